@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# emon-perf: BPF objects -> skeletons -> one userspace binary.
+#   make            build ./emon-perf (generated files under $(OUTPUT))
+#   make test       unit + integration tests (integration needs root)
+#   make bench      benchmarks, rewrites BENCHMARKS.md
+#   make deps       install missing Debian packages
+#   make V=1        show the commands
+#   make OUTPUT=dir out-of-tree build directory (default build/)
+
+OUTPUT ?= build
+O := $(abspath $(OUTPUT))
+
+CC ?= gcc
+CLANG ?= clang
+BPFTOOL ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
+PKG_CONFIG ?= pkg-config
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(patsubst $(O)/%,%,$(2))";
+endif
+
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
+	-e 's/ppc64le/powerpc/' -e 's/s390x/s390/' -e 's/riscv64/riscv/')
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-missing-field-initializers \
+	  -Iinclude -I. -I$(O) -MMD -MP
+CFLAGS += $(EXTRA_CFLAGS)
+LDFLAGS += $(EXTRA_LDFLAGS)
+LIBS := -lbpf -lelf -lz -lpfm -ljson-c -lm
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
+SKELS := $(patsubst bpf/%.bpf.c,$(O)/%.skel.h,$(BPF_SRCS))
+
+# Every userspace source but main() goes into a library the tests link.
+LIB_SRCS := $(filter-out bperf/main.c,$(wildcard pmu/*.c rapl/*.c bperf/*.c))
+LIB_OBJS := $(patsubst %.c,$(O)/obj/%.o,$(LIB_SRCS))
+MAIN_OBJ := $(O)/obj/bperf/main.o
+LIB := $(O)/libemon.a
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
+TOOL_SRCS := $(wildcard tools/*.c)
+TOOL_BINS := $(patsubst tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
+
+.PHONY: all clean test unit integration bench deps tools
+.DELETE_ON_ERROR:
+
+all: emon-perf tools
+
+deps:
+	$(Q)tools/install-deps.sh
+
+$(O)/vmlinux.h:
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
+
+$(O)/bpf/%.bpf.o: bpf/%.bpf.c include/emon.h $(O)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+		-Iinclude -I$(O) -MMD -MP -c $< -o $@.tmp
+	$(Q)llvm-strip -g $@.tmp -o $@ 2>/dev/null || mv $@.tmp $@
+	$(Q)rm -f $@.tmp
+
+$(O)/%.skel.h: $(O)/bpf/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
+
+$(O)/obj/%.o: %.c | $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+emon-perf: $(MAIN_OBJ) $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
+
+tools: $(TOOL_BINS)
+
+$(O)/tools/%: tools/%.c $(LIB)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LIBS) -o $@
+
+$(O)/tests/%: tests/unit/%.c $(LIB)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LIBS) -lcmocka -o $@
+
+unit: $(UNIT_BINS)
+
+test: emon-perf tools unit
+	$(Q)OUTPUT=$(O) tests/run.sh
+
+integration: emon-perf tools
+	$(Q)OUTPUT=$(O) tests/run.sh --integration
+
+bench: emon-perf tools
+	$(Q)OUTPUT=$(O) tools/bench.sh
+
+clean:
+	$(call msg,CLEAN,)
+	$(Q)rm -rf $(O) emon-perf
+
+-include $(wildcard $(O)/obj/*/*.d $(O)/bpf/*.d $(O)/tools/*.d $(O)/tests/*.d)

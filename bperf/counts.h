@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Counter arithmetic with no I/O: deltas of cumulative readings, sums,
+ * multiplexing scale, derived metrics. Unit-tested directly.
+ */
+#ifndef BPERF_COUNTS_H
+#define BPERF_COUNTS_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include "emon.h"
+
+struct counts {
+	struct emon_count c[EMON_MAX_EVENTS];
+};
+
+/* dst = cur - prev per field, modulo 2^64 (a wrapped counter still gives
+ * its true delta). */
+void counts__delta(struct counts *dst, const struct counts *cur,
+		   const struct counts *prev, int nr);
+void counts__add(struct counts *dst, const struct counts *src, int nr);
+bool counts__is_zero(const struct counts *c, int nr);
+
+/*
+ * perf's scaling: a multiplexed event counted only running of enabled ns,
+ * so the estimate is counter * enabled / running. Returns false ("not
+ * counted") when the event never ran while enabled time passed; *ratio is
+ * running / enabled (1.0 when nothing was enabled at all).
+ */
+bool count__scaled(const struct emon_count *c, double *value, double *ratio);
+
+/* a / b, or NAN when b is zero or either side is not counted. */
+double metric__ratio(double a, double b);
+
+#endif

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * A row is what every output prints: one scope/key and its counts for one
+ * interval. Producers (the session, the energy split, report) own the
+ * strings a row points to for as long as the output call runs.
+ */
+#ifndef BPERF_ROWS_H
+#define BPERF_ROWS_H
+
+#include <stdbool.h>
+#include "bperf/counts.h"
+
+enum scope {
+	SCOPE_SYSTEM,
+	SCOPE_CPU,
+	SCOPE_SOCKET,
+	SCOPE_CGROUP,
+	SCOPE_CONTAINER,
+	SCOPE_PROCESS,
+	SCOPE_COMMAND,
+	SCOPE_NR,
+};
+
+const char *scope__name(enum scope s);
+/* "cgroup" -> SCOPE_CGROUP; -1 when unknown */
+int scope__parse(const char *s);
+
+struct row {
+	enum scope scope;
+	const char *key;	/* "all", "3", "/a/b", a container id, a pid */
+	const char *comm;	/* process rows; NULL elsewhere */
+	const char *runtime;	/* container rows */
+	const char *pod_uid;	/* container rows under Kubernetes, else NULL */
+	struct counts counts;	/* raw sums, unscaled */
+	/* energy: only when has_energy */
+	bool has_energy;
+	double energy_j;
+	double power_w;
+};
+
+/* What outputs need to know of each event, in column order. */
+struct row_event {
+	const char *name;
+	bool supported;		/* false: <not supported> / null */
+	bool is_time;		/* nanoseconds: msec in text */
+	int bpf_idx;		/* index into struct counts, -1 if unsupported */
+};
+
+#endif

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * emon-perf's counting engine: one perf_event per CPU per metric, shared by
+ * every dimension, read on each context switch.
+ *
+ * sched_switch runs in the outgoing task's context (current == prev until
+ * context_switch()), so for every metric it reads this CPU's event with
+ * bpf_perf_event_read_value(), takes the delta from this CPU's previous
+ * reading and adds it to three places: the CPU, the outgoing task's cgroup
+ * (v2 id) and its process (tgid). Cost per switch is O(metrics), whatever
+ * the number of cgroups or processes watched: they are rolled up in
+ * userspace once per interval.
+ *
+ * tp_btf programs cannot be test-run, so the same body is also an unattached
+ * raw_tp program ("flush") that userspace runs on every CPU with
+ * BPF_PROG_TEST_RUN + BPF_F_TEST_RUN_ON_CPU before each read: the slice of
+ * whatever runs there since its last switch is then counted at the interval
+ * edge instead of leaking into the next interval.
+ *
+ * Hash entries are keyed by (id, cpu), so only their own CPU writes them and
+ * plain adds suffice: sched_switch runs with interrupts off, the flush either
+ * in an IPI or with preemption off, so the two never interleave on one CPU.
+ * When a hash map is full the slice goes to a per-CPU overflow row instead,
+ * so nothing is dropped.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "emon.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Set by userspace before load; .rodata is frozen, so the verifier knows them. */
+const volatile __u32 nr_events = 1;
+const volatile __u32 nr_cpus = 1;
+
+struct emon_prev {
+	__u64 primed;
+	struct emon_count c[EMON_MAX_EVENTS];
+};
+
+struct emon_counts {
+	struct emon_count c[EMON_MAX_EVENTS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+	/* nr_events * nr_cpus: key = event * nr_cpus + cpu */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct emon_prev);
+} prev SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct emon_counts);
+} cpu_counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, EMON_OVF_NR);
+	__type(key, __u32);
+	__type(value, struct emon_counts);
+} overflow SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, EMON_STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* Never written: the zeroes a new hash entry starts from. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct emon_proc_hdr) + sizeof(struct emon_counts));
+} zero SEC(".maps");
+
+/* Value sizes and entries are set at load time (nr_events counts). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(key_size, sizeof(struct emon_cgrp_key));
+	__uint(value_size, sizeof(struct emon_counts));
+	__uint(max_entries, 4096);
+} cgrp_counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(key_size, sizeof(struct emon_proc_key));
+	__uint(value_size, sizeof(struct emon_proc_hdr) + sizeof(struct emon_counts));
+	__uint(max_entries, 16384);
+} proc_counts SEC(".maps");
+
+/* cgroup id -> parent id, so cgroups removed before userspace saw their
+ * path still roll up into their ancestors. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u64);
+	__type(value, __u64);
+	__uint(max_entries, 4096);
+} cgrp_parent SEC(".maps");
+
+/* Command mode: the tgids of the command's process tree. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u32);	/* parent tgid */
+	__uint(max_entries, 16384);
+} tree SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} exits SEC(".maps");
+
+static __always_inline void stat_inc(__u32 slot)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &slot);
+
+	if (v)
+		(*v)++;
+}
+
+static __always_inline void counts_add(struct emon_count *dst,
+				       const struct emon_count *d)
+{
+	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
+		if (i >= nr_events)
+			break;
+		dst[i].counter += d[i].counter;
+		dst[i].enabled += d[i].enabled;
+		dst[i].running += d[i].running;
+	}
+}
+
+static __always_inline void overflow_add(__u32 slot, const struct emon_count *d)
+{
+	struct emon_counts *o = bpf_map_lookup_elem(&overflow, &slot);
+
+	if (o)
+		counts_add(o->c, d);
+	stat_inc(slot == EMON_OVF_CGRP ? EMON_STAT_CGRP_FULL : EMON_STAT_PROC_FULL);
+}
+
+/* Rare path: first slice of a cgroup on this CPU. */
+static __noinline int cgrp_first_seen(struct emon_cgrp_key *key)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct cgroup_subsys_state *pcss;
+	__u64 parent_id = 0;
+	__u32 z = 0;
+	void *init;
+
+	pcss = BPF_CORE_READ(task, cgroups, dfl_cgrp, self.parent);
+	if (pcss)	/* self is a struct cgroup's first member */
+		parent_id = BPF_CORE_READ((struct cgroup *)pcss, kn, id);
+	bpf_map_update_elem(&cgrp_parent, &key->cgid, &parent_id, BPF_NOEXIST);
+
+	init = bpf_map_lookup_elem(&zero, &z);
+	if (!init)
+		return -1;
+	return bpf_map_update_elem(&cgrp_counts, key, init, BPF_NOEXIST);
+}
+
+static __noinline int proc_first_seen(struct emon_proc_key *key)
+{
+	__u32 z = 0;
+	void *init = bpf_map_lookup_elem(&zero, &z);
+
+	if (!init)
+		return -1;
+	return bpf_map_update_elem(&proc_counts, key, init, BPF_NOEXIST);
+}
+
+static __always_inline void account(void)
+{
+	struct emon_count d[EMON_MAX_EVENTS] = {};
+	struct bpf_perf_event_value v;
+	struct emon_cgrp_key ck = {};
+	struct emon_proc_key pk = {};
+	struct task_struct *task;
+	struct emon_counts *cc;
+	struct emon_prev *p;
+	struct emon_count *c;
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 z = 0;
+	void *val;
+
+	p = bpf_map_lookup_elem(&prev, &z);
+	if (!p)
+		return;
+	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
+		if (i >= nr_events)
+			break;
+		if (bpf_perf_event_read_value(&events, i * nr_cpus + cpu,
+					      &v, sizeof(v))) {
+			stat_inc(EMON_STAT_READ_ERR);
+			continue;
+		}
+		/* u64 arithmetic: a counter that wrapped still gives its delta */
+		d[i].counter = v.counter - p->c[i].counter;
+		d[i].enabled = v.enabled - p->c[i].enabled;
+		d[i].running = v.running - p->c[i].running;
+		p->c[i].counter = v.counter;
+		p->c[i].enabled = v.enabled;
+		p->c[i].running = v.running;
+	}
+	/* The first reading on a CPU is the baseline, not a slice. */
+	if (!p->primed) {
+		p->primed = 1;
+		return;
+	}
+	stat_inc(EMON_STAT_SWITCHES);
+
+	cc = bpf_map_lookup_elem(&cpu_counts, &z);
+	if (cc)
+		counts_add(cc->c, d);
+
+	ck.cgid = bpf_get_current_cgroup_id();
+	ck.cpu = cpu;
+	c = bpf_map_lookup_elem(&cgrp_counts, &ck);
+	if (!c) {
+		cgrp_first_seen(&ck);
+		c = bpf_map_lookup_elem(&cgrp_counts, &ck);
+	}
+	if (c)
+		counts_add(c, d);
+	else
+		overflow_add(EMON_OVF_CGRP, d);
+
+	pk.tgid = bpf_get_current_pid_tgid() >> 32;
+	pk.cpu = cpu;
+	val = bpf_map_lookup_elem(&proc_counts, &pk);
+	if (!val) {
+		proc_first_seen(&pk);
+		val = bpf_map_lookup_elem(&proc_counts, &pk);
+	}
+	if (!val) {
+		overflow_add(EMON_OVF_PROC, d);
+		return;
+	}
+	task = bpf_get_current_task_btf();
+	bpf_probe_read_kernel(val, EMON_COMM_LEN, task->group_leader->comm);
+	counts_add(val + sizeof(struct emon_proc_hdr), d);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch)
+{
+	account();
+	return 0;
+}
+
+SEC("raw_tp")
+int flush(void *ctx)
+{
+	account();
+	return 0;
+}
+
+/* A whole thread group is gone: userspace may reclaim its entries once
+ * their last slice has been read. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+	struct emon_exit_rec *r;
+
+	if (BPF_CORE_READ(p, signal, live.counter) != 0)
+		return 0;
+	r = bpf_ringbuf_reserve(&exits, sizeof(*r), 0);
+	if (!r)
+		return 0;	/* userspace falls back to scanning /proc */
+	r->tgid = BPF_CORE_READ(p, tgid);
+	r->pad = 0;
+	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
+/* Command mode: follow the command's process tree through forks. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid);
+	__u32 ctgid = BPF_CORE_READ(child, tgid);
+
+	if (ptgid == ctgid || !bpf_map_lookup_elem(&tree, &ptgid))
+		return 0;
+	bpf_map_update_elem(&tree, &ctgid, &ptgid, BPF_ANY);
+	return 0;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The ABI between bpf/emon.bpf.c and userspace: map keys, value layouts,
+ * ring buffer records. Fixed-width types only; no libc, no vmlinux.h, so
+ * both sides can include it.
+ *
+ * Every value is a run of struct emon_count, one per metric, sized at load
+ * time to nr_events (bpf_map__set_value_size), never compiled in.
+ */
+#ifndef EMON_H
+#define EMON_H
+
+#define EMON_MAX_EVENTS 8
+#define EMON_COMM_LEN 16
+
+/* Raw sums of counter deltas; scaling by enabled/running is userspace's. */
+struct emon_count {
+	__u64 counter;
+	__u64 enabled;
+	__u64 running;
+};
+
+/*
+ * Keys carry the CPU so that exactly one CPU ever writes an entry: the BPF
+ * programs run with preemption (sched_switch: interrupts) disabled, so plain
+ * adds are race-free without per-CPU hash maps, whose memory would grow as
+ * entries x possible CPUs on big hosts.
+ */
+struct emon_cgrp_key {
+	__u64 cgid;	/* cgroup v2 id = inode of its directory */
+	__u32 cpu;
+	__u32 pad;
+};
+
+struct emon_proc_key {
+	__u32 tgid;	/* 0 is the idle task */
+	__u32 cpu;
+};
+
+/* Process value: header then nr_events counts. */
+struct emon_proc_hdr {
+	char comm[EMON_COMM_LEN];	/* the group leader's, last seen */
+};
+
+/* Ring buffer record: a whole thread group has exited. */
+struct emon_exit_rec {
+	__u32 tgid;
+	__u32 pad;
+};
+
+/* Indexes of the overflow array: where counts go when a hash map is full. */
+enum emon_overflow {
+	EMON_OVF_CGRP = 0,
+	EMON_OVF_PROC = 1,
+	EMON_OVF_NR,
+};
+
+/* Slots of the per-CPU stats array (diagnostics, summed by userspace). */
+enum emon_stat {
+	EMON_STAT_SWITCHES = 0,	/* accounting runs (switches + flushes) */
+	EMON_STAT_READ_ERR,	/* bpf_perf_event_read_value failures */
+	EMON_STAT_CGRP_FULL,	/* slices sent to the cgroup overflow row */
+	EMON_STAT_PROC_FULL,	/* slices sent to the process overflow row */
+	EMON_STAT_NR,
+};
+
+#endif /* EMON_H */

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Event names -> perf_event_attr (libpfm4: generic, PMU-specific, raw,
+ * modifiers) and the per-CPU counting events the BPF side reads.
+ */
+#ifndef PMU_EVENT_H
+#define PMU_EVENT_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "emon.h"
+
+#define PMU_EVENT_NAME_LEN 128
+
+struct pmu_event {
+	char name[PMU_EVENT_NAME_LEN];	/* as the user wrote it */
+	struct perf_event_attr attr;
+	bool is_time;		/* software clock: counts nanoseconds */
+	bool supported;		/* opened on every online CPU */
+	int open_err;		/* -errno of the first failed open, or 0 */
+	int *fds;		/* [ncpus possible], -1 where not open */
+	int nr_fds;
+};
+
+struct pmu_event_list {
+	int nr;
+	struct pmu_event ev[EMON_MAX_EVENTS];
+};
+
+/*
+ * Parse a comma-separated event list ("cycles,instructions:u,cpu-clock",
+ * "INST_RETIRED:ANY_P", "r01c2") and resolve every name with libpfm4.
+ * Appends to l. Returns 0, or -EINVAL / -E2BIG with a one-line message
+ * naming the culprit in err ("unknown event 'foo'", "too many events: at
+ * most 8").
+ */
+int pmu_event_list__parse(struct pmu_event_list *l, const char *spec,
+			  char *err, size_t errlen);
+
+/*
+ * Open one counting event per online CPU (pid = -1). An event this PMU
+ * cannot count (ENOENT, EOPNOTSUPP, ENODEV...) is left !supported with
+ * open_err set and returns 0; EACCES/EPERM and others return -errno with
+ * advice in err. ncpus = possible CPUs, online[cpu] says which to open.
+ */
+int pmu_event__open(struct pmu_event *e, int ncpus, const bool *online,
+		    char *err, size_t errlen);
+void pmu_event__close(struct pmu_event *e);
+
+/* Human reason for an open_err ("not supported on this PMU (a VM?)"). */
+const char *pmu_event__strerror(int open_err);
+
+/* emon-perf list: what this machine can count, one per line. */
+int pmu__list(FILE *out, bool verbose);
+
+#endif
