@@ -50,6 +50,7 @@ TOOL_BINS := $(patsubst tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
 
 .PHONY: all clean test unit integration bench deps tools
 .DELETE_ON_ERROR:
+.SECONDARY:
 
 all: emon-perf tools
 

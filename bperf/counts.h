@@ -28,6 +28,9 @@ bool counts__is_zero(const struct counts *c, int nr);
  * running / enabled (1.0 when nothing was enabled at all).
  */
 bool count__scaled(const struct emon_count *c, double *value, double *ratio);
+/* The same estimate rounded to an integer, exact when nothing is scaled
+ * (double would round counts above 2^53); UINT64_MAX if it overflows. */
+bool count__scaled_u64(const struct emon_count *c, __u64 *value);
 
 /* a / b, or NAN when b is zero or either side is not counted. */
 double metric__ratio(double a, double b);

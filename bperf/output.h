@@ -35,6 +35,9 @@ struct output {
 	const char *split_by;		/* event name that split the energy */
 	bool energy_estimated;		/* model: text says "estimated" */
 	int ncpus;			/* online CPUs, for "CPUs utilized" */
+	/* 1u << SCOPE_* of the rows to come (--by): the text header of -I
+	 * then labels the key column; 0 = unknown, no label. */
+	unsigned int scopes;
 	int rows_printed;
 };
 
@@ -51,5 +54,32 @@ void row__metrics(const struct output *o, const struct row *r,
 		  struct row_metrics *m);
 /* index of the event called name in o->ev, or -1 */
 int output__event_index(const struct output *o, const char *name);
+
+/*
+ * Event roles for derived metrics, matched leniently: "cycles" also finds
+ * "cpu-cycles" and "cycles:u" (modifiers). The time event is the first
+ * supported one counting nanoseconds (cpu-clock, task-clock). -1 if none.
+ */
+int output__cycles_index(const struct output *o);
+int output__instructions_index(const struct output *o);
+int output__time_index(const struct output *o);
+
+/* One event of one row, as every format shows it. */
+enum value_state {
+	VALUE_COUNTED,
+	VALUE_NOT_COUNTED,	/* supported, but never ran: <not counted> */
+	VALUE_NOT_SUPPORTED,	/* the PMU cannot count it: <not supported> */
+};
+
+struct row_value {
+	enum value_state state;
+	double value;		/* scaled; nanoseconds for time events */
+	__u64 count;		/* the same rounded, exact when not scaled */
+	double ratio;		/* running / enabled; NAN if not supported */
+};
+
+/* Event i (index into o->ev) of row r. */
+void row__value(const struct output *o, const struct row *r, int i,
+		struct row_value *v);
 
 #endif

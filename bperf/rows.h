@@ -21,6 +21,7 @@ enum scope {
 	SCOPE_NR,
 };
 
+/* "unknown" when s is out of range */
 const char *scope__name(enum scope s);
 /* "cgroup" -> SCOPE_CGROUP; -1 when unknown */
 int scope__parse(const char *s);

@@ -22,6 +22,17 @@
  * in an IPI or with preemption off, so the two never interleave on one CPU.
  * When a hash map is full the slice goes to a per-CPU overflow row instead,
  * so nothing is dropped.
+ *
+ * Every map of counts exists twice; each CPU writes the one its parity
+ * names. Userspace ends an interval by bumping epoch and flushing every CPU:
+ * the flush counts the CPU's last slice into the old buffer and moves the
+ * CPU to the new one. The flush IPI cannot run until any accounting in
+ * flight on that CPU (interrupts off) has finished, so once every CPU has
+ * been flushed the old buffer is quiescent: userspace reads it and deletes
+ * its entries.
+ * All scopes of an interval thus come from the same slices (cpu, cgroup and
+ * process rows add up exactly) and the maps only ever hold one interval's
+ * keys: processes and cgroups that are gone disappear by themselves.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -34,9 +45,12 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* Set by userspace before load; .rodata is frozen, so the verifier knows them. */
 const volatile __u32 nr_events = 1;
 const volatile __u32 nr_cpus = 1;
+/* Written by userspace through the mmap'ed .bss. */
+volatile __u32 epoch;
 
 struct emon_prev {
-	__u64 primed;
+	__u32 primed;
+	__u32 par;		/* the buffer this CPU writes */
 	struct emon_count c[EMON_MAX_EVENTS];
 };
 
@@ -58,19 +72,14 @@ struct {
 	__type(value, struct emon_prev);
 } prev SEC(".maps");
 
+/* Per epoch parity: [parity] the CPU's own counts, [2 + parity * EMON_OVF_NR
+ * + slot] the overflow rows. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, EMON_CPU_SLOTS);
 	__type(key, __u32);
 	__type(value, struct emon_counts);
 } cpu_counts SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, EMON_OVF_NR);
-	__type(key, __u32);
-	__type(value, struct emon_counts);
-} overflow SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -88,24 +97,32 @@ struct {
 } zero SEC(".maps");
 
 /* Value sizes and entries are set at load time (nr_events counts). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(key_size, sizeof(struct emon_cgrp_key));
-	__uint(value_size, sizeof(struct emon_counts));
-	__uint(max_entries, 4096);
-} cgrp_counts SEC(".maps");
+#define CGRP_MAP(name)							\
+struct {								\
+	__uint(type, BPF_MAP_TYPE_HASH);				\
+	__uint(key_size, sizeof(struct emon_cgrp_key));			\
+	__uint(value_size, sizeof(struct emon_counts));			\
+	__uint(max_entries, 4096);					\
+} name SEC(".maps")
+#define PROC_MAP(name)							\
+struct {								\
+	__uint(type, BPF_MAP_TYPE_HASH);				\
+	__uint(key_size, sizeof(struct emon_proc_key));			\
+	__uint(value_size, sizeof(struct emon_proc_hdr) +		\
+			   sizeof(struct emon_counts));			\
+	__uint(max_entries, 16384);					\
+} name SEC(".maps")
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(key_size, sizeof(struct emon_proc_key));
-	__uint(value_size, sizeof(struct emon_proc_hdr) + sizeof(struct emon_counts));
-	__uint(max_entries, 16384);
-} proc_counts SEC(".maps");
+CGRP_MAP(cgrp_counts0);
+CGRP_MAP(cgrp_counts1);
+PROC_MAP(proc_counts0);
+PROC_MAP(proc_counts1);
 
 /* cgroup id -> parent id, so cgroups removed before userspace saw their
- * path still roll up into their ancestors. */
+ * path still roll up into their ancestors. LRU: cgroups that keep running
+ * stay, long-gone ones make room. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__type(key, __u64);
 	__type(value, __u64);
 	__uint(max_entries, 4096);
@@ -118,11 +135,6 @@ struct {
 	__type(value, __u32);	/* parent tgid */
 	__uint(max_entries, 16384);
 } tree SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
-} exits SEC(".maps");
 
 static __always_inline void stat_inc(__u32 slot)
 {
@@ -144,17 +156,33 @@ static __always_inline void counts_add(struct emon_count *dst,
 	}
 }
 
-static __always_inline void overflow_add(__u32 slot, const struct emon_count *d)
+static __always_inline void overflow_add(__u32 par, __u32 slot,
+					 const struct emon_count *d)
 {
-	struct emon_counts *o = bpf_map_lookup_elem(&overflow, &slot);
+	__u32 idx = 2 + par * EMON_OVF_NR + slot;
+	struct emon_counts *o = bpf_map_lookup_elem(&cpu_counts, &idx);
 
 	if (o)
 		counts_add(o->c, d);
 	stat_inc(slot == EMON_OVF_CGRP ? EMON_STAT_CGRP_FULL : EMON_STAT_PROC_FULL);
 }
 
-/* Rare path: first slice of a cgroup on this CPU. */
-static __noinline int cgrp_first_seen(struct emon_cgrp_key *key)
+/* Both buffers' maps are named at every call site, so the verifier sees a
+ * constant map on each path. */
+static __always_inline void *cgrp_lookup(__u32 par, struct emon_cgrp_key *k)
+{
+	return par ? bpf_map_lookup_elem(&cgrp_counts1, k) :
+		     bpf_map_lookup_elem(&cgrp_counts0, k);
+}
+
+static __always_inline void *proc_lookup(__u32 par, struct emon_proc_key *k)
+{
+	return par ? bpf_map_lookup_elem(&proc_counts1, k) :
+		     bpf_map_lookup_elem(&proc_counts0, k);
+}
+
+/* Rare path: the first slice of a cgroup on this CPU in this interval. */
+static __always_inline void *cgrp_first_seen(__u32 par, struct emon_cgrp_key *k)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct cgroup_subsys_state *pcss;
@@ -165,25 +193,34 @@ static __noinline int cgrp_first_seen(struct emon_cgrp_key *key)
 	pcss = BPF_CORE_READ(task, cgroups, dfl_cgrp, self.parent);
 	if (pcss)	/* self is a struct cgroup's first member */
 		parent_id = BPF_CORE_READ((struct cgroup *)pcss, kn, id);
-	bpf_map_update_elem(&cgrp_parent, &key->cgid, &parent_id, BPF_NOEXIST);
+	if (!bpf_map_lookup_elem(&cgrp_parent, &k->cgid))
+		bpf_map_update_elem(&cgrp_parent, &k->cgid, &parent_id, BPF_NOEXIST);
 
 	init = bpf_map_lookup_elem(&zero, &z);
 	if (!init)
-		return -1;
-	return bpf_map_update_elem(&cgrp_counts, key, init, BPF_NOEXIST);
+		return NULL;
+	if (par)
+		bpf_map_update_elem(&cgrp_counts1, k, init, BPF_NOEXIST);
+	else
+		bpf_map_update_elem(&cgrp_counts0, k, init, BPF_NOEXIST);
+	return cgrp_lookup(par, k);
 }
 
-static __noinline int proc_first_seen(struct emon_proc_key *key)
+static __always_inline void *proc_first_seen(__u32 par, struct emon_proc_key *k)
 {
 	__u32 z = 0;
 	void *init = bpf_map_lookup_elem(&zero, &z);
 
 	if (!init)
-		return -1;
-	return bpf_map_update_elem(&proc_counts, key, init, BPF_NOEXIST);
+		return NULL;
+	if (par)
+		bpf_map_update_elem(&proc_counts1, k, init, BPF_NOEXIST);
+	else
+		bpf_map_update_elem(&proc_counts0, k, init, BPF_NOEXIST);
+	return proc_lookup(par, k);
 }
 
-static __always_inline void account(void)
+static __always_inline void account(bool flush)
 {
 	struct emon_count d[EMON_MAX_EVENTS] = {};
 	struct bpf_perf_event_value v;
@@ -192,14 +229,16 @@ static __always_inline void account(void)
 	struct task_struct *task;
 	struct emon_counts *cc;
 	struct emon_prev *p;
-	struct emon_count *c;
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u32 z = 0;
+	__u32 z = 0, par;
 	void *val;
 
 	p = bpf_map_lookup_elem(&prev, &z);
 	if (!p)
 		return;
+	par = p->par & 1;
+	if (flush)
+		p->par = epoch & 1;	/* later slices: the next interval */
 	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
 		if (i >= nr_events)
 			break;
@@ -223,31 +262,27 @@ static __always_inline void account(void)
 	}
 	stat_inc(EMON_STAT_SWITCHES);
 
-	cc = bpf_map_lookup_elem(&cpu_counts, &z);
+	cc = bpf_map_lookup_elem(&cpu_counts, &par);
 	if (cc)
 		counts_add(cc->c, d);
 
 	ck.cgid = bpf_get_current_cgroup_id();
 	ck.cpu = cpu;
-	c = bpf_map_lookup_elem(&cgrp_counts, &ck);
-	if (!c) {
-		cgrp_first_seen(&ck);
-		c = bpf_map_lookup_elem(&cgrp_counts, &ck);
-	}
-	if (c)
-		counts_add(c, d);
+	val = cgrp_lookup(par, &ck);
+	if (!val)
+		val = cgrp_first_seen(par, &ck);
+	if (val)
+		counts_add(val, d);
 	else
-		overflow_add(EMON_OVF_CGRP, d);
+		overflow_add(par, EMON_OVF_CGRP, d);
 
 	pk.tgid = bpf_get_current_pid_tgid() >> 32;
 	pk.cpu = cpu;
-	val = bpf_map_lookup_elem(&proc_counts, &pk);
+	val = proc_lookup(par, &pk);
+	if (!val)
+		val = proc_first_seen(par, &pk);
 	if (!val) {
-		proc_first_seen(&pk);
-		val = bpf_map_lookup_elem(&proc_counts, &pk);
-	}
-	if (!val) {
-		overflow_add(EMON_OVF_PROC, d);
+		overflow_add(par, EMON_OVF_PROC, d);
 		return;
 	}
 	task = bpf_get_current_task_btf();
@@ -258,32 +293,14 @@ static __always_inline void account(void)
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch)
 {
-	account();
+	account(false);
 	return 0;
 }
 
 SEC("raw_tp")
 int flush(void *ctx)
 {
-	account();
-	return 0;
-}
-
-/* A whole thread group is gone: userspace may reclaim its entries once
- * their last slice has been read. */
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(on_exit, struct task_struct *p)
-{
-	struct emon_exit_rec *r;
-
-	if (BPF_CORE_READ(p, signal, live.counter) != 0)
-		return 0;
-	r = bpf_ringbuf_reserve(&exits, sizeof(*r), 0);
-	if (!r)
-		return 0;	/* userspace falls back to scanning /proc */
-	r->tgid = BPF_CORE_READ(p, tgid);
-	r->pad = 0;
-	bpf_ringbuf_submit(r, 0);
+	account(true);
 	return 0;
 }
 

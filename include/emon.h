@@ -42,18 +42,16 @@ struct emon_proc_hdr {
 	char comm[EMON_COMM_LEN];	/* the group leader's, last seen */
 };
 
-/* Ring buffer record: a whole thread group has exited. */
-struct emon_exit_rec {
-	__u32 tgid;
-	__u32 pad;
-};
-
 /* Indexes of the overflow array: where counts go when a hash map is full. */
 enum emon_overflow {
 	EMON_OVF_CGRP = 0,
 	EMON_OVF_PROC = 1,
 	EMON_OVF_NR,
 };
+
+/* cpu_counts slots: [parity] a CPU's counts, [2 + parity * EMON_OVF_NR +
+ * slot] its overflow rows. */
+#define EMON_CPU_SLOTS (2 + 2 * EMON_OVF_NR)
 
 /* Slots of the per-CPU stats array (diagnostics, summed by userspace). */
 enum emon_stat {

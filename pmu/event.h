@@ -21,7 +21,7 @@ struct pmu_event {
 	bool supported;		/* opened on every online CPU */
 	int open_err;		/* -errno of the first failed open, or 0 */
 	int *fds;		/* [ncpus possible], -1 where not open */
-	int nr_fds;
+	int nr_fds;		/* entries in fds: ncpus given to open */
 };
 
 struct pmu_event_list {
@@ -40,6 +40,14 @@ int pmu_event_list__parse(struct pmu_event_list *l, const char *spec,
 			  char *err, size_t errlen);
 
 /*
+ * Resolve one event name (no commas) into e, which is reset first: attr set
+ * up for counting (no sampling, TOTAL_TIME_ENABLED|RUNNING), is_time for
+ * cpu-clock and task-clock. Returns 0 or -EINVAL with the reason in err.
+ */
+int pmu_event__resolve(struct pmu_event *e, const char *name,
+		       char *err, size_t errlen);
+
+/*
  * Open one counting event per online CPU (pid = -1). An event this PMU
  * cannot count (ENOENT, EOPNOTSUPP, ENODEV...) is left !supported with
  * open_err set and returns 0; EACCES/EPERM and others return -errno with
@@ -49,8 +57,17 @@ int pmu_event__open(struct pmu_event *e, int ncpus, const bool *online,
 		    char *err, size_t errlen);
 void pmu_event__close(struct pmu_event *e);
 
+/*
+ * Can e be counted on cpu? Opens it there (pid = -1) and closes it at once.
+ * Returns 0 or -errno; e is not changed.
+ */
+int pmu_event__probe(const struct pmu_event *e, int cpu);
+
 /* Human reason for an open_err ("not supported on this PMU (a VM?)"). */
 const char *pmu_event__strerror(int open_err);
+
+/* pfm_initialize(), once per process; 0 or -errno with the reason in err. */
+int pmu__init(char *err, size_t errlen);
 
 /* emon-perf list: what this machine can count, one per line. */
 int pmu__list(FILE *out, bool verbose);

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bperf/aggregate.h"
+
+static struct agg_entry *agg_entry__new(int npkg)
+{
+	return calloc(1, sizeof(struct agg_entry) + npkg * sizeof(struct counts));
+}
+
+int aggregate__init(struct aggregate *a, int ncpus, int npkg,
+		    const int *cpu_pkg, int nr_events)
+{
+	memset(a, 0, sizeof(*a));
+	a->ncpus = ncpus;
+	a->npkg = npkg;
+	a->cpu_pkg = cpu_pkg;
+	a->nr_events = nr_events;
+	a->cpu = calloc(ncpus, sizeof(*a->cpu));
+	a->ovf_cgrp = agg_entry__new(npkg);
+	a->ovf_proc = agg_entry__new(npkg);
+	if (!a->cpu || !a->ovf_cgrp || !a->ovf_proc) {
+		aggregate__exit(a);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void aggregate__exit(struct aggregate *a)
+{
+	idmap__clear(&a->cgrps, free);
+	idmap__clear(&a->procs, free);
+	free(a->cpu);
+	free(a->ovf_cgrp);
+	free(a->ovf_proc);
+	memset(a, 0, sizeof(*a));
+}
+
+static int pkg_of(const struct aggregate *a, __u32 cpu)
+{
+	if ((int)cpu >= a->ncpus || !a->cpu_pkg)
+		return 0;
+	return a->cpu_pkg[cpu];
+}
+
+static void entry__add(const struct aggregate *a, struct agg_entry *e,
+		       __u32 cpu, const struct counts *c)
+{
+	counts__add(&e->total, c, a->nr_events);
+	counts__add(&e->pkg[pkg_of(a, cpu)], c, a->nr_events);
+}
+
+static struct agg_entry *lookup(struct aggregate *a, struct idmap *m, __u64 id)
+{
+	struct agg_entry *e = idmap__get(m, id, 0);
+
+	if (e)
+		return e;
+	e = agg_entry__new(a->npkg);
+	if (!e)
+		return NULL;
+	if (idmap__put(m, id, 0, e)) {
+		free(e);
+		return NULL;
+	}
+	return e;
+}
+
+int aggregate__add(struct aggregate *a, const struct session_read *r)
+{
+	for (int cpu = 0; cpu < a->ncpus; cpu++) {
+		counts__add(&a->cpu[cpu], &r->cpu[cpu], a->nr_events);
+		entry__add(a, a->ovf_cgrp, cpu, &r->ovf_cgrp[cpu]);
+		entry__add(a, a->ovf_proc, cpu, &r->ovf_proc[cpu]);
+	}
+	for (size_t i = 0; i < r->nr_cgrp; i++) {
+		const struct sess_cgrp *c = &r->cgrp[i];
+		struct agg_entry *e = lookup(a, &a->cgrps, c->cgid);
+
+		if (!e)
+			return -ENOMEM;
+		entry__add(a, e, c->cpu, &c->c);
+	}
+	for (size_t i = 0; i < r->nr_proc; i++) {
+		const struct sess_proc *p = &r->proc[i];
+		struct agg_entry *e = lookup(a, &a->procs, p->tgid);
+
+		if (!e)
+			return -ENOMEM;
+		memcpy(e->comm, p->comm, sizeof(e->comm));
+		entry__add(a, e, p->cpu, &p->c);
+	}
+	for (int i = 0; i < EMON_STAT_NR; i++)
+		a->stats[i] += r->stats[i];
+	a->reads++;
+	return 0;
+}
+
+void aggregate__reset(struct aggregate *a)
+{
+	size_t sz = sizeof(struct agg_entry) + a->npkg * sizeof(struct counts);
+
+	idmap__clear(&a->cgrps, free);
+	idmap__clear(&a->procs, free);
+	memset(a->cpu, 0, a->ncpus * sizeof(*a->cpu));
+	memset(a->ovf_cgrp, 0, sz);
+	memset(a->ovf_proc, 0, sz);
+	memset(a->stats, 0, sizeof(a->stats));
+	a->reads = 0;
+}
+
+void aggregate__system(const struct aggregate *a, struct counts *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (int cpu = 0; cpu < a->ncpus; cpu++)
+		counts__add(out, &a->cpu[cpu], a->nr_events);
+}

@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The session drives bpf/emon.bpf.c.
+ *
+ * open:     size the maps from the run (events x CPUs, value sizes from the
+ *           number of events, entries from the options), load, put each
+ *           event's per-CPU fd in the PERF_EVENT_ARRAY, attach sched_switch.
+ * start:    flush every CPU once so each has a baseline reading, then end a
+ *           first interval and throw it away: counting starts there.
+ * interval: bump epoch and run the flush program on every CPU with
+ *           BPF_PROG_TEST_RUN + BPF_F_TEST_RUN_ON_CPU. Each flush counts the
+ *           CPU's current slice and moves the CPU to the other buffer; once
+ *           all have run, the old buffer has no writer left (see the BPF
+ *           program's comment) and is read and emptied with batch ops.
+ *
+ * Userspace does the heavy work once per interval; the BPF side stays
+ * O(events) per context switch whatever is watched.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "bperf/commands.h"
+#include "bperf/session.h"
+#include "emon.skel.h"
+
+#define DEFAULT_MAX_CGROUPS 8192
+#define DEFAULT_MAX_PROCS 32768
+#define BATCH 1024
+
+struct emon_counts_max {
+	struct emon_count c[EMON_MAX_EVENTS];
+};
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (!verbose || level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+void session__setup_libbpf(void)
+{
+	libbpf_set_print(libbpf_print);
+}
+
+int session_read__init(struct session_read *r, int ncpus)
+{
+	memset(r, 0, sizeof(*r));
+	r->cpu = calloc(ncpus, sizeof(*r->cpu));
+	r->ovf_cgrp = calloc(ncpus, sizeof(*r->ovf_cgrp));
+	r->ovf_proc = calloc(ncpus, sizeof(*r->ovf_proc));
+	if (!r->cpu || !r->ovf_cgrp || !r->ovf_proc) {
+		session_read__exit(r);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void session_read__exit(struct session_read *r)
+{
+	free(r->cpu);
+	free(r->ovf_cgrp);
+	free(r->ovf_proc);
+	free(r->cgrp);
+	free(r->proc);
+	memset(r, 0, sizeof(*r));
+}
+
+static const char *load_advice(int err)
+{
+	if (err == -EPERM || err == -EACCES)
+		return "permission denied: run as root, or with CAP_BPF and CAP_PERFMON";
+	if (err == -ENOMEM || err == -E2BIG)
+		return "not enough locked memory or map space for the BPF maps";
+	return "the kernel refused the BPF program (rerun with -v for the verifier log)";
+}
+
+static int session__size_maps(struct session *s, const struct session_opts *o)
+{
+	struct emon_bpf *k = s->skel;
+	__u32 cval = o->nr_events * sizeof(struct emon_count);
+	__u32 pval = sizeof(struct emon_proc_hdr) + cval;
+	int err = 0;
+
+	k->rodata->nr_events = o->nr_events;
+	k->rodata->nr_cpus = o->ncpus;
+	err = err ?: bpf_map__set_max_entries(k->maps.events, o->nr_events * o->ncpus);
+	err = err ?: bpf_map__set_value_size(k->maps.cgrp_counts0, cval);
+	err = err ?: bpf_map__set_value_size(k->maps.cgrp_counts1, cval);
+	err = err ?: bpf_map__set_value_size(k->maps.proc_counts0, pval);
+	err = err ?: bpf_map__set_value_size(k->maps.proc_counts1, pval);
+	err = err ?: bpf_map__set_max_entries(k->maps.cgrp_counts0, s->max_cgroups);
+	err = err ?: bpf_map__set_max_entries(k->maps.cgrp_counts1, s->max_cgroups);
+	err = err ?: bpf_map__set_max_entries(k->maps.cgrp_parent, s->max_cgroups);
+	err = err ?: bpf_map__set_max_entries(k->maps.proc_counts0, s->max_procs);
+	err = err ?: bpf_map__set_max_entries(k->maps.proc_counts1, s->max_procs);
+	err = err ?: bpf_map__set_max_entries(k->maps.tree, s->max_procs);
+	return err;
+}
+
+static int session__install_events(struct session *s, const struct session_opts *o)
+{
+	int map_fd = bpf_map__fd(s->skel->maps.events);
+
+	for (int i = 0; i < o->nr_events; i++) {
+		const struct pmu_event *e = o->events[i];
+
+		for (int cpu = 0; cpu < o->ncpus && cpu < e->nr_fds; cpu++) {
+			__u32 key = i * o->ncpus + cpu;
+			int fd = e->fds[cpu];
+
+			if (fd < 0)
+				continue;
+			if (bpf_map_update_elem(map_fd, &key, &fd, BPF_ANY))
+				return -errno;
+		}
+	}
+	return 0;
+}
+
+int session__open(struct session *s, const struct session_opts *o,
+		  char *err, size_t errlen)
+{
+	size_t vmax = sizeof(struct emon_proc_hdr) + sizeof(struct emon_counts_max);
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->ncpus = o->ncpus;
+	s->nr_events = o->nr_events;
+	s->max_cgroups = o->max_cgroups ?: DEFAULT_MAX_CGROUPS;
+	s->max_procs = o->max_procs ?: DEFAULT_MAX_PROCS;
+	s->batch_cap = BATCH;
+	s->pcpu_buf = calloc(o->ncpus, sizeof(struct emon_counts_max));
+	s->batch_keys = calloc(BATCH, sizeof(struct emon_cgrp_key));
+	s->batch_vals = calloc(BATCH, vmax);
+	if (!s->pcpu_buf || !s->batch_keys || !s->batch_vals) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+
+	s->skel = emon_bpf__open();
+	if (!s->skel) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-ret));
+		goto out;
+	}
+	ret = session__size_maps(s, o);
+	if (ret) {
+		snprintf(err, errlen, "cannot size the BPF maps: %s", strerror(-ret));
+		goto out;
+	}
+	ret = emon_bpf__load(s->skel);
+	if (ret) {
+		snprintf(err, errlen, "loading BPF: %s (%s)", load_advice(ret),
+			 strerror(-ret));
+		goto out;
+	}
+	ret = session__install_events(s, o);
+	if (ret) {
+		snprintf(err, errlen, "cannot install perf events in the BPF map: %s",
+			 strerror(-ret));
+		goto out;
+	}
+	s->flush_fd = bpf_program__fd(s->skel->progs.flush);
+	s->link_switch = bpf_program__attach(s->skel->progs.on_switch);
+	if (!s->link_switch) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot attach to sched_switch: %s", strerror(-ret));
+		goto out;
+	}
+	if (o->follow_tree) {
+		s->link_fork = bpf_program__attach(s->skel->progs.on_fork);
+		if (!s->link_fork) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot attach to sched_process_fork: %s",
+				 strerror(-ret));
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	if (ret)
+		session__close(s);
+	return ret;
+}
+
+/* Run the flush program on every possible CPU; offline ones refuse. */
+static int session__flush(struct session *s)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU);
+	int flushed = 0;
+
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+		opts.cpu = cpu;
+		if (bpf_prog_test_run_opts(s->flush_fd, &opts) == 0)
+			flushed++;
+		else if (errno != ENXIO)
+			return -errno;
+	}
+	return flushed ? 0 : -ENXIO;
+}
+
+/* Read one slot of a per-CPU array into out[cpu] and zero it. */
+static int session__take_pcpu(struct session *s, __u32 slot, struct counts *out)
+{
+	int fd = bpf_map__fd(s->skel->maps.cpu_counts);
+	struct emon_counts_max *v = s->pcpu_buf;
+	size_t sz = sizeof(*v) * s->ncpus;
+
+	if (bpf_map_lookup_elem(fd, &slot, v))
+		return -errno;
+	for (int cpu = 0; cpu < s->ncpus; cpu++)
+		memcpy(out[cpu].c, v[cpu].c, sizeof(struct emon_count) * s->nr_events);
+	memset(v, 0, sz);
+	if (bpf_map_update_elem(fd, &slot, v, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 256;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+static void take_cgrp(struct session_read *r, const void *k, const void *v, int nr)
+{
+	const struct emon_cgrp_key *key = k;
+	struct sess_cgrp *e = &r->cgrp[r->nr_cgrp++];
+
+	e->cgid = key->cgid;
+	e->cpu = key->cpu;
+	memset(&e->c, 0, sizeof(e->c));
+	memcpy(e->c.c, v, sizeof(struct emon_count) * nr);
+}
+
+static void take_proc(struct session_read *r, const void *k, const void *v, int nr)
+{
+	const struct emon_proc_key *key = k;
+	const struct emon_proc_hdr *h = v;
+	struct sess_proc *e = &r->proc[r->nr_proc++];
+
+	e->tgid = key->tgid;
+	e->cpu = key->cpu;
+	memcpy(e->comm, h->comm, sizeof(e->comm));
+	e->comm[sizeof(e->comm) - 1] = '\0';
+	memset(&e->c, 0, sizeof(e->c));
+	memcpy(e->c.c, (const char *)v + sizeof(*h), sizeof(struct emon_count) * nr);
+}
+
+/* Read and empty a quiescent hash map with batch operations. */
+static int session__drain(struct session *s, struct bpf_map *map,
+			  struct session_read *r, bool is_cgrp)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	size_t ksz = bpf_map__key_size(map), vsz = bpf_map__value_size(map);
+	int fd = bpf_map__fd(map);
+	__u64 in = 0, out = 0;
+	bool first = true;
+	int err;
+
+	for (;;) {
+		__u32 count = s->batch_cap;
+
+		bool done = false;
+
+		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out,
+						      s->batch_keys, s->batch_vals,
+						      &count, &opts);
+		if (err) {
+			if (errno != ENOENT)
+				return -errno;
+			done = true;	/* the last batch, maybe empty */
+		}
+		if (is_cgrp)
+			err = grow((void **)&r->cgrp, &r->cap_cgrp,
+				   r->nr_cgrp + count, sizeof(*r->cgrp));
+		else
+			err = grow((void **)&r->proc, &r->cap_proc,
+				   r->nr_proc + count, sizeof(*r->proc));
+		if (err)
+			return err;
+		for (__u32 i = 0; i < count; i++) {
+			const char *k = (const char *)s->batch_keys + i * ksz;
+			const char *v = (const char *)s->batch_vals + i * vsz;
+
+			if (is_cgrp)
+				take_cgrp(r, k, v, s->nr_events);
+			else
+				take_proc(r, k, v, s->nr_events);
+		}
+		if (done)
+			break;
+		first = false;
+		in = out;
+	}
+	return 0;
+}
+
+static int session__read_stats(struct session *s, struct session_read *r)
+{
+	int fd = bpf_map__fd(s->skel->maps.stats);
+	__u64 *v = s->pcpu_buf;
+
+	for (__u32 slot = 0; slot < EMON_STAT_NR; slot++) {
+		__u64 sum = 0;
+
+		if (bpf_map_lookup_elem(fd, &slot, v))
+			return -errno;
+		for (int cpu = 0; cpu < s->ncpus; cpu++)
+			sum += v[cpu];
+		r->stats[slot] = sum - s->stats_prev[slot];
+		s->stats_prev[slot] = sum;
+	}
+	return 0;
+}
+
+int session__interval(struct session *s, struct session_read *r)
+{
+	__u32 par;
+	int err;
+
+	s->epoch++;
+	__atomic_store_n(&s->skel->bss->epoch, s->epoch, __ATOMIC_SEQ_CST);
+	err = session__flush(s);
+	if (err)
+		return err;
+	par = (s->epoch - 1) & 1;
+
+	r->nr_cgrp = r->nr_proc = 0;
+	err = session__take_pcpu(s, par, r->cpu);
+	err = err ?: session__take_pcpu(s, 2 + par * EMON_OVF_NR + EMON_OVF_CGRP, r->ovf_cgrp);
+	err = err ?: session__take_pcpu(s, 2 + par * EMON_OVF_NR + EMON_OVF_PROC, r->ovf_proc);
+	err = err ?: session__drain(s, par ? s->skel->maps.cgrp_counts1 :
+				    s->skel->maps.cgrp_counts0, r, true);
+	err = err ?: session__drain(s, par ? s->skel->maps.proc_counts1 :
+				    s->skel->maps.proc_counts0, r, false);
+	err = err ?: session__read_stats(s, r);
+	return err;
+}
+
+int session__start(struct session *s)
+{
+	struct session_read r;
+	int err;
+
+	err = session__flush(s);	/* baseline readings */
+	if (err)
+		return err;
+	err = session_read__init(&r, s->ncpus);
+	if (err)
+		return err;
+	err = session__interval(s, &r);
+	session_read__exit(&r);
+	return err;
+}
+
+int session__tree_add(struct session *s, __u32 tgid)
+{
+	__u32 parent = 0;
+
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.tree), &tgid, &parent,
+				BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+bool session__in_tree(struct session *s, __u32 tgid)
+{
+	__u32 parent;
+
+	return !bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.tree), &tgid, &parent);
+}
+
+__u64 session__cgroup_parent(void *ctx, __u64 cgid)
+{
+	struct session *s = ctx;
+	__u64 parent = 0;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.cgrp_parent), &cgid, &parent))
+		return 0;
+	return parent;
+}
+
+void session__close(struct session *s)
+{
+	bpf_link__destroy(s->link_fork);
+	bpf_link__destroy(s->link_switch);
+	emon_bpf__destroy(s->skel);
+	free(s->pcpu_buf);
+	free(s->batch_keys);
+	free(s->batch_vals);
+	memset(s, 0, sizeof(*s));
+}

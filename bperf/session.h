@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The BPF side of a run: open -> size maps -> load -> install event fds ->
+ * attach; then, once per interval, flip the buffers, flush every CPU and
+ * read the quiescent buffer.
+ */
+#ifndef BPERF_SESSION_H
+#define BPERF_SESSION_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include "bperf/counts.h"
+#include "pmu/event.h"
+
+struct session_opts {
+	struct pmu_event *events[EMON_MAX_EVENTS];	/* opened, supported */
+	int nr_events;
+	int ncpus;		/* possible CPUs */
+	__u32 max_cgroups;	/* hash entries per buffer, 0: default */
+	__u32 max_procs;
+	bool follow_tree;	/* command mode: track forks of tree_root */
+};
+
+struct sess_cgrp {
+	__u64 cgid;
+	__u32 cpu;
+	struct counts c;
+};
+
+struct sess_proc {
+	__u32 tgid;
+	__u32 cpu;
+	char comm[EMON_COMM_LEN];
+	struct counts c;
+};
+
+/* One interval's counts, per CPU, exactly as BPF accumulated them. */
+struct session_read {
+	struct counts *cpu;		/* [ncpus] */
+	struct counts *ovf_cgrp;	/* [ncpus] cgroup map was full */
+	struct counts *ovf_proc;	/* [ncpus] process map was full */
+	struct sess_cgrp *cgrp;
+	size_t nr_cgrp, cap_cgrp;
+	struct sess_proc *proc;
+	size_t nr_proc, cap_proc;
+	__u64 stats[EMON_STAT_NR];	/* this interval's */
+};
+
+struct emon_bpf;
+struct bpf_link;
+
+struct session {
+	struct emon_bpf *skel;
+	struct bpf_link *link_switch;
+	struct bpf_link *link_fork;
+	int ncpus;
+	int nr_events;
+	__u32 epoch;
+	int flush_fd;
+	__u64 stats_prev[EMON_STAT_NR];
+	void *pcpu_buf;			/* per-CPU lookup buffer */
+	void *batch_keys, *batch_vals;
+	__u32 batch_cap;
+	__u32 max_cgroups, max_procs;
+};
+
+/* err gets a one-line message; returns 0 or -errno. */
+int session__open(struct session *s, const struct session_opts *o,
+		  char *err, size_t errlen);
+/* Start counting: the counts so far are discarded. */
+int session__start(struct session *s);
+/* End the current interval and fill r with it. */
+int session__interval(struct session *s, struct session_read *r);
+/* Command mode: add the command's pid before it execs. */
+int session__tree_add(struct session *s, __u32 tgid);
+bool session__in_tree(struct session *s, __u32 tgid);
+/* The parent BPF recorded for a cgroup id (0 if none); ctx = session. */
+__u64 session__cgroup_parent(void *ctx, __u64 cgid);
+void session__close(struct session *s);
+
+int session_read__init(struct session_read *r, int ncpus);
+void session_read__exit(struct session_read *r);
+
+/* libbpf's messages go through here, printed only with -v. */
+void session__setup_libbpf(void);
+
+#endif

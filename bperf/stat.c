@@ -1,0 +1,559 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * emon-perf stat: check the input, open one event per CPU per metric, load
+ * and attach the BPF side, then end an interval every read period (at most
+ * 1 s, so maps hold at most a second of keys however long the run), sum the
+ * reads and print at every -I or at the end.
+ *
+ * Every exit path goes through one cleanup: links destroyed, maps and
+ * perf_event fds closed, the command reaped. The kernel drops BPF links and
+ * perf events with the last fd, so even SIGKILL leaves nothing attached.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "bperf/commands.h"
+#include "bperf/stat.h"
+#include "rapl/energy.h"
+
+#define READ_PERIOD_MS 1000
+
+struct stat_run {
+	struct stat_opts o;
+	struct pmu_event_list events;
+	struct session sess;
+	bool sess_open;
+	struct cgroup_names names;
+	struct aggregate agg;
+	struct session_read rd;
+	struct row_set rows;
+	struct output out;
+	struct stat_ctx sc;
+	struct cpu_topology topo;
+	int *cpu_pkg;
+	bool *online;
+	int ncpus;
+	char cgroot[PATH_MAX];
+	char target[512];
+	pid_t child;
+	int child_status;
+	bool child_done;
+	__u64 ovf_warned[2];
+};
+
+static int sig_pipe[2] = { -1, -1 };
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+
+	if (sig != SIGCHLD)
+		stop_signal = sig;
+	if (write(sig_pipe[1], "x", 1) < 0) {
+		/* the pipe is full: a wakeup is already pending */
+	}
+	errno = saved;
+}
+
+static int setup_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD };
+
+	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
+		return -errno;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);	/* EPIPE on write stops the run instead */
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Effective CAP_BPF + CAP_PERFMON, or CAP_SYS_ADMIN, or root. */
+static bool have_privileges(void)
+{
+	unsigned long long eff = 0;
+	char line[256];
+	FILE *f;
+
+	if (geteuid() == 0)
+		return true;
+	f = fopen("/proc/self/status", "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	return (eff & (1ULL << 21)) ||
+	       ((eff & (1ULL << 38)) && (eff & (1ULL << 39)));
+}
+
+/* /sys/devices/system/cpu/online: "0-3,8-11" */
+static int read_online(bool *online, int ncpus)
+{
+	char buf[4096], *p = buf;
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	int n = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	while (*p && *p != '\n') {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p)
+			return -EINVAL;
+		p = end;
+		if (*p == '-')
+			b = strtol(p + 1, &p, 10);
+		for (long c = a; c <= b && c < ncpus; c++, n++)
+			online[c] = true;
+		if (*p == ',')
+			p++;
+	}
+	return n ? 0 : -EINVAL;
+}
+
+static int setup_cpus(struct stat_run *st)
+{
+	char err[256];
+	int ret;
+
+	st->ncpus = libbpf_num_possible_cpus();
+	if (st->ncpus <= 0) {
+		pr_err("cannot read the number of possible CPUs");
+		return 1;
+	}
+	st->online = calloc(st->ncpus, sizeof(*st->online));
+	st->cpu_pkg = calloc(st->ncpus, sizeof(*st->cpu_pkg));
+	if (!st->online || !st->cpu_pkg)
+		return 1;
+	if (read_online(st->online, st->ncpus)) {
+		pr_err("cannot read the online CPUs from /sys/devices/system/cpu/online");
+		return 1;
+	}
+	ret = cpu_topology__load(&st->topo, ENERGY_CPU_ROOT, st->ncpus, err, sizeof(err));
+	if (ret || st->topo.nr_packages < 1) {
+		/* no topology (odd containers): one package */
+		pr_debug("no CPU topology (%s): one package", err);
+		st->topo.nr_packages = 1;
+		st->topo.pkg_id[0] = 0;
+	}
+	for (int cpu = 0; cpu < st->ncpus; cpu++)
+		st->cpu_pkg[cpu] = st->topo.pkg_of_cpu && st->topo.pkg_of_cpu[cpu] >= 0 ?
+				   st->topo.pkg_of_cpu[cpu] : 0;
+	return 0;
+}
+
+static int setup_cgroups(struct stat_run *st)
+{
+	__u64 id;
+	int ret;
+
+	ret = cgroup__find_mount("/proc/mounts", st->cgroot, sizeof(st->cgroot));
+	if (ret) {
+		pr_err("no cgroup2 file system mounted (see /proc/mounts)");
+		return 1;
+	}
+	pr_debug("cgroup2 mounted at %s", st->cgroot);
+	for (int i = 0; i < st->o.nr_cgroups; i++) {
+		ret = cgroup__id(st->cgroot, st->o.cgroups[i], &id);
+		if (ret) {
+			pr_err("cgroup '%s' not found under %s: %s", st->o.cgroups[i],
+			       st->cgroot, strerror(-ret));
+			return 2;
+		}
+	}
+	if (cgroup_names__init(&st->names, st->cgroot))
+		return 1;
+	cgroup_names__walk(&st->names);
+	return 0;
+}
+
+static int setup_events(struct stat_run *st, struct session_opts *so)
+{
+	char err[512];
+	int ret;
+
+	ret = pmu_event_list__parse(&st->events, st->o.events, err, sizeof(err));
+	if (ret) {
+		pr_err("%s", err);
+		return 2;
+	}
+	for (int i = 0; i < st->events.nr; i++) {
+		struct pmu_event *e = &st->events.ev[i];
+		struct row_event *re = &st->out.ev[i];
+
+		ret = pmu_event__open(e, st->ncpus, st->online, err, sizeof(err));
+		if (ret) {
+			pr_err("%s: %s", e->name, err);
+			return ret == -EACCES || ret == -EPERM ? 2 : 1;
+		}
+		re->name = e->name;
+		re->is_time = e->is_time;
+		re->supported = e->supported;
+		re->bpf_idx = -1;
+		if (!e->supported) {
+			pr_debug("%s: %s", e->name, pmu_event__strerror(e->open_err));
+			continue;
+		}
+		re->bpf_idx = so->nr_events;
+		so->events[so->nr_events++] = e;
+	}
+	st->out.nr_events = st->events.nr;
+	if (!so->nr_events) {
+		pr_err("none of the events can be counted here (%s: %s)",
+		       st->events.ev[0].name,
+		       pmu_event__strerror(st->events.ev[0].open_err));
+		return 1;
+	}
+	return 0;
+}
+
+static int setup_output(struct stat_run *st)
+{
+	struct output *o = &st->out;
+
+	o->f = stdout;
+	if (st->o.output) {
+		o->f = fopen(st->o.output, "we");
+		if (!o->f) {
+			pr_err("cannot write '%s': %s", st->o.output, strerror(errno));
+			o->f = NULL;
+			return 2;
+		}
+	}
+	o->ops = st->o.json ? &output_json_ops :
+		 st->o.sep ? &output_csv_ops : &output_text_ops;
+	o->sep = st->o.sep;
+	o->interval_mode = st->o.interval_ms > 0;
+	o->ncpus = 0;
+	for (int cpu = 0; cpu < st->ncpus; cpu++)
+		o->ncpus += st->online[cpu];
+	if (st->o.cmd) {
+		size_t n = 0;
+
+		for (char **a = st->o.cmd; *a && n < sizeof(st->target) - 1; a++)
+			n += snprintf(st->target + n, sizeof(st->target) - n, "%s%s",
+				      a == st->o.cmd ? "" : " ", *a);
+		o->target = st->target;
+	} else {
+		o->target = "system wide";
+	}
+	return 0;
+}
+
+/*
+ * Fork the command stopped on a pipe, put it in the BPF tree map, then let
+ * it exec: its whole tree is followed from its first instruction. An exec
+ * failure comes back through a close-on-exec pipe.
+ */
+static int spawn_command(struct stat_run *st)
+{
+	int go[2], ex[2], e = 0;
+	ssize_t n;
+	char c;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC)) {
+		pr_err("pipe: %s", strerror(errno));
+		return 1;
+	}
+	st->child = fork();
+	if (st->child < 0) {
+		pr_err("fork: %s", strerror(errno));
+		return 1;
+	}
+	if (st->child == 0) {
+		signal(SIGPIPE, SIG_DFL);
+		close(go[1]);
+		close(ex[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(st->o.cmd[0], st->o.cmd);
+		e = errno;
+		if (write(ex[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ex[1]);
+	st->sc.tree_root = st->child;
+	if (session__tree_add(&st->sess, st->child))
+		pr_warn("cannot follow the command's tree: %s", strerror(errno));
+	if (write(go[1], "g", 1) != 1)
+		pr_warn("cannot start the command: %s", strerror(errno));
+	close(go[1]);
+	n = read(ex[0], &e, sizeof(e));
+	close(ex[0]);
+	if (n == sizeof(e)) {
+		waitpid(st->child, NULL, 0);
+		st->child = 0;
+		pr_err("cannot run '%s': %s", st->o.cmd[0], strerror(e));
+		return 2;
+	}
+	return 0;
+}
+
+static void reap_child(struct stat_run *st, bool block)
+{
+	int status;
+	pid_t p;
+
+	if (st->child <= 0 || st->child_done)
+		return;
+	p = waitpid(st->child, &status, block ? 0 : WNOHANG);
+	if (p == st->child) {
+		st->child_done = true;
+		st->child_status = WIFEXITED(status) ? WEXITSTATUS(status) :
+				   128 + WTERMSIG(status);
+	}
+}
+
+static void warn_overflow(struct stat_run *st)
+{
+	__u64 cg = st->agg.stats[EMON_STAT_CGRP_FULL];
+	__u64 pr = st->agg.stats[EMON_STAT_PROC_FULL];
+
+	if (cg && !st->ovf_warned[0]++)
+		pr_warn("cgroup map full (--max-cgroups %u): %llu slices counted in the 'overflow' cgroup row",
+			st->sess.max_cgroups, (unsigned long long)cg);
+	if (pr && !st->ovf_warned[1]++)
+		pr_warn("process map full (--max-procs %u): %llu slices counted in the 'overflow' process row",
+			st->sess.max_procs, (unsigned long long)pr);
+	if (st->agg.stats[EMON_STAT_READ_ERR])
+		pr_debug("%llu failed counter reads",
+			 (unsigned long long)st->agg.stats[EMON_STAT_READ_ERR]);
+}
+
+/* End an interval in BPF and add it to the running sums. */
+static int take_interval(struct stat_run *st)
+{
+	int err = session__interval(&st->sess, &st->rd);
+
+	if (!err)
+		err = aggregate__add(&st->agg, &st->rd);
+	if (err)
+		pr_err("reading the BPF maps: %s", strerror(-err));
+	return err;
+}
+
+static int print_interval(struct stat_run *st, double t, double dt)
+{
+	int err = stat_rows__build(&st->sc, &st->agg, &st->rows);
+
+	if (err) {
+		pr_err("building rows: %s", strerror(-err));
+		return err;
+	}
+	warn_overflow(st);
+	st->out.ops->interval(&st->out, t, dt, st->rows.rows, st->rows.nr);
+	aggregate__reset(&st->agg);
+	if (fflush(st->out.f) || ferror(st->out.f))
+		return -EPIPE;
+	return 0;
+}
+
+static void drain_signal_pipe(void)
+{
+	char buf[64];
+
+	while (read(sig_pipe[0], buf, sizeof(buf)) > 0)
+		;
+}
+
+static int stat_loop(struct stat_run *st)
+{
+	double t0 = now_s(), last_print = t0, next_read, next_print, deadline;
+	long period = READ_PERIOD_MS;
+	int err;
+
+	if (st->o.interval_ms && st->o.interval_ms < period)
+		period = st->o.interval_ms;
+	next_read = t0 + period / 1e3;
+	next_print = st->o.interval_ms ? t0 + st->o.interval_ms / 1e3 : 0;
+	deadline = st->o.timeout_ms ? t0 + st->o.timeout_ms / 1e3 : 0;
+	st->out.ops->begin(&st->out);
+
+	for (;;) {
+		double now = now_s(), wake = next_read;
+		struct pollfd pfd = { .fd = sig_pipe[0], .events = POLLIN };
+		bool ending;
+
+		reap_child(st, false);
+		ending = stop_signal || st->child_done || (deadline && now >= deadline);
+		if (!ending && now < wake && (!deadline || now < deadline)) {
+			if (deadline && deadline < wake)
+				wake = deadline;
+			if (poll(&pfd, 1, (int)((wake - now) * 1e3) + 1) > 0)
+				drain_signal_pipe();
+			continue;
+		}
+		err = take_interval(st);
+		if (err)
+			return err;
+		now = now_s();
+		next_read += period / 1e3;
+		if (next_read < now)	/* we were late: do not catch up in a burst */
+			next_read = now + period / 1e3;
+		if (ending) {
+			if (!st->o.interval_ms || st->agg.reads)
+				err = print_interval(st, now - t0, now - last_print);
+			st->out.ops->end(&st->out, now - t0);
+			fflush(st->out.f);
+			return err;
+		}
+		if (next_print && now >= next_print - 1e-3) {
+			err = print_interval(st, now - t0, now - last_print);
+			if (err)
+				return err;
+			last_print = now;
+			next_print += st->o.interval_ms / 1e3;
+		}
+	}
+}
+
+static int stat_setup(struct stat_run *st)
+{
+	struct session_opts so = {};
+	char err[512];
+	int ret;
+
+	if (!have_privileges()) {
+		pr_err("need root, or CAP_BPF and CAP_PERFMON (try sudo)");
+		return 2;
+	}
+	ret = setup_cpus(st);
+	ret = ret ?: setup_cgroups(st);
+	ret = ret ?: setup_output(st);
+	ret = ret ?: setup_events(st, &so);
+	if (ret)
+		return ret;
+
+	so.ncpus = st->ncpus;
+	so.max_cgroups = st->o.max_cgroups;
+	so.max_procs = st->o.max_procs;
+	so.follow_tree = st->sc.command_mode;
+	session__setup_libbpf();
+	ret = session__open(&st->sess, &so, err, sizeof(err));
+	if (ret) {
+		pr_err("%s", err);
+		return 1;
+	}
+	st->sess_open = true;
+	if (session_read__init(&st->rd, st->ncpus) ||
+	    aggregate__init(&st->agg, st->ncpus, st->topo.nr_packages, st->cpu_pkg,
+			    so.nr_events))
+		return 1;
+
+	st->sc.opts = &st->o;
+	st->sc.sess = &st->sess;
+	st->sc.names = &st->names;
+	st->sc.ncpus = st->ncpus;
+	st->sc.online = st->online;
+	st->sc.cpu_pkg = st->cpu_pkg;
+	st->sc.pkg_id = st->topo.pkg_id;
+	st->sc.npkg = st->topo.nr_packages;
+	st->sc.sort_idx = -1;
+	for (int i = 0; i < st->events.nr && st->sc.sort_idx < 0; i++)
+		if (st->out.ev[i].supported)
+			st->sc.sort_idx = st->out.ev[i].bpf_idx;
+
+	ret = session__start(&st->sess);
+	if (ret) {
+		pr_err("cannot flush the CPUs: %s", strerror(-ret));
+		return 1;
+	}
+	return st->o.cmd ? spawn_command(st) : 0;
+}
+
+static void stat_cleanup(struct stat_run *st)
+{
+	if (st->child > 0 && !st->child_done) {
+		reap_child(st, false);
+		if (!st->child_done) {
+			kill(st->child, SIGTERM);
+			reap_child(st, true);
+		}
+	}
+	if (st->sess_open)
+		session__close(&st->sess);
+	for (int i = 0; i < st->events.nr; i++)
+		pmu_event__close(&st->events.ev[i]);
+	if (st->out.f && st->out.f != stdout)
+		fclose(st->out.f);
+	row_set__exit(&st->rows);
+	aggregate__exit(&st->agg);
+	session_read__exit(&st->rd);
+	if (st->names.root)
+		cgroup_names__exit(&st->names);
+	cpu_topology__free(&st->topo);
+	free(st->online);
+	free(st->cpu_pkg);
+	stat_opts__free(&st->o);
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	struct stat_run *st = calloc(1, sizeof(*st));
+	int ret;
+
+	if (!st)
+		return 1;
+	ret = stat_opts__parse(&st->o, argc, argv);
+	if (ret) {
+		ret = ret > 0 ? 0 : 2;
+		goto out;
+	}
+	st->sc.command_mode = st->o.cmd && !st->o.all_cpus && !st->o.nr_cgroups;
+	if (!st->o.by) {
+		if (!st->sc.command_mode)
+			st->o.by = 1u << SCOPE_SYSTEM;
+		if (st->o.nr_cgroups)
+			st->o.by |= 1u << SCOPE_CGROUP;
+	}
+	if (setup_signals()) {
+		ret = 1;
+		goto out;
+	}
+	ret = stat_setup(st);
+	if (!ret) {
+		ret = stat_loop(st) ? 1 : 0;
+		if (stop_signal && !st->o.cmd)
+			ret = 0;	/* Ctrl-C is how a system-wide run ends */
+	}
+	if (st->child > 0 && !ret) {
+		reap_child(st, !stop_signal);
+		if (st->child_done)
+			ret = st->child_status;
+	}
+out:
+	stat_cleanup(st);
+	free(st);
+	return ret;
+}

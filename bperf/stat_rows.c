@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * From one interval's aggregate to the rows the outputs print: system, the
+ * command's tree, CPUs, sockets, cgroups (rolled up their tree for -G) and
+ * processes, in that order.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bperf/stat.h"
+
+static struct row *row_set__add(struct row_set *rs, enum scope s, const char *key)
+{
+	struct row *r;
+
+	if (rs->nr == rs->cap) {
+		int cap = rs->cap ? rs->cap * 2 : 64;
+		struct row *p = realloc(rs->rows, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		rs->rows = p;
+		rs->cap = cap;
+	}
+	r = &rs->rows[rs->nr++];
+	memset(r, 0, sizeof(*r));
+	r->scope = s;
+	r->key = key;
+	return r;
+}
+
+/* Keys are reserved up front, so pointers into keys stay valid. */
+static int row_set__reserve_keys(struct row_set *rs, int n)
+{
+	char (*p)[32];
+
+	rs->nr_keys = 0;
+	if (n <= rs->cap_keys)
+		return 0;
+	p = realloc(rs->keys, n * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	rs->keys = p;
+	rs->cap_keys = n;
+	return 0;
+}
+
+static const char *row_set__key(struct row_set *rs, const char *fmt, ...)
+{
+	char *k = rs->keys[rs->nr_keys++];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(k, sizeof(rs->keys[0]), fmt, ap);
+	va_end(ap);
+	return k;
+}
+
+void row_set__exit(struct row_set *rs)
+{
+	free(rs->rows);
+	free(rs->keys);
+	memset(rs, 0, sizeof(*rs));
+}
+
+static bool want(const struct stat_ctx *sc, enum scope s)
+{
+	return sc->opts->by & (1u << s);
+}
+
+static int add_cpus_and_sockets(const struct stat_ctx *sc,
+				const struct aggregate *a, struct row_set *rs)
+{
+	struct row *r;
+
+	for (int cpu = 0; want(sc, SCOPE_CPU) && cpu < sc->ncpus; cpu++) {
+		if (!sc->online[cpu])
+			continue;
+		r = row_set__add(rs, SCOPE_CPU, row_set__key(rs, "%d", cpu));
+		if (!r)
+			return -ENOMEM;
+		r->counts = a->cpu[cpu];
+	}
+	for (int pkg = 0; want(sc, SCOPE_SOCKET) && pkg < sc->npkg; pkg++) {
+		r = row_set__add(rs, SCOPE_SOCKET, row_set__key(rs, "%d", sc->pkg_id[pkg]));
+		if (!r)
+			return -ENOMEM;
+		for (int cpu = 0; cpu < sc->ncpus; cpu++)
+			if (sc->cpu_pkg[cpu] == pkg)
+				counts__add(&r->counts, &a->cpu[cpu], a->nr_events);
+	}
+	return 0;
+}
+
+static const char *cgroup_path(const struct stat_ctx *sc, __u64 cgid)
+{
+	const char *p = cgroup_names__path(sc->names, cgid, session__cgroup_parent,
+					   sc->sess);
+
+	return p ? p : "[unknown]";
+}
+
+struct named {
+	const char *path;
+	const struct agg_entry *e;
+};
+
+static int named__cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct named *)a)->path, ((const struct named *)b)->path);
+}
+
+static int add_cgroups(const struct stat_ctx *sc, const struct aggregate *a,
+		       struct row_set *rs)
+{
+	struct named *all = calloc(a->cgrps.nr + 1, sizeof(*all));
+	const struct stat_opts *o = sc->opts;
+	struct idmap_slot *s;
+	size_t it = 0, n = 0;
+	struct row *r;
+	int err = 0;
+
+	if (!all)
+		return -ENOMEM;
+	while ((s = idmap__next(&a->cgrps, &it))) {
+		all[n].path = cgroup_path(sc, s->key.a);
+		all[n++].e = s->val;
+	}
+	qsort(all, n, sizeof(*all), named__cmp);
+	if (o->nr_cgroups) {
+		/* -G: each row includes its descendants, like perf -G */
+		for (int g = 0; g < o->nr_cgroups; g++) {
+			r = row_set__add(rs, SCOPE_CGROUP, o->cgroups[g]);
+			if (!r) {
+				err = -ENOMEM;
+				goto out;
+			}
+			for (size_t i = 0; i < n; i++)
+				if (cgroup__is_under(all[i].path, o->cgroups[g]))
+					counts__add(&r->counts, &all[i].e->total, a->nr_events);
+		}
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			r = row_set__add(rs, SCOPE_CGROUP, all[i].path);
+			if (!r) {
+				err = -ENOMEM;
+				goto out;
+			}
+			r->counts = all[i].e->total;
+		}
+		if (!counts__is_zero(&a->ovf_cgrp->total, a->nr_events)) {
+			r = row_set__add(rs, SCOPE_CGROUP, "overflow");
+			if (!r) {
+				err = -ENOMEM;
+				goto out;
+			}
+			r->counts = a->ovf_cgrp->total;
+		}
+	}
+out:
+	free(all);
+	return err;
+}
+
+struct proc_ref {
+	__u32 tgid;
+	const struct agg_entry *e;
+	double sort;
+};
+
+static int proc_ref__cmp(const void *a, const void *b)
+{
+	const struct proc_ref *x = a, *y = b;
+
+	if (x->sort != y->sort)
+		return x->sort < y->sort ? 1 : -1;
+	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
+}
+
+/* The processes to show (in command mode: the tree's), and their sum. */
+static struct proc_ref *collect_procs(const struct stat_ctx *sc,
+				      const struct aggregate *a, size_t *nr,
+				      struct counts *tree)
+{
+	struct proc_ref *refs = calloc(a->procs.nr + 1, sizeof(*refs));
+	struct idmap_slot *s;
+	size_t it = 0, n = 0;
+
+	if (!refs)
+		return NULL;
+	memset(tree, 0, sizeof(*tree));
+	while ((s = idmap__next(&a->procs, &it))) {
+		const struct agg_entry *e = s->val;
+		double ratio;
+
+		if (sc->command_mode) {
+			if (!session__in_tree(sc->sess, s->key.a))
+				continue;
+			counts__add(tree, &e->total, a->nr_events);
+		}
+		refs[n].tgid = s->key.a;
+		refs[n].e = e;
+		if (sc->sort_idx >= 0)
+			count__scaled(&e->total.c[sc->sort_idx], &refs[n].sort, &ratio);
+		n++;
+	}
+	qsort(refs, n, sizeof(*refs), proc_ref__cmp);
+	*nr = n;
+	return refs;
+}
+
+static int add_processes(const struct stat_ctx *sc, const struct aggregate *a,
+			 const struct proc_ref *refs, size_t n, struct row_set *rs)
+{
+	struct row *r;
+
+	for (size_t i = 0; i < n; i++) {
+		r = row_set__add(rs, SCOPE_PROCESS, row_set__key(rs, "%u", refs[i].tgid));
+		if (!r)
+			return -ENOMEM;
+		r->comm = refs[i].e->comm;
+		r->counts = refs[i].e->total;
+	}
+	if (!sc->command_mode && !counts__is_zero(&a->ovf_proc->total, a->nr_events)) {
+		r = row_set__add(rs, SCOPE_PROCESS, "overflow");
+		if (!r)
+			return -ENOMEM;
+		r->comm = "[map full]";
+		r->counts = a->ovf_proc->total;
+	}
+	return 0;
+}
+
+int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
+		     struct row_set *rs)
+{
+	struct proc_ref *refs = NULL;
+	struct counts tree;
+	struct row *r;
+	size_t nproc = 0;
+	int err;
+
+	rs->nr = 0;
+	err = row_set__reserve_keys(rs, sc->ncpus + sc->npkg + (int)a->procs.nr + 4);
+	if (err)
+		return err;
+	sc->names->gen++;
+	if (sc->command_mode || want(sc, SCOPE_PROCESS)) {
+		refs = collect_procs(sc, a, &nproc, &tree);
+		if (!refs)
+			return -ENOMEM;
+	}
+	if (want(sc, SCOPE_SYSTEM)) {
+		r = row_set__add(rs, SCOPE_SYSTEM, "all");
+		if (!r)
+			goto nomem;
+		aggregate__system(a, &r->counts);
+	}
+	if (sc->command_mode) {
+		r = row_set__add(rs, SCOPE_COMMAND, row_set__key(rs, "%u", sc->tree_root));
+		if (!r)
+			goto nomem;
+		r->counts = tree;
+	}
+	err = add_cpus_and_sockets(sc, a, rs);
+	if (!err && want(sc, SCOPE_CGROUP))
+		err = add_cgroups(sc, a, rs);
+	if (!err && want(sc, SCOPE_PROCESS))
+		err = add_processes(sc, a, refs, nproc, rs);
+	free(refs);
+	return err;
+nomem:
+	free(refs);
+	return -ENOMEM;
+}
