@@ -32,9 +32,9 @@ struct pmu_event_list {
 /*
  * Parse a comma-separated event list ("cycles,instructions:u,cpu-clock",
  * "INST_RETIRED:ANY_P", "r01c2") and resolve every name with libpfm4.
- * Appends to l. Returns 0, or -EINVAL / -E2BIG with a one-line message
- * naming the culprit in err ("unknown event 'foo'", "too many events: at
- * most 8").
+ * Appends to l, all or nothing: on error l->nr is unchanged. Returns 0, or
+ * -EINVAL / -E2BIG with a one-line message naming the culprit in err
+ * ("unknown event 'foo'", "too many events: 9 given, at most 8").
  */
 int pmu_event_list__parse(struct pmu_event_list *l, const char *spec,
 			  char *err, size_t errlen);
@@ -52,6 +52,8 @@ int pmu_event__resolve(struct pmu_event *e, const char *name,
  * cannot count (ENOENT, EOPNOTSUPP, ENODEV...) is left !supported with
  * open_err set and returns 0; EACCES/EPERM and others return -errno with
  * advice in err. ncpus = possible CPUs, online[cpu] says which to open.
+ * Afterwards fds, when not NULL, has ncpus entries, -1 where not open,
+ * even after an error: call pmu_event__close() in every case.
  */
 int pmu_event__open(struct pmu_event *e, int ncpus, const bool *online,
 		    char *err, size_t errlen);

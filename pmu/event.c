@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Event lists -> perf_event_attr, and the per-CPU counting events.
+ *
+ * Names are resolved by libpfm4 alone: its "perf" PMU knows the generic
+ * names perf users type (cycles, cs, L1-dcache-load-misses...), its
+ * "perf_raw" PMU the rNNNN syntax, and the CPU's own PMU tables the
+ * PMU-specific names (INST_RETIRED:ANY_P). We only add what libpfm4 does
+ * not do: perf's clustered modifiers (cycles:uk), list syntax, and the
+ * checks that keep an event a plain per-CPU counter (no sampling, no cpu=,
+ * no uncore PMU).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+/* linux/perf_event.h (via event.h) first: libpfm4 then skips its copy */
+#include "pmu/event.h"
+#include <perfmon/pfmlib_perf_event.h>
+
+/* perf's modifier letters that libpfm4 takes one per colon */
+#define PERF_MODIFIERS "ukh"
+
+int pmu__init(char *err, size_t errlen)
+{
+	static int pfm_ret = 1;	/* not called yet: no PFM_ code is positive */
+	int ret = 0;
+
+	if (pfm_ret > 0)
+		pfm_ret = pfm_initialize();
+	if (pfm_ret != PFM_SUCCESS) {
+		ret = -ENODEV;
+		snprintf(err, errlen, "libpfm4 initialisation failed: %s",
+			 pfm_strerror(pfm_ret));
+	}
+	return ret;
+}
+
+/*
+ * perf takes "cycles:uk"; libpfm4 wants "cycles:u:k". Rewrite a last
+ * modifier made only of distinct u/k/h letters, two or more of them.
+ * Returns 0 when name was rewritten into buf, -ENOENT when it has no such
+ * modifier.
+ */
+static int event_name__expand_modifiers(const char *name, char *buf,
+					size_t len)
+{
+	const char *mod = strrchr(name, ':');
+	size_t prefix, i, n;
+	int ret = -ENOENT;
+
+	if (!mod || mod == name)
+		goto out;
+	prefix = mod - name;
+	mod++;
+	n = strlen(mod);
+	if (n < 2 || n > strlen(PERF_MODIFIERS))
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (!strchr(PERF_MODIFIERS, mod[i]) ||
+		    memchr(mod, mod[i], i))
+			goto out;
+	}
+	if (prefix + 2 * n + 1 > len)
+		goto out;
+	memcpy(buf, name, prefix);
+	for (i = 0; i < n; i++) {
+		buf[prefix + 2 * i] = ':';
+		buf[prefix + 2 * i + 1] = mod[i];
+	}
+	buf[prefix + 2 * n] = '\0';
+	ret = 0;
+out:
+	return ret;
+}
+
+/* One libpfm4 call; returns a PFM_ERR_ code, the event index in *idx. */
+static int pfm__encode(const char *name, struct perf_event_attr *attr,
+		       int *idx, int *cpu)
+{
+	pfm_perf_encode_arg_t arg;
+	int ret;
+
+	memset(attr, 0, sizeof(*attr));
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = attr;
+	arg.size = sizeof(arg);
+	arg.cpu = -1;
+	ret = pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3,
+					PFM_OS_PERF_EVENT_EXT, &arg);
+	*idx = arg.idx;
+	*cpu = arg.cpu;
+	return ret;
+}
+
+/* Is libpfm4 event idx on a socket-level (uncore) PMU? Its PMU name too. */
+static bool pfm_event__is_uncore(int idx, const char **pmu_name)
+{
+	pfm_event_info_t info;
+	pfm_pmu_info_t pinfo;
+
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	if (pfm_get_event_info(idx, PFM_OS_NONE, &info) != PFM_SUCCESS)
+		return false;
+	memset(&pinfo, 0, sizeof(pinfo));
+	pinfo.size = sizeof(pinfo);
+	if (pfm_get_pmu_info(info.pmu, &pinfo) != PFM_SUCCESS)
+		return false;
+	*pmu_name = pinfo.name;
+	return pinfo.type == PFM_PMU_TYPE_UNCORE;
+}
+
+/* libpfm4's refusal of name, as -EINVAL and a message naming it */
+static int pfm_err__explain(int pfm_ret, const char *name, char *err,
+			    size_t errlen)
+{
+	switch (pfm_ret) {
+	case PFM_ERR_NOTFOUND:
+	case PFM_ERR_INVAL:
+		snprintf(err, errlen,
+			 "unknown event '%s' (see 'emon-perf list')", name);
+		break;
+	case PFM_ERR_ATTR:
+	case PFM_ERR_ATTR_VAL:
+	case PFM_ERR_ATTR_SET:
+	case PFM_ERR_UMASK:
+	case PFM_ERR_FEATCOMB:
+		snprintf(err, errlen, "bad modifier in event '%s': %s", name,
+			 pfm_strerror(pfm_ret));
+		break;
+	case PFM_ERR_NOTSUPP:
+		snprintf(err, errlen,
+			 "event '%s' cannot be used here: its PMU is missing",
+			 name);
+		break;
+	default:
+		snprintf(err, errlen, "cannot resolve event '%s': %s", name,
+			 pfm_strerror(pfm_ret));
+		break;
+	}
+	return -EINVAL;
+}
+
+/*
+ * What libpfm4 accepts but a per-CPU counter shared by every dimension
+ * cannot honour: sampling periods, a fixed CPU, socket-level PMUs.
+ */
+static int event__check_counting(const struct pmu_event *e, int idx, int cpu,
+				 char *err, size_t errlen)
+{
+	const char *pmu_name = "";
+	int ret = -EINVAL;
+
+	if (e->attr.sample_period || e->attr.freq)
+		snprintf(err, errlen,
+			 "event '%s': period and freq are for sampling; emon-perf counts",
+			 e->name);
+	else if (cpu >= 0)
+		snprintf(err, errlen,
+			 "event '%s': cpu= is not supported, events count on every CPU",
+			 e->name);
+	else if (pfm_event__is_uncore(idx, &pmu_name))
+		snprintf(err, errlen,
+			 "event '%s' is on uncore PMU '%s'; emon-perf counts per-CPU core events only",
+			 e->name, pmu_name);
+	else
+		ret = 0;
+	return ret;
+}
+
+/* Counting, not sampling; enabled and running times for the scaling. */
+static void event__set_counting(struct pmu_event *e)
+{
+	struct perf_event_attr *a = &e->attr;
+
+	a->size = sizeof(*a);
+	a->disabled = 0;
+	a->inherit = 0;
+	a->sample_period = 0;
+	a->sample_type = 0;
+	a->freq = 0;
+	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			 PERF_FORMAT_TOTAL_TIME_RUNNING;
+	e->is_time = a->type == PERF_TYPE_SOFTWARE &&
+		     (a->config == PERF_COUNT_SW_CPU_CLOCK ||
+		      a->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+int pmu_event__resolve(struct pmu_event *e, const char *name,
+		       char *err, size_t errlen)
+{
+	char expanded[PMU_EVENT_NAME_LEN * 2];
+	int ret, pfm_ret, idx, cpu;
+
+	memset(e, 0, sizeof(*e));
+	if (strlen(name) >= sizeof(e->name)) {
+		ret = -EINVAL;
+		snprintf(err, errlen,
+			 "event name too long: '%.32s...' (at most %zu characters)",
+			 name, sizeof(e->name) - 1);
+		goto out;
+	}
+	strcpy(e->name, name);
+	ret = pmu__init(err, errlen);
+	if (ret)
+		goto out;
+
+	pfm_ret = pfm__encode(name, &e->attr, &idx, &cpu);
+	if (pfm_ret == PFM_ERR_ATTR &&
+	    !event_name__expand_modifiers(name, expanded, sizeof(expanded)))
+		pfm_ret = pfm__encode(expanded, &e->attr, &idx, &cpu);
+	if (pfm_ret != PFM_SUCCESS) {
+		ret = pfm_err__explain(pfm_ret, name, err, errlen);
+		goto out;
+	}
+	ret = event__check_counting(e, idx, cpu, err, errlen);
+	if (ret)
+		goto out;
+	event__set_counting(e);
+out:
+	return ret;
+}
+
+/*
+ * Why element i of spec, ending at end, is empty: the three ways
+ * users get there are a stray comma at either end or two in a row.
+ */
+static bool str__is_blank(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	return !*s;
+}
+
+static int spec__explain_empty(const char *spec, const char *end, int i,
+			       char *err, size_t errlen)
+{
+	if (str__is_blank(spec))
+		snprintf(err, errlen, "empty event list");
+	else if (!*end)
+		snprintf(err, errlen, "trailing comma in event list '%s'", spec);
+	else if (i == 0)
+		snprintf(err, errlen, "leading comma in event list '%s'", spec);
+	else
+		snprintf(err, errlen,
+			 "empty event name (two commas in a row) in event list '%s'",
+			 spec);
+	return -EINVAL;
+}
+
+/*
+ * Split spec at commas into names[max], whitespace trimmed. Counts every
+ * element in *nr, even past max, so that the caller can say how many were
+ * given.
+ */
+static int spec__split(const char *spec, char (*names)[PMU_EVENT_NAME_LEN],
+		       int max, int *nr, char *err, size_t errlen)
+{
+	const char *p = spec, *end, *next;
+	size_t len;
+	int ret = 0, i;
+
+	for (i = 0; ; i++) {
+		end = strchr(p, ',');
+		next = end ? end + 1 : NULL;
+		if (!end)
+			end = p + strlen(p);
+		while (p < end && isspace((unsigned char)*p))
+			p++;
+		len = end - p;
+		while (len && isspace((unsigned char)p[len - 1]))
+			len--;
+		if (!len) {
+			ret = spec__explain_empty(spec, end, i, err, errlen);
+			goto out;
+		}
+		if (len >= PMU_EVENT_NAME_LEN) {
+			ret = -EINVAL;
+			snprintf(err, errlen,
+				 "event name too long: '%.32s...' (at most %d characters)",
+				 p, PMU_EVENT_NAME_LEN - 1);
+			goto out;
+		}
+		if (i < max) {
+			memcpy(names[i], p, len);
+			names[i][len] = '\0';
+		}
+		if (!next)
+			break;
+		p = next;
+	}
+	*nr = i + 1;
+out:
+	return ret;
+}
+
+/* Is ev[n] already in ev[0..n-1], by name or by what it counts? */
+static int event_list__check_dup(const struct pmu_event *ev, int n,
+				 char *err, size_t errlen)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(ev[i].name, ev[n].name)) {
+			ret = -EINVAL;
+			snprintf(err, errlen, "event '%s' given twice",
+				 ev[n].name);
+			goto out;
+		}
+		/* attrs are zeroed before libpfm4 fills them: memcmp is exact */
+		if (!memcmp(&ev[i].attr, &ev[n].attr, sizeof(ev[n].attr))) {
+			ret = -EINVAL;
+			snprintf(err, errlen,
+				 "event '%s' counts the same as '%s'",
+				 ev[n].name, ev[i].name);
+			goto out;
+		}
+	}
+out:
+	return ret;
+}
+
+int pmu_event_list__parse(struct pmu_event_list *l, const char *spec,
+			  char *err, size_t errlen)
+{
+	char names[EMON_MAX_EVENTS][PMU_EVENT_NAME_LEN];
+	int ret, i, nr = 0;
+
+	if (!spec) {
+		ret = -EINVAL;
+		snprintf(err, errlen, "empty event list");
+		goto out;
+	}
+	ret = spec__split(spec, names, EMON_MAX_EVENTS - l->nr, &nr,
+			  err, errlen);
+	if (ret)
+		goto out;
+	if (l->nr + nr > EMON_MAX_EVENTS) {
+		ret = -E2BIG;
+		snprintf(err, errlen, "too many events: %d given, at most %d",
+			 l->nr + nr, EMON_MAX_EVENTS);
+		goto out;
+	}
+	/* resolve into the free slots; l->nr moves only when all are good */
+	for (i = 0; i < nr; i++) {
+		ret = pmu_event__resolve(&l->ev[l->nr + i], names[i],
+					 err, errlen);
+		if (ret)
+			goto out;
+		ret = event_list__check_dup(l->ev, l->nr + i, err, errlen);
+		if (ret)
+			goto out;
+	}
+	l->nr += nr;
+out:
+	return ret;
+}
+
+static int sys_perf_event_open(const struct perf_event_attr *attr, pid_t pid,
+			       int cpu, int group_fd, unsigned long flags)
+{
+	return syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+/* errnos by which perf_event_open says "this PMU cannot count that" */
+static bool open_err__is_unsupported(int open_err)
+{
+	return open_err == -ENOENT || open_err == -EOPNOTSUPP ||
+	       open_err == -ENODEV || open_err == -EINVAL;
+}
+
+const char *pmu_event__strerror(int open_err)
+{
+	switch (open_err) {
+	case 0:
+		return "supported";
+	case -ENOENT:
+	case -EOPNOTSUPP:
+		return "not supported on this PMU (a VM?)";
+	case -ENODEV:
+		return "no such PMU on this machine (a VM?)";
+	case -EINVAL:
+		return "rejected by the PMU (event or modifier not valid here)";
+	case -EACCES:
+	case -EPERM:
+		return "permission denied: need root, or CAP_PERFMON (and CAP_BPF), or kernel.perf_event_paranoid <= 0";
+	case -EMFILE:
+	case -ENFILE:
+		return "too many open files: one per event per CPU is needed, raise the limit (ulimit -n)";
+	case -EBUSY:
+		return "counter busy (held by another tool or the NMI watchdog?)";
+	default:
+		return strerror(-open_err);
+	}
+}
+
+int pmu_event__probe(const struct pmu_event *e, int cpu)
+{
+	int fd;
+
+	fd = sys_perf_event_open(&e->attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+void pmu_event__close(struct pmu_event *e)
+{
+	int cpu;
+
+	for (cpu = 0; e->fds && cpu < e->nr_fds; cpu++) {
+		if (e->fds[cpu] >= 0)
+			close(e->fds[cpu]);
+	}
+	free(e->fds);
+	e->fds = NULL;
+	e->nr_fds = 0;
+	e->supported = false;
+}
+
+/*
+ * The first CPU decides whether the PMU can count the event at all; after
+ * that every failure is a real error (descriptors, memory, a CPU that went
+ * away), reported with the CPU it happened on.
+ */
+int pmu_event__open(struct pmu_event *e, int ncpus, const bool *online,
+		    char *err, size_t errlen)
+{
+	bool first = true;
+	int ret = 0, cpu, fd;
+
+	pmu_event__close(e);
+	e->open_err = 0;
+	if (ncpus <= 0) {
+		ret = -EINVAL;
+		snprintf(err, errlen, "cannot open '%s': no CPUs", e->name);
+		goto out;
+	}
+	e->fds = malloc(ncpus * sizeof(*e->fds));
+	if (!e->fds) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "cannot open '%s': out of memory",
+			 e->name);
+		goto out;
+	}
+	e->nr_fds = ncpus;
+	for (cpu = 0; cpu < ncpus; cpu++)
+		e->fds[cpu] = -1;
+
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		if (!online[cpu])
+			continue;
+		fd = sys_perf_event_open(&e->attr, -1, cpu, -1,
+					 PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			ret = -errno;
+			e->open_err = ret;
+			if (first && open_err__is_unsupported(ret))
+				ret = 0;
+			else
+				snprintf(err, errlen,
+					 "cannot open '%s' on CPU %d: %s",
+					 e->name, cpu, pmu_event__strerror(ret));
+			goto out;
+		}
+		e->fds[cpu] = fd;
+		first = false;
+	}
+	if (first) {
+		ret = -EINVAL;
+		snprintf(err, errlen, "cannot open '%s': no online CPU",
+			 e->name);
+		goto out;
+	}
+	e->supported = true;
+out:
+	if (!e->supported && e->fds) {
+		/* keep an all -1 array: callers index fds[cpu] either way */
+		for (cpu = 0; cpu < e->nr_fds; cpu++) {
+			if (e->fds[cpu] >= 0)
+				close(e->fds[cpu]);
+			e->fds[cpu] = -1;
+		}
+	}
+	return ret;
+}

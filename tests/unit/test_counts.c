@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Counter arithmetic: deltas across wrap, sums, scaling, ratios, scopes. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "bperf/counts.h"
+#include "bperf/rows.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define U64_MAX UINT64_MAX
+
+static void count__set(struct emon_count *c, __u64 v)
+{
+	c->counter = v;
+	c->enabled = v;
+	c->running = v;
+}
+
+static void test_delta(void **state)
+{
+	static const struct {
+		const char *what;
+		__u64 cur, prev, want;
+	} cases[] = {
+		{ "plain",		1000, 400, 600 },
+		{ "equal",		77, 77, 0 },
+		{ "from zero",		U64_MAX, 0, U64_MAX },
+		{ "wrap by one",	0, U64_MAX, 1 },
+		{ "wrap",		10, U64_MAX - 5, 16 },
+		{ "wrap, big",		1ULL << 40, U64_MAX - (1ULL << 40) + 1,
+					1ULL << 41 },
+	};
+	struct counts cur, prev, dst;
+	size_t k;
+	int i;
+
+	(void)state;
+	for (k = 0; k < ARRAY_SIZE(cases); k++) {
+		memset(&dst, 0xaa, sizeof(dst));
+		for (i = 0; i < EMON_MAX_EVENTS; i++) {
+			count__set(&cur.c[i], cases[k].cur);
+			count__set(&prev.c[i], cases[k].prev);
+		}
+		/* a different value per field catches a field mix-up */
+		cur.c[0].enabled += 1;
+		cur.c[0].running += 2;
+		counts__delta(&dst, &cur, &prev, 3);
+		assert_int_equal(dst.c[0].counter, cases[k].want);
+		assert_int_equal(dst.c[0].enabled, cases[k].want + 1);
+		assert_int_equal(dst.c[0].running, cases[k].want + 2);
+		assert_int_equal(dst.c[2].counter, cases[k].want);
+		/* entries past nr are left alone */
+		assert_int_equal(dst.c[3].counter, 0xaaaaaaaaaaaaaaaaULL);
+	}
+}
+
+static void test_delta_nr_bounds(void **state)
+{
+	struct counts cur, prev, dst;
+
+	(void)state;
+	memset(&cur, 0, sizeof(cur));
+	memset(&prev, 0, sizeof(prev));
+	cur.c[EMON_MAX_EVENTS - 1].counter = 9;
+
+	memset(&dst, 0x55, sizeof(dst));
+	counts__delta(&dst, &cur, &prev, -1);	/* bad nr: touches nothing */
+	assert_int_equal(dst.c[0].counter, 0x5555555555555555ULL);
+
+	counts__delta(&dst, &cur, &prev, EMON_MAX_EVENTS + 100);
+	assert_int_equal(dst.c[EMON_MAX_EVENTS - 1].counter, 9);
+	assert_int_equal(dst.c[0].counter, 0);
+
+	/* in place: dst may be cur */
+	cur.c[0].counter = 50;
+	prev.c[0].counter = 20;
+	counts__delta(&cur, &cur, &prev, 1);
+	assert_int_equal(cur.c[0].counter, 30);
+}
+
+static void test_add(void **state)
+{
+	struct counts a, b;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.c[0] = (struct emon_count){ 1, 2, 3 };
+	b.c[0] = (struct emon_count){ 10, 20, 30 };
+	a.c[1].counter = U64_MAX;
+	b.c[1].counter = 2;
+	b.c[2].counter = 99;	/* past nr */
+	counts__add(&a, &b, 2);
+	assert_int_equal(a.c[0].counter, 11);
+	assert_int_equal(a.c[0].enabled, 22);
+	assert_int_equal(a.c[0].running, 33);
+	assert_int_equal(a.c[1].counter, 1);	/* modulo 2^64, like the kernel */
+	assert_int_equal(a.c[2].counter, 0);
+	counts__add(&a, &b, 0);
+	assert_int_equal(a.c[0].counter, 11);
+}
+
+static void test_is_zero(void **state)
+{
+	struct counts c;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	assert_true(counts__is_zero(&c, EMON_MAX_EVENTS));
+	assert_true(counts__is_zero(&c, 0));
+	c.c[1].enabled = 1;	/* ran nothing, but was enabled */
+	assert_false(counts__is_zero(&c, 2));
+	assert_true(counts__is_zero(&c, 1));	/* past nr does not count */
+	c.c[1].enabled = 0;
+	c.c[0].running = 1;
+	assert_false(counts__is_zero(&c, 1));
+	c.c[0].running = 0;
+	c.c[0].counter = 1;
+	assert_false(counts__is_zero(&c, 1));
+}
+
+static void test_scaled(void **state)
+{
+	static const struct {
+		const char *what;
+		struct emon_count c;
+		bool ok;
+		double value, ratio;
+	} cases[] = {
+		{ "ran all the time",	{ 1000, 100, 100 }, true, 1000, 1.0 },
+		{ "ran half: doubled",	{ 1000, 200, 100 }, true, 2000, 0.5 },
+		{ "ran a quarter",	{ 1000, 400, 100 }, true, 4000, 0.25 },
+		{ "ran, counted 0",	{ 0, 100, 50 }, true, 0, 0.5 },
+		{ "never ran",		{ 0, 100, 0 }, false, 0, 0.0 },
+		{ "never ran, counter",	{ 5, 100, 0 }, false, 0, 0.0 },
+		{ "nothing enabled",	{ 42, 0, 0 }, true, 42, 1.0 },
+		{ "all zero",		{ 0, 0, 0 }, true, 0, 1.0 },
+		{ "enabled 0, running",	{ 42, 0, 7 }, true, 42, 1.0 },
+		{ "running > enabled",	{ 100, 10, 20 }, true, 100, 1.0 },
+		/* counter * enabled = 2^80: u64 multiplication would wrap */
+		{ "2^40 x 2^40 / 2^39",	{ 1ULL << 40, 1ULL << 40, 1ULL << 39 },
+					true, 2199023255552.0, 0.5 },
+		{ "near 2^63, x1.5",	{ 1ULL << 62, 3000000000000000000ULL,
+					  2000000000000000000ULL },
+					true, 6917529027641081856.0,
+					2.0 / 3.0 },
+	};
+	double value, ratio;
+	size_t k;
+	bool ok;
+
+	(void)state;
+	for (k = 0; k < ARRAY_SIZE(cases); k++) {
+		value = -1;
+		ratio = -1;
+		ok = count__scaled(&cases[k].c, &value, &ratio);
+		if (ok != cases[k].ok || ratio != cases[k].ratio ||
+		    (ok && value != cases[k].value))
+			print_message("case '%s'\n", cases[k].what);
+		assert_int_equal(ok, cases[k].ok);
+		assert_true(fabs(ratio - cases[k].ratio) < 1e-12);
+		if (ok)
+			assert_true(fabs(value - cases[k].value) <=
+				    cases[k].value * 1e-15);
+	}
+	/* either output may be omitted */
+	assert_true(count__scaled(&cases[0].c, NULL, NULL));
+	assert_false(count__scaled(&cases[4].c, &value, NULL));
+}
+
+static void test_scaled_u64(void **state)
+{
+	static const struct {
+		const char *what;
+		struct emon_count c;
+		bool ok;
+		__u64 want;
+	} cases[] = {
+		{ "exact above 2^53",	{ (1ULL << 53) + 1, 7, 7 }, true,
+					(1ULL << 53) + 1 },
+		{ "U64_MAX unscaled",	{ U64_MAX, 0, 0 }, true, U64_MAX },
+		{ "rounds half up",	{ 3, 3, 2 }, true, 5 },	/* 4.5 */
+		{ "rounds down",	{ 10, 3, 2 }, true, 15 },
+		{ "rounds 1/3",		{ 1, 3, 1 }, true, 3 },
+		{ "2^40 x 2^40 / 2^39",	{ 1ULL << 40, 1ULL << 40, 1ULL << 39 },
+					true, 1ULL << 41 },
+		{ "overflow saturates",	{ U64_MAX, 2, 1 }, true, U64_MAX },
+		{ "never ran",		{ 5, 100, 0 }, false, 0 },
+	};
+	size_t k;
+	__u64 v;
+	bool ok;
+
+	(void)state;
+	for (k = 0; k < ARRAY_SIZE(cases); k++) {
+		v = 12345;
+		ok = count__scaled_u64(&cases[k].c, &v);
+		if (ok != cases[k].ok || v != cases[k].want)
+			print_message("case '%s'\n", cases[k].what);
+		assert_int_equal(ok, cases[k].ok);
+		assert_int_equal(v, cases[k].want);
+	}
+}
+
+static void test_metric_ratio(void **state)
+{
+	static const struct {
+		double a, b, want;	/* want NAN: not computable */
+	} cases[] = {
+		{ 6, 3, 2 },
+		{ 0, 5, 0 },
+		{ 2.5e9, 1e9, 2.5 },
+		{ 1, 0, NAN },
+		{ 0, 0, NAN },
+		{ NAN, 1, NAN },
+		{ 1, NAN, NAN },
+	};
+	size_t k;
+	double r;
+
+	(void)state;
+	for (k = 0; k < ARRAY_SIZE(cases); k++) {
+		r = metric__ratio(cases[k].a, cases[k].b);
+		if (isnan(cases[k].want))
+			assert_true(isnan(r));
+		else
+			assert_true(fabs(r - cases[k].want) < 1e-12);
+	}
+}
+
+static void test_scope_parse(void **state)
+{
+	static const struct {
+		const char *s;
+		int want;
+	} cases[] = {
+		{ "system", SCOPE_SYSTEM },
+		{ "cpu", SCOPE_CPU },
+		{ "socket", SCOPE_SOCKET },
+		{ "cgroup", SCOPE_CGROUP },
+		{ "container", SCOPE_CONTAINER },
+		{ "process", SCOPE_PROCESS },
+		{ "command", SCOPE_COMMAND },
+		{ "unknown", -1 },
+		{ "", -1 },
+		{ "CPU", -1 },
+		{ "cgroups", -1 },
+		{ "cg", -1 },
+		{ "cpu ", -1 },
+		{ NULL, -1 },
+	};
+	size_t k;
+	int s;
+
+	(void)state;
+	for (k = 0; k < ARRAY_SIZE(cases); k++)
+		assert_int_equal(scope__parse(cases[k].s), cases[k].want);
+	for (s = 0; s < SCOPE_NR; s++)
+		assert_int_equal(scope__parse(scope__name(s)), s);
+	assert_string_equal(scope__name(SCOPE_NR), "unknown");
+	assert_string_equal(scope__name((enum scope)-1), "unknown");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_delta),
+		cmocka_unit_test(test_delta_nr_bounds),
+		cmocka_unit_test(test_add),
+		cmocka_unit_test(test_is_zero),
+		cmocka_unit_test(test_scaled),
+		cmocka_unit_test(test_scaled_u64),
+		cmocka_unit_test(test_metric_ratio),
+		cmocka_unit_test(test_scope_parse),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

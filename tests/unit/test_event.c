@@ -1,0 +1,644 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * pmu/: event lists -> perf_event_attr, per-CPU opening, emon-perf list.
+ *
+ * Parsing needs no PMU and no privileges. The open tests need root (or
+ * CAP_PERFMON) and skip with a reason without it; the one that needs a
+ * hardware PMU to be absent (cycles not supported) skips where there is one.
+ */
+#define _GNU_SOURCE	/* setresuid */
+#include <errno.h>
+#include <grp.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "pmu/event.h"
+
+#define ERRLEN 256
+#define MAX_CPUS 4096
+
+#define assert_contains(haystack, needle) do {				\
+	if (!strstr((haystack), (needle)))				\
+		fail_msg("'%s' does not contain '%s'", (haystack), (needle)); \
+} while (0)
+
+/* ---- parsing: good and bad lists side by side ---- */
+
+struct parse_case {
+	const char *spec;
+	int ret;
+	int nr;			/* events in the list afterwards */
+	const char *msg;	/* in err when ret != 0; else the first name */
+};
+
+static const struct parse_case parse_cases[] = {
+	{ "cpu-clock", 0, 1, "cpu-clock" },
+	{ "cycles,instructions,cpu-clock", 0, 3, "cycles" },
+	{ "  cpu-clock ,\tcontext-switches\n", 0, 2, "cpu-clock" },
+	{ "cycles,instructions,cache-misses,cache-references,branches,"
+	  "branch-misses,cpu-clock,task-clock", 0, 8, "cycles" },
+	{ "context-switches,cpu-migrations,page-faults,minor-faults,"
+	  "major-faults", 0, 5, "context-switches" },
+	{ "cs", 0, 1, "cs" },
+	{ "CPU-CLOCK", 0, 1, "CPU-CLOCK" },
+	{ "cycles:u,instructions:k,cycles:k", 0, 3, "cycles:u" },
+	{ "cycles:uk,cycles:u", 0, 2, "cycles:uk" },
+	{ "r01c2,r0x1c3", 0, 2, "r01c2" },
+	{ "L1-dcache-load-misses,dTLB-loads", 0, 2, "L1-dcache-load-misses" },
+	{ "perf::cpu-clock", 0, 1, "perf::cpu-clock" },
+
+	{ "", -EINVAL, 0, "empty event list" },
+	{ " \t ", -EINVAL, 0, "empty event list" },
+	{ "cpu-clock,,cs", -EINVAL, 0, "two commas in a row" },
+	{ "cpu-clock, ,cs", -EINVAL, 0, "two commas in a row" },
+	{ "cpu-clock,", -EINVAL, 0, "trailing comma" },
+	{ ",cpu-clock", -EINVAL, 0, "leading comma" },
+	{ "cpu-clock,cpu-clock", -EINVAL, 0, "event 'cpu-clock' given twice" },
+	{ "cpu-clock , cpu-clock", -EINVAL, 0, "event 'cpu-clock' given twice" },
+	{ "cs,context-switches", -EINVAL, 0,
+	  "event 'context-switches' counts the same as 'cs'" },
+	{ "cycles,cycles:u:k", -EINVAL, 0, "counts the same as 'cycles'" },
+	{ "a,b,c,d,e,f,g,h,i", -E2BIG, 0, "too many events: 9 given, at most 8" },
+	{ "cycles,instructions,cache-misses,cache-references,branches,"
+	  "branch-misses,cpu-clock,task-clock,cs", -E2BIG, 0,
+	  "too many events: 9 given, at most 8" },
+	{ "foo", -EINVAL, 0, "unknown event 'foo'" },
+	{ "cpu-clock,foo", -EINVAL, 0, "unknown event 'foo'" },
+	{ "cpu clock", -EINVAL, 0, "unknown event 'cpu clock'" },
+	{ "R1c2", -EINVAL, 0, "unknown event 'R1c2'" },
+	{ "rzz", -EINVAL, 0, "unknown event 'rzz'" },
+	{ "cycles:x", -EINVAL, 0, "bad modifier in event 'cycles:x'" },
+	{ "cycles:uu", -EINVAL, 0, "bad modifier in event 'cycles:uu'" },
+	{ "cycles:u=2", -EINVAL, 0, "bad modifier in event 'cycles:u=2'" },
+	{ "cycles:", -EINVAL, 0, "bad modifier in event 'cycles:'" },
+	{ "cycles:period=1000", -EINVAL, 0, "for sampling" },
+	{ "cycles:freq=99", -EINVAL, 0, "for sampling" },
+	{ "cycles:cpu=1", -EINVAL, 0, "cpu= is not supported" },
+};
+
+static void test_parse_table(void **state)
+{
+	char err[ERRLEN];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(parse_cases) / sizeof(parse_cases[0]); i++) {
+		const struct parse_case *c = &parse_cases[i];
+		struct pmu_event_list l = {};
+		int ret;
+
+		err[0] = '\0';
+		ret = pmu_event_list__parse(&l, c->spec, err, sizeof(err));
+		print_message("'%s' -> %d %s\n", c->spec, ret, err);
+		assert_int_equal(ret, c->ret);
+		assert_int_equal(l.nr, c->nr);
+		if (ret)
+			assert_contains(err, c->msg);
+		else
+			assert_string_equal(l.ev[0].name, c->msg);
+	}
+}
+
+static void test_parse_name_too_long(void **state)
+{
+	char name[PMU_EVENT_NAME_LEN + 10], err[ERRLEN];
+	struct pmu_event_list l = {};
+
+	(void)state;
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	assert_int_equal(pmu_event_list__parse(&l, name, err, sizeof(err)),
+			 -EINVAL);
+	assert_contains(err, "event name too long");
+	assert_int_equal(l.nr, 0);
+}
+
+/* Lists append; a failed parse leaves what was there. */
+static void test_parse_appends(void **state)
+{
+	struct pmu_event_list l = {};
+	char err[ERRLEN];
+
+	(void)state;
+	assert_int_equal(pmu_event_list__parse(&l, "cycles", err, sizeof(err)), 0);
+	assert_int_equal(pmu_event_list__parse(&l, "instructions,cs", err,
+					       sizeof(err)), 0);
+	assert_int_equal(l.nr, 3);
+	assert_string_equal(l.ev[2].name, "cs");
+
+	assert_int_equal(pmu_event_list__parse(&l, "cycles", err, sizeof(err)),
+			 -EINVAL);
+	assert_contains(err, "event 'cycles' given twice");
+	assert_int_equal(pmu_event_list__parse(&l, "a,b,c,d,e,f", err,
+					       sizeof(err)), -E2BIG);
+	assert_contains(err, "too many events: 9 given, at most 8");
+	assert_int_equal(pmu_event_list__parse(&l, "cpu-clock,nope", err,
+					       sizeof(err)), -EINVAL);
+	assert_int_equal(l.nr, 3);
+
+	assert_int_equal(pmu_event_list__parse(&l, "a,b,c,d,e", err,
+					       sizeof(err)), -EINVAL);
+	assert_contains(err, "unknown event 'a'");
+	assert_int_equal(pmu_event_list__parse(&l, "cpu-clock,task-clock,"
+					       "page-faults,minor-faults,major-faults",
+					       err, sizeof(err)), 0);
+	assert_int_equal(l.nr, EMON_MAX_EVENTS);
+	assert_int_equal(pmu_event_list__parse(&l, "cpu-migrations", err,
+					       sizeof(err)), -E2BIG);
+	assert_contains(err, "too many events: 9 given, at most 8");
+}
+
+/* ---- resolution: what each name turns into ---- */
+
+struct attr_case {
+	const char *name;
+	__u32 type;
+	__u64 config;
+	bool is_time;
+	bool exclude_user, exclude_kernel;
+};
+
+static const struct attr_case attr_cases[] = {
+	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, false, 0, 0 },
+	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, false, 0, 0 },
+	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, false, 0, 0 },
+	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, false, 0, 0 },
+	{ "cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, false, 0, 0 },
+	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, false, 0, 0 },
+	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, false, 0, 0 },
+	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, true, 0, 0 },
+	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, true, 0, 0 },
+	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, false, 0, 0 },
+	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, false, 0, 0 },
+	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, false, 0, 0 },
+	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, false, 0, 0 },
+	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, false, 0, 0 },
+	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, false, 0, 0 },
+	{ "cycles:u", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, false, 0, 1 },
+	{ "instructions:k", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, false, 1, 0 },
+	{ "cycles:uk", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, false, 0, 0 },
+	{ "cycles:ku", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, false, 0, 0 },
+	{ "cpu-clock:u", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, true, 0, 1 },
+	{ "task-clock:k", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, true, 1, 0 },
+	{ "r01c2", PERF_TYPE_RAW, 0x1c2, false, 0, 0 },
+	{ "r1C2:u", PERF_TYPE_RAW, 0x1c2, false, 0, 1 },
+	{ "r1234567890abcdef", PERF_TYPE_RAW, 0x1234567890abcdefULL, false, 0, 0 },
+	{ "L1-dcache-load-misses", PERF_TYPE_HW_CACHE,
+	  PERF_COUNT_HW_CACHE_L1D | PERF_COUNT_HW_CACHE_OP_READ << 8 |
+	  PERF_COUNT_HW_CACHE_RESULT_MISS << 16, false, 0, 0 },
+};
+
+static void test_resolve_table(void **state)
+{
+	char err[ERRLEN];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(attr_cases) / sizeof(attr_cases[0]); i++) {
+		const struct attr_case *c = &attr_cases[i];
+		struct pmu_event e;
+		int ret;
+
+		err[0] = '\0';
+		ret = pmu_event__resolve(&e, c->name, err, sizeof(err));
+		print_message("%s -> %d type %u config %#llx %s\n", c->name, ret,
+			      e.attr.type, (unsigned long long)e.attr.config, err);
+		assert_int_equal(ret, 0);
+		assert_string_equal(e.name, c->name);
+		assert_int_equal(e.attr.type, c->type);
+		assert_int_equal(e.attr.config, c->config);
+		assert_int_equal(e.is_time, c->is_time);
+		assert_int_equal(e.attr.exclude_user, c->exclude_user);
+		assert_int_equal(e.attr.exclude_kernel, c->exclude_kernel);
+		/* counting, never sampling; times for the multiplexing scale */
+		assert_int_equal(e.attr.size, sizeof(e.attr));
+		assert_int_equal(e.attr.read_format,
+				 PERF_FORMAT_TOTAL_TIME_ENABLED |
+				 PERF_FORMAT_TOTAL_TIME_RUNNING);
+		assert_int_equal(e.attr.disabled, 0);
+		assert_int_equal(e.attr.inherit, 0);
+		assert_int_equal(e.attr.sample_period, 0);
+		assert_int_equal(e.attr.freq, 0);
+		assert_int_equal(e.attr.sample_type, 0);
+		assert_false(e.supported);
+		assert_null(e.fds);
+	}
+}
+
+/*
+ * A PMU-specific name resolves where libpfm4 finds that PMU (Intel cores)
+ * and is an unknown event elsewhere (AMD, other arches): either way it must
+ * not be taken for something else.
+ */
+static void test_resolve_pmu_specific(void **state)
+{
+	char err[ERRLEN] = "";
+	struct pmu_event e;
+	int ret;
+
+	(void)state;
+	ret = pmu_event__resolve(&e, "INST_RETIRED:ANY_P", err, sizeof(err));
+	print_message("INST_RETIRED:ANY_P -> %d type %u config %#llx %s\n", ret,
+		      e.attr.type, (unsigned long long)e.attr.config, err);
+	if (ret) {
+		assert_int_equal(ret, -EINVAL);
+		assert_contains(err, "unknown event 'INST_RETIRED:ANY_P'");
+	} else {
+		assert_true(e.attr.type == PERF_TYPE_RAW ||
+			    e.attr.type >= PERF_TYPE_MAX);
+		assert_int_equal(e.attr.config & 0xff, 0xc0);
+	}
+}
+
+/* ---- opening: needs root or CAP_PERFMON ---- */
+
+/* "0-3,5,7-9" -> online[] and the highest CPU + 1 */
+static int cpulist__parse(const char *path, bool *cpus, int *nr)
+{
+	char buf[4096], *p, *end;
+	long a, b;
+	FILE *f;
+	int ret = -EINVAL;
+
+	*nr = 0;
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f))
+		goto out;
+	for (p = buf; *p && *p != '\n'; p = end + (*end == ',')) {
+		a = b = strtol(p, &end, 10);
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		if (end == p || a < 0 || b >= MAX_CPUS || a > b)
+			goto out;
+		for (; a <= b; a++)
+			cpus[a] = true;
+		*nr = b + 1 > *nr ? b + 1 : *nr;
+	}
+	ret = 0;
+out:
+	fclose(f);
+	return ret;
+}
+
+struct cpus {
+	bool online[MAX_CPUS];
+	int ncpus;	/* possible */
+	int nr_online;
+};
+
+static void cpus__read(struct cpus *c)
+{
+	bool possible[MAX_CPUS] = {};
+	int nr, cpu;
+
+	memset(c, 0, sizeof(*c));
+	assert_int_equal(cpulist__parse("/sys/devices/system/cpu/possible",
+					possible, &c->ncpus), 0);
+	assert_int_equal(cpulist__parse("/sys/devices/system/cpu/online",
+					c->online, &nr), 0);
+	assert_true(nr <= c->ncpus);
+	for (cpu = 0; cpu < c->ncpus; cpu++)
+		c->nr_online += c->online[cpu];
+	assert_true(c->nr_online > 0);
+}
+
+static bool open_err__is_denied(int ret)
+{
+	return ret == -EACCES || ret == -EPERM;
+}
+
+#define skip_unless_privileged(ret, err) do {				\
+	if (open_err__is_denied(ret)) {					\
+		print_message("skipped: needs root or CAP_PERFMON: %s\n", err); \
+		skip();							\
+	}								\
+} while (0)
+
+static void spin_cpu_ms(long ms)
+{
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
+	do {
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+	} while ((now.tv_sec - start.tv_sec) * 1000 +
+		 (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
+}
+
+static void test_open_cpu_clock(void **state)
+{
+	static struct cpus c;
+	struct pmu_event e;
+	char err[ERRLEN] = "";
+	__u64 sum = 0, v[3];
+	int ret, cpu, nr_open = 0;
+
+	(void)state;
+	cpus__read(&c);
+	assert_int_equal(pmu_event__resolve(&e, "cpu-clock", err, sizeof(err)), 0);
+	ret = pmu_event__open(&e, c.ncpus, c.online, err, sizeof(err));
+	skip_unless_privileged(ret, err);
+	assert_int_equal(ret, 0);
+	assert_true(e.supported);
+	assert_int_equal(e.open_err, 0);
+	assert_int_equal(e.nr_fds, c.ncpus);
+	for (cpu = 0; cpu < c.ncpus; cpu++) {
+		if (!c.online[cpu]) {
+			assert_int_equal(e.fds[cpu], -1);
+			continue;
+		}
+		assert_true(e.fds[cpu] >= 0);
+		nr_open++;
+	}
+	assert_int_equal(nr_open, c.nr_online);
+
+	/* a clock event on every CPU: together they saw at least our spin */
+	spin_cpu_ms(20);
+	for (cpu = 0; cpu < c.ncpus; cpu++) {
+		if (e.fds[cpu] < 0)
+			continue;
+		assert_int_equal(read(e.fds[cpu], v, sizeof(v)), sizeof(v));
+		assert_true(v[1] >= v[2]);	/* enabled >= running */
+		sum += v[0];
+	}
+	assert_true(sum >= 20 * 1000000ULL);
+
+	pmu_event__close(&e);
+	assert_null(e.fds);
+	assert_int_equal(e.nr_fds, 0);
+	assert_false(e.supported);
+	pmu_event__close(&e);	/* idempotent */
+	assert_null(e.fds);
+}
+
+static void test_open_list_software(void **state)
+{
+	static struct cpus c;
+	struct pmu_event_list l = {};
+	char err[ERRLEN] = "";
+	int i, ret = 0;
+
+	(void)state;
+	cpus__read(&c);
+	assert_int_equal(pmu_event_list__parse(&l, "cpu-clock,task-clock,cs,"
+					       "cpu-migrations,page-faults,minor-faults,"
+					       "major-faults,cpu-clock:u",
+					       err, sizeof(err)), 0);
+	for (i = 0; i < l.nr && !ret; i++) {
+		ret = pmu_event__open(&l.ev[i], c.ncpus, c.online, err,
+				      sizeof(err));
+		print_message("%s: %d %s\n", l.ev[i].name, ret,
+			      pmu_event__strerror(l.ev[i].open_err));
+	}
+	if (!open_err__is_denied(ret)) {
+		assert_int_equal(ret, 0);
+		for (i = 0; i < l.nr; i++)
+			assert_true(l.ev[i].supported);
+	}
+	for (i = 0; i < l.nr; i++)
+		pmu_event__close(&l.ev[i]);
+	skip_unless_privileged(ret, err);
+}
+
+/* cycles on a machine without a hardware PMU: not supported, not an error */
+static void test_open_cycles_unsupported(void **state)
+{
+	static struct cpus c;
+	struct pmu_event e;
+	char err[ERRLEN] = "";
+	int ret, cpu;
+
+	(void)state;
+	cpus__read(&c);
+	assert_int_equal(pmu_event__resolve(&e, "cycles", err, sizeof(err)), 0);
+	ret = pmu_event__open(&e, c.ncpus, c.online, err, sizeof(err));
+	skip_unless_privileged(ret, err);
+	assert_int_equal(ret, 0);
+	if (e.supported) {
+		pmu_event__close(&e);
+		print_message("skipped: cycles is supported here (a hardware PMU exists)\n");
+		skip();
+	}
+	print_message("cycles: %d %s\n", e.open_err,
+		      pmu_event__strerror(e.open_err));
+	assert_true(e.open_err == -ENOENT || e.open_err == -EOPNOTSUPP ||
+		    e.open_err == -ENODEV || e.open_err == -EINVAL);
+	assert_int_equal(e.nr_fds, c.ncpus);
+	for (cpu = 0; cpu < c.ncpus; cpu++)
+		assert_int_equal(e.fds[cpu], -1);
+	pmu_event__close(&e);
+	assert_null(e.fds);
+}
+
+/* Out of descriptors on the first CPU is an error with advice, not "unsupported". */
+static void test_open_emfile(void **state)
+{
+	static struct cpus c;
+	struct rlimit old, low;
+	struct pmu_event e;
+	char err[ERRLEN] = "";
+	int ret, fd;
+
+	(void)state;
+	cpus__read(&c);
+	assert_int_equal(pmu_event__resolve(&e, "cpu-clock", err, sizeof(err)), 0);
+	fd = dup(0);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = fd;	/* the next descriptor is one too many */
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	ret = pmu_event__open(&e, c.ncpus, c.online, err, sizeof(err));
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	assert_false(e.supported);
+	pmu_event__close(&e);
+	skip_unless_privileged(ret, err);
+	print_message("%d %s\n", ret, err);
+	assert_int_equal(ret, -EMFILE);
+	assert_contains(err, "cannot open 'cpu-clock' on CPU");
+	assert_contains(err, "ulimit -n");
+}
+
+/*
+ * Without privileges the error says how to get them. Root drops to nobody
+ * in a child (the assertions run in the parent: cmocka's cannot cross a
+ * fork); without root this process is the unprivileged one.
+ */
+static void test_open_denied_advice(void **state)
+{
+	static struct cpus c;
+	struct pmu_event e;
+	char err[ERRLEN] = "";
+	int ret, pipefd[2], status;
+	pid_t pid;
+
+	(void)state;
+	cpus__read(&c);
+	assert_int_equal(pmu_event__resolve(&e, "cpu-clock", err, sizeof(err)), 0);
+	assert_int_equal(pipe(pipefd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(pipefd[0]);
+		if (geteuid() == 0 &&
+		    (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		     setresuid(65534, 65534, 65534)))
+			_exit(100);
+		ret = pmu_event__open(&e, c.ncpus, c.online, err, sizeof(err));
+		pmu_event__close(&e);
+		if (write(pipefd[1], err, sizeof(err)) != sizeof(err))
+			_exit(101);
+		_exit(-ret);
+	}
+	close(pipefd[1]);
+	assert_int_equal(read(pipefd[0], err, sizeof(err)), sizeof(err));
+	close(pipefd[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_true(WEXITSTATUS(status) < 100);	/* dropped root, wrote err */
+	ret = -WEXITSTATUS(status);
+	if (!open_err__is_denied(ret)) {
+		print_message("skipped: unprivileged users may open CPU events here (perf_event_paranoid <= 0): %d\n",
+			      ret);
+		skip();
+	}
+	print_message("%d %s\n", ret, err);
+	assert_contains(err, "cannot open 'cpu-clock' on CPU");
+	assert_contains(err, "CAP_PERFMON");
+	assert_contains(err, "perf_event_paranoid");
+}
+
+static void test_strerror(void **state)
+{
+	(void)state;
+	assert_string_equal(pmu_event__strerror(0), "supported");
+	assert_contains(pmu_event__strerror(-ENOENT), "not supported on this PMU (a VM?)");
+	assert_contains(pmu_event__strerror(-EOPNOTSUPP), "not supported on this PMU (a VM?)");
+	assert_contains(pmu_event__strerror(-ENODEV), "a VM?");
+	assert_contains(pmu_event__strerror(-EACCES), "CAP_PERFMON");
+	assert_contains(pmu_event__strerror(-EPERM), "root");
+	assert_contains(pmu_event__strerror(-EMFILE), "ulimit -n");
+	assert_string_equal(pmu_event__strerror(-EIO), strerror(EIO));
+}
+
+/* ---- emon-perf list ---- */
+
+static char *list__capture(bool verbose)
+{
+	char *buf;
+	long len;
+	FILE *f;
+
+	f = tmpfile();
+	assert_non_null(f);
+	assert_int_equal(pmu__list(f, verbose), 0);
+	len = ftell(f);
+	assert_true(len > 0);
+	buf = malloc(len + 1);
+	assert_non_null(buf);
+	rewind(f);
+	assert_int_equal(fread(buf, 1, len, f), len);
+	buf[len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* The line naming the event: "  cpu-clock   [Software event]" */
+static const char *list__line(const char *out, const char *name,
+			      char *line, size_t len)
+{
+	char key[64];
+	const char *p, *end;
+
+	snprintf(key, sizeof(key), "\n  %s ", name);
+	p = strstr(out, key);
+	if (!p)
+		fail_msg("'%s' not listed", name);
+	p++;
+	end = strchr(p, '\n');
+	snprintf(line, len, "%.*s", (int)(end - p), p);
+	return line;
+}
+
+static void test_list(void **state)
+{
+	char *out, *again, *verbose, line[256];
+	struct pmu_event e;
+	char err[ERRLEN];
+	const char *sw[] = { "context-switches OR cs", "cpu-clock",
+			     "cpu-migrations OR migrations", "major-faults",
+			     "minor-faults", "page-faults OR faults",
+			     "task-clock" };
+	const char *prev = NULL, *p;
+	size_t i;
+	bool denied;
+
+	(void)state;
+	out = list__capture(false);
+	again = list__capture(false);
+	verbose = list__capture(true);
+	assert_string_equal(out, again);	/* stable */
+	assert_contains(out, "emon-perf list -v");
+	assert_null(strstr(verbose, "emon-perf list -v"));
+	assert_contains(out, "rNNNN");
+
+	/* sorted within the section, software events never <not supported> */
+	assert_int_equal(pmu_event__resolve(&e, "cpu-clock", err, sizeof(err)), 0);
+	denied = open_err__is_denied(pmu_event__probe(&e, 0));
+	for (i = 0; i < sizeof(sw) / sizeof(sw[0]); i++) {
+		list__line(out, sw[i], line, sizeof(line));
+		assert_contains(line, "[Software event]");
+		assert_null(strstr(line, "<not supported>"));
+		p = strstr(out, line);
+		assert_true(!prev || p > prev);
+		prev = p;
+	}
+
+	list__line(out, "cycles OR cpu-cycles", line, sizeof(line));
+	assert_contains(line, "[Hardware event]");
+	assert_int_equal(pmu_event__resolve(&e, "cycles", err, sizeof(err)), 0);
+	if (denied)
+		print_message("not checked: <not supported> markers need root\n");
+	else if (pmu_event__probe(&e, 0))
+		assert_contains(line, "<not supported>");
+	else
+		assert_null(strstr(line, "<not supported>"));
+	list__line(out, "L1-dcache-load-misses", line, sizeof(line));
+	assert_contains(line, "[Hardware cache event]");
+
+	free(out);
+	free(again);
+	free(verbose);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_table),
+		cmocka_unit_test(test_parse_name_too_long),
+		cmocka_unit_test(test_parse_appends),
+		cmocka_unit_test(test_resolve_table),
+		cmocka_unit_test(test_resolve_pmu_specific),
+		cmocka_unit_test(test_strerror),
+		cmocka_unit_test(test_open_cpu_clock),
+		cmocka_unit_test(test_open_list_software),
+		cmocka_unit_test(test_open_cycles_unsupported),
+		cmocka_unit_test(test_open_emfile),
+		cmocka_unit_test(test_open_denied_advice),
+		cmocka_unit_test(test_list),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
