@@ -212,7 +212,7 @@ static int setup_events(struct stat_run *st, struct session_opts *so)
 
 		ret = pmu_event__open(e, st->ncpus, st->online, err, sizeof(err));
 		if (ret) {
-			pr_err("%s: %s", e->name, err);
+			pr_err("%s", err);
 			return ret == -EACCES || ret == -EPERM ? 2 : 1;
 		}
 		re->name = e->name;
@@ -414,10 +414,10 @@ static int stat_loop(struct stat_run *st)
 				drain_signal_pipe();
 			continue;
 		}
+		now = now_s();	/* the flush follows: the interval ends here */
 		err = take_interval(st);
 		if (err)
 			return err;
-		now = now_s();
 		next_read += period / 1e3;
 		if (next_read < now)	/* we were late: do not catch up in a burst */
 			next_read = now + period / 1e3;
@@ -448,6 +448,7 @@ static int stat_setup(struct stat_run *st)
 		pr_err("need root, or CAP_BPF and CAP_PERFMON (try sudo)");
 		return 2;
 	}
+	st->out.scopes = st->o.by | (st->sc.command_mode ? 1u << SCOPE_COMMAND : 0);
 	ret = setup_cpus(st);
 	ret = ret ?: setup_cgroups(st);
 	ret = ret ?: setup_output(st);
