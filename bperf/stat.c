@@ -48,18 +48,21 @@ struct stat_run {
 	pid_t child;
 	int child_status;
 	bool child_done;
+	int forwarded;		/* signals passed on to the command */
 	__u64 ovf_warned[2];
 };
 
 static int sig_pipe[2] = { -1, -1 };
-static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_signal, nr_signals;
 
 static void on_signal(int sig)
 {
 	int saved = errno;
 
-	if (sig != SIGCHLD)
+	if (sig != SIGCHLD) {
 		stop_signal = sig;
+		nr_signals++;
+	}
 	if (write(sig_pipe[1], "x", 1) < 0) {
 		/* the pipe is full: a wakeup is already pending */
 	}
@@ -196,16 +199,22 @@ static int setup_cgroups(struct stat_run *st)
 	return 0;
 }
 
+static int parse_events(struct stat_run *st)
+{
+	char err[512];
+
+	if (pmu_event_list__parse(&st->events, st->o.events, err, sizeof(err))) {
+		pr_err("%s", err);
+		return 2;
+	}
+	return 0;
+}
+
 static int setup_events(struct stat_run *st, struct session_opts *so)
 {
 	char err[512];
 	int ret;
 
-	ret = pmu_event_list__parse(&st->events, st->o.events, err, sizeof(err));
-	if (ret) {
-		pr_err("%s", err);
-		return 2;
-	}
 	for (int i = 0; i < st->events.nr; i++) {
 		struct pmu_event *e = &st->events.ev[i];
 		struct row_event *re = &st->out.ev[i];
@@ -354,7 +363,11 @@ static void warn_overflow(struct stat_run *st)
 /* End an interval in BPF and add it to the running sums. */
 static int take_interval(struct stat_run *st)
 {
+	double t = now_s();
 	int err = session__interval(&st->sess, &st->rd);
+
+	pr_debug("interval: flush + read of %zu cgroup and %zu process entries in %.0f us",
+		 st->rd.nr_cgrp, st->rd.nr_proc, (now_s() - t) * 1e6);
 
 	if (!err)
 		err = aggregate__add(&st->agg, &st->rd);
@@ -374,8 +387,12 @@ static int print_interval(struct stat_run *st, double t, double dt)
 	warn_overflow(st);
 	st->out.ops->interval(&st->out, t, dt, st->rows.rows, st->rows.nr);
 	aggregate__reset(&st->agg);
-	if (fflush(st->out.f) || ferror(st->out.f))
-		return -EPIPE;
+	if (fflush(st->out.f) || ferror(st->out.f)) {
+		if (errno == EPIPE)
+			return -EPIPE;
+		pr_err("writing the output: %s", strerror(errno));
+		return -EIO;
+	}
 	return 0;
 }
 
@@ -406,7 +423,13 @@ static int stat_loop(struct stat_run *st)
 		bool ending;
 
 		reap_child(st, false);
-		ending = stop_signal || st->child_done || (deadline && now >= deadline);
+		if (nr_signals && st->child > 0 && !st->child_done && !st->forwarded) {
+			/* the command decides how it ends; a second signal ends us */
+			kill(st->child, stop_signal);
+			st->forwarded = nr_signals;
+		}
+		ending = st->child_done || (deadline && now >= deadline) ||
+			 (nr_signals && nr_signals > st->forwarded);
 		if (!ending && now < wake && (!deadline || now < deadline)) {
 			if (deadline && deadline < wake)
 				wake = deadline;
@@ -451,6 +474,7 @@ static int stat_setup(struct stat_run *st)
 	st->out.scopes = st->o.by | (st->sc.command_mode ? 1u << SCOPE_COMMAND : 0);
 	ret = setup_cpus(st);
 	ret = ret ?: setup_cgroups(st);
+	ret = ret ?: parse_events(st);	/* before -o truncates a file */
 	ret = ret ?: setup_output(st);
 	ret = ret ?: setup_events(st, &so);
 	if (ret)
@@ -544,12 +568,14 @@ int cmd_stat(int argc, char **argv)
 	}
 	ret = stat_setup(st);
 	if (!ret) {
-		ret = stat_loop(st) ? 1 : 0;
-		if (stop_signal && !st->o.cmd)
-			ret = 0;	/* Ctrl-C is how a system-wide run ends */
+		ret = stat_loop(st);
+		if (ret == -EPIPE)
+			ret = 128 + SIGPIPE;	/* the reader went away: as if killed by it */
+		else if (ret)
+			ret = 1;
 	}
 	if (st->child > 0 && !ret) {
-		reap_child(st, !stop_signal);
+		reap_child(st, false);
 		if (st->child_done)
 			ret = st->child_status;
 	}

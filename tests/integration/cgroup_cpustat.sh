@@ -11,7 +11,7 @@
 
 a=$(cg_new a) b=$(cg_new b)
 ua0=$(cg_usage_ns "$a") ub0=$(cg_usage_ns "$b") st0=$(steal_ns)
-"$EMON" stat -a -e cpu-clock,context-switches -G "$a,$b" -j -o "$TMP/out.jsonl" -- \
+"$EMON" stat -a -e cpu-clock,context-switches -G "$a,$b,$TESTCG" -j -o "$TMP/out.jsonl" -- \
 	sh -c "
 	$(declare -f cg_run); CGROOT=$CGROOT
 	cg_run $a $BURN 1.0 & cg_run $b $BURN 1.0 & cg_run $b $BURN 1.0 & wait"
@@ -26,6 +26,8 @@ check "cgroup a cpu-clock matches cpu.stat within 3%" near_steal "$ea" "$ua" 3 "
 check "cgroup b cpu-clock matches cpu.stat within 3%" near_steal "$eb" "$ub" 3 "$steal"
 check "b/(a+b) share matches within 1%" near \
 	"$(python3 -c "print($eb / ($ea + $eb))")" "$(python3 -c "print($ub / ($ua + $ub))")" 1
+ep=$(jrow "$TMP/out.jsonl" cgroup "$TESTCG" cpu-clock)
+check "the parent's row includes both children (perf -G semantics): $ep = $ea + $eb" [ "$ep" -eq $((ea + eb)) ]
 check "the burners' known work: a >= 1.0 s" [ "$ea" -ge 1000000000 ]
 check "the burners' known work: b >= 2.0 s" [ "$eb" -ge 2000000000 ]
 finish

@@ -82,9 +82,27 @@ for line in open(f):
 print(val)' "$@"
 }
 
-# emon_progs: how many emon-perf BPF programs are loaded
-emon_progs() {
-	bpftool prog show 2>/dev/null | grep -cE 'name (on_switch|flush|on_fork) '
+# bpf_ids PID: the BPF programs and links PID holds, "prog N" / "link N"
+bpf_ids() {
+	grep -hE '^(prog_id|link_id):' /proc/"$1"/fdinfo/* 2>/dev/null |
+		sed -e 's/^prog_id:\s*/prog /' -e 's/^link_id:\s*/link /' | sort -u
+}
+
+# bpf_gone IDS: none of those programs and links exists any more. The
+# kernel frees them after an RCU grace period, so poll for up to 3 s.
+bpf_gone() {
+	local kind id left
+	for _ in $(seq 60); do
+		left=
+		while read -r kind id; do
+			[ -n "$id" ] || continue
+			bpftool "$kind" show id "$id" >/dev/null 2>&1 && left="$left $kind $id"
+		done <<<"$1"
+		[ -z "$left" ] && return 0
+		sleep 0.05
+	done
+	echo "      still there:$left"
+	return 1
 }
 
 # steal_ns: CPU time the hypervisor stole so far, all CPUs (/proc/stat).

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Bad input: exit status 2, exactly one line on stderr naming the culprit,
+# nothing on stdout, no hang, nothing left loaded.
+. "$(dirname "$0")/lib.sh"
+
+bad() { # CULPRIT ARGS...: expect exit 2 and one stderr line naming CULPRIT
+	local culprit=$1 rc lines
+	shift
+	timeout 20 "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	lines=$(wc -l <"$TMP/err")
+	if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && grep -qF -- "$culprit" "$TMP/err" && [ ! -s "$TMP/out" ]; then
+		echo "ok    $(cat "$TMP/err")"
+	else
+		echo "FAIL  '$*': exit $rc, $lines stderr line(s), want '$culprit':"
+		sed 's/^/      | /' "$TMP/err" "$TMP/out" | head -10
+		FAILS=$((FAILS + 1))
+	fi
+}
+
+before=$(bpftool prog show | grep -cE 'name (on_switch|flush|on_fork) ')
+bad nosuchevent "$EMON" stat -e cpu-clock,nosuchevent --timeout 100
+bad "empty" "$EMON" stat -e cpu-clock,,cs --timeout 100
+bad "too many events" "$EMON" stat -e cpu-clock,task-clock,cs,page-faults,minor-faults,major-faults,cpu-migrations,cycles,instructions --timeout 100
+bad /no/such/cgroup "$EMON" stat -G /no/such/cgroup --timeout 100
+bad "../x" "$EMON" stat -G ../x --timeout 100
+bad frob "$EMON" stat --by system,frob --timeout 100
+bad "'0'" "$EMON" stat -I 0 --timeout 100
+bad "'abc'" "$EMON" stat -I abc --timeout 100
+bad "'5'" "$EMON" stat -I 5 --timeout 100
+bad "'-3'" "$EMON" stat --timeout -3
+bad "--frobnicate" "$EMON" stat --frobnicate
+bad "-e" "$EMON" stat -e
+bad /no/such/command "$EMON" stat -e cpu-clock -- /no/such/command
+bad /no/such/dir/out "$EMON" stat -o /no/such/dir/out --timeout 100
+bad "-x and -j" "$EMON" stat -x, -j --timeout 100
+bad frob "$EMON" frob
+bad "list" "$EMON" list --frob
+if command -v setpriv >/dev/null; then
+	bad "CAP_BPF" setpriv --reuid=65534 --regid=65534 --clear-groups "$EMON" stat --timeout 100
+else
+	echo "SKIP  setpriv missing: the unprivileged case is not tried"
+fi
+check "the usage error paths ran no command" [ "$(wc -l <"$TMP/out")" -eq 0 ]
+# nothing of ours stays loaded (other instances may run concurrently, so
+# count only down to what was there before)
+after=$(bpftool prog show | grep -cE 'name (on_switch|flush|on_fork) ')
+check "no BPF program left behind ($after <= $before)" [ "$after" -le "$before" ]
+
+# help is not an error
+"$EMON" stat --help >"$TMP/out" 2>&1
+check "stat --help exits 0 and documents -G" grep -q -- '--cgroup' "$TMP/out"
+finish

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Command mode: the whole tree of the command is counted, children
+# included, exited or not, and the command's exit status comes back.
+. "$(dirname "$0")/lib.sh"
+
+# a parent and a child that exits first, each burning a known 0.4 s
+"$EMON" stat -e cpu-clock,context-switches -j -o "$TMP/out.jsonl" -- \
+	sh -c "$BURN 0.4 & $BURN 0.4; wait; exit 7"
+check "the command's exit status (7) comes back" [ $? -eq 7 ]
+e=$(jrow "$TMP/out.jsonl" command "$(python3 -c "
+import json; print([json.loads(l)['key'] for l in open('$TMP/out.jsonl')][0])")" cpu-clock)
+echo "      command cpu-clock: $e ns for 0.8 s of known work"
+check "both processes counted: >= 0.8 s" [ "$e" -ge 800000000 ]
+check "and nothing else: <= 0.8 s + 5%" [ "$e" -le 840000000 ]
+
+# an orphan: its parent sh exits without waiting; it finishes first
+"$EMON" stat -e cpu-clock -j -o "$TMP/out2.jsonl" -- sh -c "( $BURN 0.3 & ); $BURN 0.6"
+e=$(python3 -c "
+import json
+for l in open('$TMP/out2.jsonl'):
+    r = json.loads(l)
+    if r['scope'] == 'command': print(r['counters']['cpu-clock'])")
+echo "      command cpu-clock: $e ns for 0.9 s of known work, an orphaned grandchild included"
+check "the orphaned grandchild is counted: >= 0.9 s" [ "$e" -ge 900000000 ]
+check "and nothing else: <= 0.9 s + 5%" [ "$e" -le 945000000 ]
+
+# a signal ends the command: 128 + signal
+"$EMON" stat -e cpu-clock -o /dev/null -- sh -c 'kill -TERM $$'
+check "a command killed by SIGTERM gives 143" [ $? -eq 143 ]
+finish

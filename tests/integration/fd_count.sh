@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# One perf_event per CPU per event, whatever the number of cgroups
+# watched: 1 and 200 cgroups both give online CPUs x events fds.
+. "$(dirname "$0")/lib.sh"
+
+ncpu=$(nproc)
+for k in 1 200; do
+	list=
+	for i in $(seq $k); do list=$list${list:+,}$(cg_new "k$k/c$i"); done
+	"$EMON" stat -e cpu-clock,context-switches,page-faults -G "$list" -o /dev/null --timeout 5000 &
+	pid=$!
+	fds=0
+	for _ in $(seq 100); do	# poll until the events are open
+		fds=$(ls -l /proc/$pid/fd 2>/dev/null | grep -c 'anon_inode:\[perf_event\]')
+		[ "$fds" -gt 0 ] && [ -n "$(bpf_ids $pid | grep link)" ] && break
+		sleep 0.05
+	done
+	sleep 0.2
+	fds=$(ls -l /proc/$pid/fd 2>/dev/null | grep -c 'anon_inode:\[perf_event\]')
+	ids=$(bpf_ids $pid)
+	kill -INT $pid
+	wait $pid
+	check "K=$k: its BPF programs and links are gone after SIGINT" bpf_gone "$ids"
+	check "K=$k cgroups: $fds perf_event fds = $ncpu CPUs x 3 events" [ "$fds" -eq $((ncpu * 3)) ]
+done
+finish

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Every way a run ends leaves nothing attached: SIGINT and SIGTERM print
+# the counts and exit 0; SIGKILL prints nothing but still leaves no BPF
+# program, link or perf event behind; a signal in command mode goes to the
+# command, whose status comes back; a closed output pipe ends the run.
+. "$(dirname "$0")/lib.sh"
+
+start() { # ARGS...: start emon-perf in $pid, wait until it is attached
+	"$EMON" stat -e cpu-clock,context-switches "$@" >"$TMP/out" 2>"$TMP/err" &
+	pid=$!
+	for _ in $(seq 200); do
+		grep -q '^link_id:' /proc/$pid/fdinfo/* 2>/dev/null && break
+		sleep 0.02
+	done
+}
+
+for sig in INT TERM HUP; do
+	start -a
+	ids=$(bpf_ids $pid)
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	check "SIG$sig: exit 0" [ $rc -eq 0 ]
+	check "SIG$sig: the counts are printed" grep -q 'msec cpu-clock' "$TMP/out"
+	check "SIG$sig: programs and links gone" bpf_gone "$ids"
+done
+
+for i in 1 2 3; do
+	start -a -I 100
+	sleep 0.$((RANDOM % 5))
+	ids=$(bpf_ids $pid)
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	check "SIGKILL #$i: programs and links gone" bpf_gone "$ids"
+done
+
+# command mode: the command gets the signal and its status is returned
+start -- sleep 30
+sleep 0.2
+kill -TERM $pid
+wait $pid
+rc=$?
+check "command mode, SIGTERM: the command's status 143 comes back" [ $rc -eq 143 ]
+check "command mode, SIGTERM: the counts are printed" grep -q "Performance counter stats for 'sleep 30'" "$TMP/out"
+check "command mode: the command is gone" [ -z "$(pgrep -f '^sleep 30$')" ]
+
+# the reader goes away: the run ends by itself
+timeout 10 "$EMON" stat -e cpu-clock -I 100 -j 2>"$TMP/err" | head -1 >/dev/null
+rc=${PIPESTATUS[0]}
+check "closed output pipe: ends (status $rc, not a timeout)" [ "$rc" -ne 124 ]
+check "closed output pipe: nothing on stderr" [ ! -s "$TMP/err" ]
+finish
