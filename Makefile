@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # emon-perf: BPF objects -> skeletons -> one userspace binary.
 #   make            build ./emon-perf (generated files under $(OUTPUT))
-#   make test       unit + integration tests (integration needs root)
+#   make run        install what is missing (root), build, and count per
+#                   cgroup and process for 5 s (ARGS= to change)
+#   make test       install what is missing (root), build, unit +
+#                   integration tests (integration needs root)
 #   make bench      benchmarks, rewrites BENCHMARKS.md
 #   make deps       install missing Debian packages
 #   make V=1        show the commands
@@ -48,7 +51,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOL_BINS := $(patsubst tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
 
-.PHONY: all clean test unit integration bench deps tools
+.PHONY: all clean test unit integration bench deps tools run
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -101,8 +104,19 @@ $(O)/tests/%: tests/unit/%.c $(LIB)
 
 unit: $(UNIT_BINS)
 
-test: emon-perf tools unit
+# As root, first install what is missing (a no-op when all is there).
+as_root_deps = if [ "$$(id -u)" -eq 0 ]; then tools/install-deps.sh $(1); fi
+
+test:
+	$(Q)$(call as_root_deps,--with-test)
+	$(Q)$(MAKE) --no-print-directory emon-perf tools unit
 	$(Q)OUTPUT=$(O) tests/run.sh
+
+ARGS ?= -a --by system,cgroup,process --timeout 5000
+run:
+	$(Q)$(call as_root_deps,)
+	$(Q)$(MAKE) --no-print-directory emon-perf
+	./emon-perf stat $(ARGS)
 
 integration: emon-perf tools
 	$(Q)OUTPUT=$(O) tests/run.sh --integration

@@ -21,7 +21,8 @@
 #define UNIT_LEN	4
 #define EVNAME_LEN	32
 #define METRIC_LEN	35
-#define KEY_LEN		16
+#define KEY_LEN		16	/* the key column's least width */
+#define KEY_MAX_LEN	48	/* and most: longer keys push the comment out */
 #define LINE_LEN	8192
 
 struct line {
@@ -101,6 +102,7 @@ struct text_row {
 	double dt;
 	char prefix[32];	/* "%16.9f " with -I, else empty */
 	char key[4096];
+	int key_width;		/* the widest key of this print, capped */
 	struct row_value v[EMON_MAX_EVENTS];
 	int time_idx;
 	int cycles_idx;
@@ -176,7 +178,7 @@ static void text_row__start(const struct text_row *tr, struct line *l,
 	line__printf(l, "%s%*s %-*s %-*s", tr->prefix, COUNTS_LEN, count,
 		     UNIT_LEN, unit, EVNAME_LEN, name);
 	if (tr->key[0])
-		line__printf(l, " %-*s", KEY_LEN, tr->key);
+		line__printf(l, " %-*s", tr->key_width, tr->key);
 }
 
 /* perf's " # VALUE UNIT", padded so the running percentage lines up. */
@@ -303,8 +305,8 @@ static void text_row__energy(const struct text_row *tr)
 		     COUNTS_LEN + 1 + UNIT_LEN + 1 + EVNAME_LEN, "");
 	if (tr->key[0]) {
 		key_len = strlen(tr->key);
-		line__printf(&l, "%*s", 1 + (int)(key_len > KEY_LEN ?
-						 key_len : KEY_LEN), "");
+		line__printf(&l, "%*s", 1 + (int)(key_len > (size_t)tr->key_width ?
+						 key_len : (size_t)tr->key_width), "");
 	}
 	snprintf(val, sizeof(val), "%8.3f", m.epi_nj);
 	line__metric(&l, val, "nJ/instr");
@@ -356,13 +358,23 @@ static void text__interval(struct output *o, double t, double dt,
 			   const struct row *rows, int n)
 {
 	struct text_row tr;
-	int k, i;
+	int k, i, width = KEY_LEN;
 
 	if (!o->interval_mode)
 		fprintf(o->f, "\n Performance counter stats for '%s':\n\n",
 			o->target ? o->target : "system wide");
+	/* one key column for the whole print, as wide as its widest key */
+	for (k = 0; k < n; k++) {
+		tr.r = &rows[k];
+		text_row__key(&tr);
+		if ((int)strlen(tr.key) > width)
+			width = strlen(tr.key);
+	}
+	if (width > KEY_MAX_LEN)
+		width = KEY_MAX_LEN;
 	for (k = 0; k < n; k++) {
 		text_row__init(&tr, o, &rows[k], t, dt);
+		tr.key_width = width;
 		for (i = 0; i < o->nr_events && i < EMON_MAX_EVENTS; i++)
 			text_row__event(&tr, i);
 		if (rows[k].has_energy)

@@ -220,7 +220,8 @@ static int add_processes(const struct stat_ctx *sc, const struct aggregate *a,
 		r = row_set__add(rs, SCOPE_PROCESS, row_set__key(rs, "%u", refs[i].tgid));
 		if (!r)
 			return -ENOMEM;
-		r->comm = refs[i].e->comm;
+		/* the idle task's comm is swapper/N of whichever CPU ran last */
+		r->comm = refs[i].tgid ? refs[i].e->comm : "swapper";
 		r->counts = refs[i].e->total;
 	}
 	if (!sc->command_mode && !counts__is_zero(&a->ovf_proc->total, a->nr_events)) {

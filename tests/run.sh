@@ -36,6 +36,7 @@ fi
 
 if [ $mode != unit ]; then
 	for t in tests/integration/*.sh; do
+		[ "$(basename "$t")" = lib.sh ] && continue
 		name=integration/$(basename "$t" .sh)
 		[[ -n $filter && $name != *$filter* ]] && continue
 		if [ "$(id -u)" -ne 0 ]; then

@@ -25,10 +25,15 @@ missing = [p for p in pids if p not in seen]
 clk = sorted(seen[p]["counters"]["cpu-clock"] / 1e6 for p in pids if p in seen)
 print(f"      {len(pids) - len(missing)}/{len(pids)} pids have a process row; "
       f"cpu-clock min {clk[0]:.3f} ms, median {clk[len(clk) // 2]:.3f} ms")
-# each burnt 2 ms of its own CPU time; allow 5% for clock differences
-sys.exit(1 if missing or clk[0] < 1.9 else 0)
+# Each burnt 2 ms of its own (scheduler) CPU time. cpu-clock is wall time
+# on the CPU: in a busy VM single slices drift either way by a fraction of
+# a millisecond, so each process must show at least half of its work and
+# all of them together their whole work, within 3%.
+total = sum(clk)
+print(f"      all {len(clk)}: {total:.1f} ms for {2 * len(pids)} ms of known work")
+sys.exit(1 if missing or clk[0] < 1.0 or total < 0.97 * 2 * len(pids) else 0)
 PY
-check "every short-lived process is counted with its 2 ms" [ $? -eq 0 ]
+check "every short-lived process is counted, with its 2 ms of work" [ $? -eq 0 ]
 e=$(jrow "$TMP/out.jsonl" cgroup "$c" cpu-clock)
 p=$(awk -F, '$3 == "cpu-clock" { printf "%d\n", $1 * 1e6 }' "$TMP/perf.csv")
 ecs=$(jrow "$TMP/out.jsonl" cgroup "$c" context-switches)

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Interval sums: per CPU, cgroup and process, split by package; and the
+ * id map underneath. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "bperf/aggregate.h"
+#include "bperf/idmap.h"
+
+static void test_idmap(void **state)
+{
+	struct idmap m = {};
+	static int vals[5000];
+	struct idmap_slot *s;
+	size_t it = 0, n = 0;
+
+	(void)state;
+	assert_null(idmap__get(&m, 1, 0));
+	for (int i = 0; i < 5000; i++)
+		assert_int_equal(idmap__put(&m, i * 7919ULL, i & 1, &vals[i]), 0);
+	assert_int_equal(m.nr, 5000);
+	for (int i = 0; i < 5000; i++) {
+		assert_ptr_equal(idmap__get(&m, i * 7919ULL, i & 1), &vals[i]);
+		assert_null(idmap__get(&m, i * 7919ULL, !(i & 1)));
+	}
+	/* deleting every other key keeps the rest reachable (backward shift) */
+	for (int i = 0; i < 5000; i += 2)
+		assert_ptr_equal(idmap__del(&m, i * 7919ULL, i & 1), &vals[i]);
+	assert_null(idmap__del(&m, 0, 0));
+	assert_int_equal(m.nr, 2500);
+	for (int i = 0; i < 5000; i++)
+		assert_ptr_equal(idmap__get(&m, i * 7919ULL, i & 1),
+				 i & 1 ? &vals[i] : NULL);
+	while ((s = idmap__next(&m, &it)))
+		n++;
+	assert_int_equal(n, 2500);
+	/* replace */
+	assert_int_equal(idmap__put(&m, 7919ULL, 1, &vals[0]), 0);
+	assert_ptr_equal(idmap__get(&m, 7919ULL, 1), &vals[0]);
+	assert_int_equal(m.nr, 2500);
+	idmap__clear(&m, NULL);
+	assert_int_equal(m.nr, 0);
+	assert_null(idmap__get(&m, 7919ULL, 1));
+}
+
+static struct counts mk(__u64 v, int nr)
+{
+	struct counts c = {};
+
+	for (int i = 0; i < nr; i++)
+		c.c[i] = (struct emon_count){ v * (i + 1), v, v };
+	return c;
+}
+
+/* Two packages: CPUs 0,1 on package 0, CPUs 2,3 on package 1. */
+static void test_aggregate_split(void **state)
+{
+	static const int cpu_pkg[4] = { 0, 0, 1, 1 };
+	struct sess_cgrp cg[] = {
+		{ .cgid = 100, .cpu = 0, .c = mk(10, 2) },
+		{ .cgid = 100, .cpu = 3, .c = mk(5, 2) },
+		{ .cgid = 200, .cpu = 2, .c = mk(7, 2) },
+	};
+	struct sess_proc pr[] = {
+		{ .tgid = 0, .cpu = 1, .comm = "swapper/1", .c = mk(3, 2) },
+		{ .tgid = 42, .cpu = 0, .comm = "old", .c = mk(10, 2) },
+		{ .tgid = 42, .cpu = 3, .comm = "new", .c = mk(5, 2) },
+		{ .tgid = 43, .cpu = 2, .comm = "x", .c = mk(7, 2) },
+	};
+	struct counts cpu[4] = { mk(10, 2), mk(3, 2), mk(7, 2), mk(5, 2) };
+	struct counts none[4] = {};
+	struct session_read r = {
+		.cpu = cpu, .ovf_cgrp = none, .ovf_proc = none,
+		.cgrp = cg, .nr_cgrp = 3, .proc = pr, .nr_proc = 4,
+		.stats = { [EMON_STAT_SWITCHES] = 9 },
+	};
+	struct agg_entry *e;
+	struct aggregate a;
+	struct counts sys;
+
+	(void)state;
+	assert_int_equal(aggregate__init(&a, 4, 2, cpu_pkg, 2), 0);
+	assert_int_equal(aggregate__add(&a, &r), 0);
+	assert_int_equal(aggregate__add(&a, &r), 0);	/* two reads, one print */
+	assert_int_equal(a.reads, 2);
+	assert_int_equal(a.stats[EMON_STAT_SWITCHES], 18);
+
+	e = idmap__get(&a.cgrps, 100, 0);
+	assert_non_null(e);
+	assert_int_equal(e->total.c[0].counter, 2 * 15);
+	assert_int_equal(e->total.c[1].counter, 2 * 30);
+	assert_int_equal(e->pkg[0].c[0].counter, 2 * 10);
+	assert_int_equal(e->pkg[1].c[0].counter, 2 * 5);
+
+	e = idmap__get(&a.procs, 42, 0);
+	assert_non_null(e);
+	assert_string_equal(e->comm, "new");	/* the last seen */
+	assert_int_equal(e->total.c[0].counter, 2 * 15);
+
+	/* conservation: process rows and cgroup rows each sum to the system */
+	aggregate__system(&a, &sys);
+	assert_int_equal(sys.c[0].counter, 2 * 25);
+	{
+		__u64 sum = 0;
+		struct idmap_slot *s;
+		size_t it = 0;
+
+		while ((s = idmap__next(&a.procs, &it)))
+			sum += ((struct agg_entry *)s->val)->total.c[0].counter;
+		assert_int_equal(sum, sys.c[0].counter);
+	}
+
+	aggregate__reset(&a);
+	assert_int_equal(a.reads, 0);
+	assert_null(idmap__get(&a.cgrps, 100, 0));
+	aggregate__system(&a, &sys);
+	assert_true(counts__is_zero(&sys, 2));
+	aggregate__exit(&a);
+}
+
+/* An out-of-range CPU (hot-added after start) counts on package 0 rather
+ * than being dropped. */
+static void test_aggregate_unknown_cpu(void **state)
+{
+	static const int cpu_pkg[2] = { 0, 1 };
+	struct sess_proc pr = { .tgid = 5, .cpu = 9, .c = mk(4, 1) };
+	struct counts cpu[2] = {}, none[2] = {};
+	struct session_read r = {
+		.cpu = cpu, .ovf_cgrp = none, .ovf_proc = none,
+		.proc = &pr, .nr_proc = 1,
+	};
+	struct agg_entry *e;
+	struct aggregate a;
+
+	(void)state;
+	assert_int_equal(aggregate__init(&a, 2, 2, cpu_pkg, 1), 0);
+	assert_int_equal(aggregate__add(&a, &r), 0);
+	e = idmap__get(&a.procs, 5, 0);
+	assert_non_null(e);
+	assert_int_equal(e->pkg[0].c[0].counter, 4);
+	aggregate__exit(&a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_idmap),
+		cmocka_unit_test(test_aggregate_split),
+		cmocka_unit_test(test_aggregate_unknown_cpu),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
