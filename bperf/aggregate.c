@@ -20,7 +20,12 @@ int aggregate__init(struct aggregate *a, int ncpus, int npkg,
 	a->cpu = calloc(ncpus, sizeof(*a->cpu));
 	a->ovf_cgrp = agg_entry__new(npkg);
 	a->ovf_proc = agg_entry__new(npkg);
-	if (!a->cpu || !a->ovf_cgrp || !a->ovf_proc) {
+	a->cpu_energy = calloc(ncpus, sizeof(*a->cpu_energy));
+	a->pkg_energy = calloc(npkg, sizeof(*a->pkg_energy));
+	a->pkg_zone = calloc(npkg * AGG_ZONES, sizeof(*a->pkg_zone));
+	a->pkg_zone_mask = calloc(npkg, sizeof(*a->pkg_zone_mask));
+	if (!a->cpu || !a->ovf_cgrp || !a->ovf_proc || !a->cpu_energy ||
+	    !a->pkg_energy || !a->pkg_zone || !a->pkg_zone_mask) {
 		aggregate__exit(a);
 		return -ENOMEM;
 	}
@@ -34,6 +39,10 @@ void aggregate__exit(struct aggregate *a)
 	free(a->cpu);
 	free(a->ovf_cgrp);
 	free(a->ovf_proc);
+	free(a->cpu_energy);
+	free(a->pkg_energy);
+	free(a->pkg_zone);
+	free(a->pkg_zone_mask);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -51,7 +60,7 @@ static void entry__add(const struct aggregate *a, struct agg_entry *e,
 	counts__add(&e->pkg[pkg_of(a, cpu)], c, a->nr_events);
 }
 
-static struct agg_entry *lookup(struct aggregate *a, struct idmap *m, __u64 id)
+struct agg_entry *aggregate__entry(struct aggregate *a, struct idmap *m, __u64 id)
 {
 	struct agg_entry *e = idmap__get(m, id, 0);
 
@@ -76,7 +85,7 @@ int aggregate__add(struct aggregate *a, const struct session_read *r)
 	}
 	for (size_t i = 0; i < r->nr_cgrp; i++) {
 		const struct sess_cgrp *c = &r->cgrp[i];
-		struct agg_entry *e = lookup(a, &a->cgrps, c->cgid);
+		struct agg_entry *e = aggregate__entry(a, &a->cgrps, c->cgid);
 
 		if (!e)
 			return -ENOMEM;
@@ -84,7 +93,7 @@ int aggregate__add(struct aggregate *a, const struct session_read *r)
 	}
 	for (size_t i = 0; i < r->nr_proc; i++) {
 		const struct sess_proc *p = &r->proc[i];
-		struct agg_entry *e = lookup(a, &a->procs, p->tgid);
+		struct agg_entry *e = aggregate__entry(a, &a->procs, p->tgid);
 
 		if (!e)
 			return -ENOMEM;
@@ -108,6 +117,12 @@ void aggregate__reset(struct aggregate *a)
 	memset(a->ovf_proc, 0, sz);
 	memset(a->stats, 0, sizeof(a->stats));
 	a->reads = 0;
+	a->energy_valid = false;
+	a->energy_total = 0;
+	memset(a->cpu_energy, 0, a->ncpus * sizeof(*a->cpu_energy));
+	memset(a->pkg_energy, 0, a->npkg * sizeof(*a->pkg_energy));
+	memset(a->pkg_zone, 0, a->npkg * AGG_ZONES * sizeof(*a->pkg_zone));
+	memset(a->pkg_zone_mask, 0, a->npkg * sizeof(*a->pkg_zone_mask));
 }
 
 void aggregate__system(const struct aggregate *a, struct counts *out)

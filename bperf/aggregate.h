@@ -13,6 +13,7 @@
 
 struct agg_entry {
 	char comm[EMON_COMM_LEN];	/* processes: last seen */
+	double energy_j;		/* attributed this interval */
 	struct counts total;
 	struct counts pkg[];		/* [npkg] */
 };
@@ -29,7 +30,16 @@ struct aggregate {
 	struct agg_entry *ovf_proc;
 	__u64 stats[EMON_STAT_NR];
 	int reads;
+	/* energy, when a source is active (bperf/attribute.c) */
+	bool energy_valid;		/* some package had energy this interval */
+	double energy_total;		/* measured, all packages */
+	double *cpu_energy;		/* [ncpus] attributed to each CPU */
+	double *pkg_energy;		/* [npkg] measured */
+	double *pkg_zone;		/* [npkg * AGG_ZONES] measured sub-zones */
+	unsigned int *pkg_zone_mask;	/* [npkg] which sub-zones are valid */
 };
+
+#define AGG_ZONES 4	/* core, uncore, dram, psys: rapl's ENERGY_DOM_NR */
 
 int aggregate__init(struct aggregate *a, int ncpus, int npkg,
 		    const int *cpu_pkg, int nr_events);
@@ -39,5 +49,7 @@ int aggregate__add(struct aggregate *a, const struct session_read *r);
 void aggregate__reset(struct aggregate *a);
 /* sum over CPUs */
 void aggregate__system(const struct aggregate *a, struct counts *out);
+/* The entry of id, created empty if needed (NULL: out of memory). */
+struct agg_entry *aggregate__entry(struct aggregate *a, struct idmap *m, __u64 id);
 
 #endif

@@ -142,6 +142,14 @@ static void csv__row(struct output *o, double t, const struct row *r)
 	csv__energy_line(o, col, r->energy_j, 6, "J", "energy");
 	csv__energy_line(o, col, r->power_w, 6, "W", "power");
 	csv__energy_line(o, col, m.epi_nj, 3, "nJ/instr", "epi");
+	for (i = 0; i < 4; i++) {
+		char name[32];
+
+		if (!(r->zone_mask & (1u << i)))
+			continue;
+		snprintf(name, sizeof(name), "energy-%s", row_zone_names[i]);
+		csv__energy_line(o, col, r->zone_j[i], 6, "J", name);
+	}
 }
 
 static void csv__begin(struct output *o)

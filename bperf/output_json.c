@@ -88,6 +88,15 @@ static void json__energy(const struct output *o, const struct row *r,
 	json_object_object_add(obj, "power_w", json__double(r->power_w, 10));
 	json_object_object_add(obj, "epi_nj", json__double(m.epi_nj, 6));
 	json_object_object_add(obj, "ipc", json__double(m.ipc, 6));
+	if (r->zone_mask) {	/* a socket's measured sub-zones */
+		struct json_object *z = json_object_new_object();
+
+		for (int i = 0; i < 4; i++)
+			if (r->zone_mask & (1u << i))
+				json_object_object_add(z, row_zone_names[i],
+						       json__double(r->zone_j[i], 10));
+		json_object_object_add(obj, "zones_j", z);
+	}
 }
 
 static struct json_object *json__row(const struct output *o, double t,

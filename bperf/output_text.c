@@ -297,6 +297,16 @@ static void text_row__energy(const struct text_row *tr)
 		line__metric(&l, val, "Watts");
 	}
 	line__flush(&l, tr->o->f);
+	for (int z = 0; z < 4; z++) {	/* a socket's measured sub-zones */
+		char name[32];
+
+		if (!(r->zone_mask & (1u << z)))
+			continue;
+		num__fmt_fixed(count, sizeof(count), r->zone_j[z], 2);
+		snprintf(name, sizeof(name), "energy-%s", row_zone_names[z]);
+		text_row__start(tr, &l, count, "J", name);
+		line__flush(&l, tr->o->f);
+	}
 
 	row__metrics(tr->o, r, &m);
 	if (isnan(m.epi_nj))

@@ -33,3 +33,5 @@ int scope__parse(const char *s)
 	}
 	return -1;
 }
+
+const char *const row_zone_names[4] = { "core", "uncore", "dram", "psys" };

@@ -33,11 +33,17 @@ struct row {
 	const char *runtime;	/* container rows */
 	const char *pod_uid;	/* container rows under Kubernetes, else NULL */
 	struct counts counts;	/* raw sums, unscaled */
-	/* energy: only when has_energy */
+	/* energy: only when has_energy (NAN: no valid reading this interval) */
 	bool has_energy;
 	double energy_j;
 	double power_w;
+	/* socket rows: measured sub-zones (core, uncore, dram, psys) */
+	unsigned int zone_mask;
+	double zone_j[4];
 };
+
+/* Names of the socket sub-zones, in zone_j order. */
+extern const char *const row_zone_names[4];
 
 /* What outputs need to know of each event, in column order. */
 struct row_event {

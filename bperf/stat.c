@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "bperf/attribute.h"
 #include "bperf/commands.h"
 #include "bperf/stat.h"
 #include "rapl/energy.h"
@@ -40,6 +41,12 @@ struct stat_run {
 	struct output out;
 	struct stat_ctx sc;
 	struct cpu_topology topo;
+	struct energy_source *energy;
+	struct energy_sample es;
+	struct attr_input attr;
+	int clock_idx;		/* BPF index of cpu-clock, -1 if absent */
+	double *busy_ns;	/* [npkg] for the model */
+	double last_read;
 	int *cpu_pkg;
 	bool *online;
 	int ncpus;
@@ -245,6 +252,79 @@ static int setup_events(struct stat_run *st, struct session_opts *so)
 	return 0;
 }
 
+/* The BPF index of the event called name, or -1. */
+static int bpf_index(const struct stat_run *st, const char *name)
+{
+	int i = output__event_index(&st->out, name);
+
+	return i < 0 ? -1 : st->out.ev[i].bpf_idx;
+}
+
+/*
+ * Open the energy source and choose the metric that splits it: --split-by,
+ * else cycles, else cpu-clock (said in the output). Its packages replace
+ * the CPU topology, so a CPU's package is the same for counts and joules.
+ */
+static int setup_energy(struct stat_run *st)
+{
+	struct energy_opts eo = {
+		.spec = st->o.energy,
+		.powercap_root = st->o.powercap_root,
+		.ncpus = st->ncpus,
+	};
+	const char *split = st->o.split_by;
+	char err[512] = "";
+	int ret = 0;
+
+	st->clock_idx = bpf_index(st, "cpu-clock");
+	st->energy = energy_source__open_opts(&eo, &ret, err, sizeof(err));
+	if (!st->energy) {
+		if (ret) {
+			pr_err("%s", err);
+			return ret == -EINVAL || ret == -ENOENT ? 2 : 1;
+		}
+		if (err[0])
+			pr_warn("%s", err);	/* auto found nothing: say why */
+		if (st->o.split_by || st->o.idle_watts)
+			pr_warn("no energy source: --split-by and --idle-watts do nothing");
+		return 0;
+	}
+	if (split) {
+		if (bpf_index(st, split) < 0) {
+			pr_err("--split-by %s: not among the events that can be counted here", split);
+			return 2;
+		}
+	} else if (bpf_index(st, "cycles") >= 0) {
+		split = "cycles";
+	} else if (st->clock_idx >= 0) {
+		split = "cpu-clock";
+		pr_debug("energy split by cpu-clock: cycles are not counted here");
+	} else {
+		pr_err("energy needs cycles or cpu-clock among the events to split it by");
+		return 2;
+	}
+	if (energy_source__is_estimated(st->energy) && st->clock_idx < 0) {
+		pr_err("--energy model needs cpu-clock among the events (busy time)");
+		return 2;
+	}
+	st->attr.split_idx = bpf_index(st, split);
+	st->attr.es = &st->es;
+	st->out.energy_source = energy_source__name(st->energy);
+	st->out.split_by = st->events.ev[output__event_index(&st->out, split)].name;
+	st->out.energy_estimated = energy_source__is_estimated(st->energy);
+
+	st->topo.nr_packages = energy_source__nr_packages(st->energy);
+	for (int p = 0; p < st->topo.nr_packages; p++)
+		st->topo.pkg_id[p] = energy_source__package_id(st->energy, p);
+	for (int cpu = 0; cpu < st->ncpus; cpu++) {
+		int p = energy_source__package_of_cpu(st->energy, cpu);
+
+		st->cpu_pkg[cpu] = p < 0 ? 0 : p;
+	}
+	st->busy_ns = calloc(st->topo.nr_packages, sizeof(*st->busy_ns));
+	return st->busy_ns ? 0 : 1;
+}
+
 static int setup_output(struct stat_run *st)
 {
 	struct output *o = &st->out;
@@ -361,24 +441,50 @@ static void warn_overflow(struct stat_run *st)
 }
 
 /* End an interval in BPF and add it to the running sums. */
-static int take_interval(struct stat_run *st)
+/* Read the energy of the period that just ended and split it. */
+static int take_energy(struct stat_run *st, double t)
 {
-	double t = now_s();
+	double dt = t - st->last_read;
+	int err;
+
+	st->last_read = t;
+	if (!st->energy)
+		return 0;
+	if (st->out.energy_estimated)
+		session_read__busy_ns(&st->rd, &st->agg, st->clock_idx, st->busy_ns);
+	err = energy_source__read(st->energy, dt, st->busy_ns, &st->es);
+	if (err) {
+		pr_err("reading energy: %s", strerror(-err));
+		return err;
+	}
+	if (st->es.warning[0])
+		pr_warn("energy: %s", st->es.warning);
+	st->attr.static_j = st->o.idle_watts * dt;
+	err = aggregate__add_energy(&st->agg, &st->rd, &st->attr);
+	if (err)
+		pr_err("splitting energy: %s", strerror(-err));
+	return err;
+}
+
+/* End an interval in BPF and add it, and its energy, to the sums. */
+static int take_interval(struct stat_run *st, double t)
+{
 	int err = session__interval(&st->sess, &st->rd);
 
 	pr_debug("interval: flush + read of %zu cgroup and %zu process entries in %.0f us",
 		 st->rd.nr_cgrp, st->rd.nr_proc, (now_s() - t) * 1e6);
-
 	if (!err)
 		err = aggregate__add(&st->agg, &st->rd);
-	if (err)
+	if (err) {
 		pr_err("reading the BPF maps: %s", strerror(-err));
-	return err;
+		return err;
+	}
+	return take_energy(st, t);
 }
 
 static int print_interval(struct stat_run *st, double t, double dt)
 {
-	int err = stat_rows__build(&st->sc, &st->agg, &st->rows);
+	int err = stat_rows__build(&st->sc, &st->agg, dt, &st->rows);
 
 	if (err) {
 		pr_err("building rows: %s", strerror(-err));
@@ -438,7 +544,7 @@ static int stat_loop(struct stat_run *st)
 			continue;
 		}
 		now = now_s();	/* the flush follows: the interval ends here */
-		err = take_interval(st);
+		err = take_interval(st, now);
 		if (err)
 			return err;
 		next_read += period / 1e3;
@@ -477,6 +583,7 @@ static int stat_setup(struct stat_run *st)
 	ret = ret ?: parse_events(st);	/* before -o truncates a file */
 	ret = ret ?: setup_output(st);
 	ret = ret ?: setup_events(st, &so);
+	ret = ret ?: setup_energy(st);
 	if (ret)
 		return ret;
 
@@ -505,6 +612,7 @@ static int stat_setup(struct stat_run *st)
 	st->sc.pkg_id = st->topo.pkg_id;
 	st->sc.npkg = st->topo.nr_packages;
 	st->sc.sort_idx = -1;
+	st->sc.energy_on = st->energy != NULL;
 	for (int i = 0; i < st->events.nr && st->sc.sort_idx < 0; i++)
 		if (st->out.ev[i].supported)
 			st->sc.sort_idx = st->out.ev[i].bpf_idx;
@@ -513,6 +621,12 @@ static int stat_setup(struct stat_run *st)
 	if (ret) {
 		pr_err("cannot flush the CPUs: %s", strerror(-ret));
 		return 1;
+	}
+	st->last_read = now_s();
+	if (st->energy) {
+		cgroup__id(st->cgroot, "/", &st->attr.root_cgid);
+		/* the baseline, as close to the counting start as can be */
+		energy_source__read(st->energy, 0, NULL, &st->es);
 	}
 	return st->o.cmd ? spawn_command(st) : 0;
 }
@@ -537,6 +651,8 @@ static void stat_cleanup(struct stat_run *st)
 	session_read__exit(&st->rd);
 	if (st->names.root)
 		cgroup_names__exit(&st->names);
+	energy_source__close(st->energy);
+	free(st->busy_ns);
 	cpu_topology__free(&st->topo);
 	free(st->online);
 	free(st->cpu_pkg);

@@ -51,18 +51,24 @@ struct stat_ctx {
 	const int *pkg_id;	/* physical id per dense index */
 	int npkg;
 	int sort_idx;		/* event index processes are sorted by */
+	bool energy_on;		/* an energy source is active */
 };
+
+struct cont_acc;
 
 struct row_set {
 	struct row *rows;
 	int nr, cap;
 	char (*keys)[32];	/* storage for numeric keys */
 	int nr_keys, cap_keys;
+	struct cont_acc *conts;	/* container rows' storage */
+	int nr_conts;
 };
 
-/* Build this interval's rows from the aggregate. 0 or -ENOMEM. */
+/* Build this interval's rows from the aggregate; dt: its length in
+ * seconds, for power. 0 or -ENOMEM. */
 int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
-		     struct row_set *rs);
+		     double dt, struct row_set *rs);
 void row_set__exit(struct row_set *rs);
 
 #endif

@@ -5,11 +5,20 @@
  * processes, in that order.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bperf/container.h"
 #include "bperf/stat.h"
+
+/* One container's sums, and the storage its row points to. */
+struct cont_acc {
+	struct container_info info;
+	struct counts counts;
+	double energy_j;
+};
 
 static struct row *row_set__add(struct row_set *rs, enum scope s, const char *key)
 {
@@ -62,6 +71,7 @@ void row_set__exit(struct row_set *rs)
 {
 	free(rs->rows);
 	free(rs->keys);
+	free(rs->conts);
 	memset(rs, 0, sizeof(*rs));
 }
 
@@ -70,8 +80,21 @@ static bool want(const struct stat_ctx *sc, enum scope s)
 	return sc->opts->by & (1u << s);
 }
 
+/* Energy and power on a row, when a source is active; NAN when no package
+ * had a valid reading in the interval. */
+static void row__energy(const struct stat_ctx *sc, const struct aggregate *a,
+			struct row *r, double joules, double dt)
+{
+	if (!sc->energy_on)
+		return;
+	r->has_energy = true;
+	r->energy_j = a->energy_valid ? joules : NAN;
+	r->power_w = a->energy_valid && dt > 0 ? joules / dt : NAN;
+}
+
 static int add_cpus_and_sockets(const struct stat_ctx *sc,
-				const struct aggregate *a, struct row_set *rs)
+				const struct aggregate *a, double dt,
+				struct row_set *rs)
 {
 	struct row *r;
 
@@ -82,6 +105,7 @@ static int add_cpus_and_sockets(const struct stat_ctx *sc,
 		if (!r)
 			return -ENOMEM;
 		r->counts = a->cpu[cpu];
+		row__energy(sc, a, r, a->cpu_energy[cpu], dt);
 	}
 	for (int pkg = 0; want(sc, SCOPE_SOCKET) && pkg < sc->npkg; pkg++) {
 		r = row_set__add(rs, SCOPE_SOCKET, row_set__key(rs, "%d", sc->pkg_id[pkg]));
@@ -90,6 +114,10 @@ static int add_cpus_and_sockets(const struct stat_ctx *sc,
 		for (int cpu = 0; cpu < sc->ncpus; cpu++)
 			if (sc->cpu_pkg[cpu] == pkg)
 				counts__add(&r->counts, &a->cpu[cpu], a->nr_events);
+		row__energy(sc, a, r, a->pkg_energy[pkg], dt);
+		r->zone_mask = a->pkg_zone_mask[pkg];
+		for (int z = 0; z < AGG_ZONES; z++)
+			r->zone_j[z] = a->pkg_zone[pkg * AGG_ZONES + z];
 	}
 	return 0;
 }
@@ -113,7 +141,7 @@ static int named__cmp(const void *a, const void *b)
 }
 
 static int add_cgroups(const struct stat_ctx *sc, const struct aggregate *a,
-		       struct row_set *rs)
+		       double dt, struct row_set *rs)
 {
 	struct named *all = calloc(a->cgrps.nr + 1, sizeof(*all));
 	const struct stat_opts *o = sc->opts;
@@ -132,14 +160,20 @@ static int add_cgroups(const struct stat_ctx *sc, const struct aggregate *a,
 	if (o->nr_cgroups) {
 		/* -G: each row includes its descendants, like perf -G */
 		for (int g = 0; g < o->nr_cgroups; g++) {
+			double e = 0;
+
 			r = row_set__add(rs, SCOPE_CGROUP, o->cgroups[g]);
 			if (!r) {
 				err = -ENOMEM;
 				goto out;
 			}
-			for (size_t i = 0; i < n; i++)
-				if (cgroup__is_under(all[i].path, o->cgroups[g]))
-					counts__add(&r->counts, &all[i].e->total, a->nr_events);
+			for (size_t i = 0; i < n; i++) {
+				if (!cgroup__is_under(all[i].path, o->cgroups[g]))
+					continue;
+				counts__add(&r->counts, &all[i].e->total, a->nr_events);
+				e += all[i].e->energy_j;
+			}
+			row__energy(sc, a, r, e, dt);
 		}
 	} else {
 		for (size_t i = 0; i < n; i++) {
@@ -149,6 +183,7 @@ static int add_cgroups(const struct stat_ctx *sc, const struct aggregate *a,
 				goto out;
 			}
 			r->counts = all[i].e->total;
+			row__energy(sc, a, r, all[i].e->energy_j, dt);
 		}
 		if (!counts__is_zero(&a->ovf_cgrp->total, a->nr_events)) {
 			r = row_set__add(rs, SCOPE_CGROUP, "overflow");
@@ -157,11 +192,77 @@ static int add_cgroups(const struct stat_ctx *sc, const struct aggregate *a,
 				goto out;
 			}
 			r->counts = a->ovf_cgrp->total;
+			row__energy(sc, a, r, a->ovf_cgrp->energy_j, dt);
 		}
 	}
 out:
 	free(all);
 	return err;
+}
+
+/* Container rows: cgroups grouped by the container they belong to, ordered
+ * by id; everything else, the idle task included, adds up in "host", so
+ * the rows still add up to the system. */
+static int cont_acc__cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct cont_acc *)a)->info.id,
+		      ((const struct cont_acc *)b)->info.id);
+}
+
+static int add_containers(const struct stat_ctx *sc, const struct aggregate *a,
+			  double dt, struct row_set *rs)
+{
+	struct cont_acc *conts, host = {};
+	struct container_info info;
+	struct idmap_slot *s;
+	size_t it = 0;
+	struct row *r;
+	int n = 0;
+
+	conts = realloc(rs->conts, (a->cgrps.nr + 1) * sizeof(*conts));
+	if (!conts)
+		return -ENOMEM;
+	rs->conts = conts;
+	while ((s = idmap__next(&a->cgrps, &it))) {
+		const struct agg_entry *e = s->val;
+		struct cont_acc *c = NULL;
+
+		if (container__parse(cgroup_path(sc, s->key.a), &info)) {
+			counts__add(&host.counts, &e->total, a->nr_events);
+			host.energy_j += e->energy_j;
+			continue;
+		}
+		/* a container has few cgroups: a linear search is fine */
+		for (int i = 0; i < n && !c; i++)
+			if (!strcmp(conts[i].info.id, info.id))
+				c = &conts[i];
+		if (!c) {
+			c = &conts[n++];
+			memset(c, 0, sizeof(*c));
+			c->info = info;
+		}
+		counts__add(&c->counts, &e->total, a->nr_events);
+		c->energy_j += e->energy_j;
+	}
+	counts__add(&host.counts, &a->ovf_cgrp->total, a->nr_events);
+	host.energy_j += a->ovf_cgrp->energy_j;
+	qsort(conts, n, sizeof(*conts), cont_acc__cmp);
+	for (int i = 0; i < n; i++) {
+		r = row_set__add(rs, SCOPE_CONTAINER, conts[i].info.id);
+		if (!r)
+			return -ENOMEM;
+		r->runtime = conts[i].info.runtime;
+		r->pod_uid = conts[i].info.pod_uid[0] ? conts[i].info.pod_uid : NULL;
+		r->counts = conts[i].counts;
+		row__energy(sc, a, r, conts[i].energy_j, dt);
+	}
+	r = row_set__add(rs, SCOPE_CONTAINER, "host");
+	if (!r)
+		return -ENOMEM;
+	r->runtime = "host";
+	r->counts = host.counts;
+	row__energy(sc, a, r, host.energy_j, dt);
+	return 0;
 }
 
 struct proc_ref {
@@ -182,7 +283,7 @@ static int proc_ref__cmp(const void *a, const void *b)
 /* The processes to show (in command mode: the tree's), and their sum. */
 static struct proc_ref *collect_procs(const struct stat_ctx *sc,
 				      const struct aggregate *a, size_t *nr,
-				      struct counts *tree)
+				      struct counts *tree, double *tree_j)
 {
 	struct proc_ref *refs = calloc(a->procs.nr + 1, sizeof(*refs));
 	struct idmap_slot *s;
@@ -191,6 +292,7 @@ static struct proc_ref *collect_procs(const struct stat_ctx *sc,
 	if (!refs)
 		return NULL;
 	memset(tree, 0, sizeof(*tree));
+	*tree_j = 0;
 	while ((s = idmap__next(&a->procs, &it))) {
 		const struct agg_entry *e = s->val;
 		double ratio;
@@ -199,6 +301,7 @@ static struct proc_ref *collect_procs(const struct stat_ctx *sc,
 			if (!session__in_tree(sc->sess, s->key.a))
 				continue;
 			counts__add(tree, &e->total, a->nr_events);
+			*tree_j += e->energy_j;
 		}
 		refs[n].tgid = s->key.a;
 		refs[n].e = e;
@@ -212,7 +315,8 @@ static struct proc_ref *collect_procs(const struct stat_ctx *sc,
 }
 
 static int add_processes(const struct stat_ctx *sc, const struct aggregate *a,
-			 const struct proc_ref *refs, size_t n, struct row_set *rs)
+			 const struct proc_ref *refs, size_t n, double dt,
+			 struct row_set *rs)
 {
 	struct row *r;
 
@@ -223,6 +327,7 @@ static int add_processes(const struct stat_ctx *sc, const struct aggregate *a,
 		/* the idle task's comm is swapper/N of whichever CPU ran last */
 		r->comm = refs[i].tgid ? refs[i].e->comm : "swapper";
 		r->counts = refs[i].e->total;
+		row__energy(sc, a, r, refs[i].e->energy_j, dt);
 	}
 	if (!sc->command_mode && !counts__is_zero(&a->ovf_proc->total, a->nr_events)) {
 		r = row_set__add(rs, SCOPE_PROCESS, "overflow");
@@ -230,15 +335,17 @@ static int add_processes(const struct stat_ctx *sc, const struct aggregate *a,
 			return -ENOMEM;
 		r->comm = "[map full]";
 		r->counts = a->ovf_proc->total;
+		row__energy(sc, a, r, a->ovf_proc->energy_j, dt);
 	}
 	return 0;
 }
 
 int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
-		     struct row_set *rs)
+		     double dt, struct row_set *rs)
 {
 	struct proc_ref *refs = NULL;
 	struct counts tree;
+	double tree_j = 0;
 	struct row *r;
 	size_t nproc = 0;
 	int err;
@@ -249,7 +356,7 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 		return err;
 	sc->names->gen++;
 	if (sc->command_mode || want(sc, SCOPE_PROCESS)) {
-		refs = collect_procs(sc, a, &nproc, &tree);
+		refs = collect_procs(sc, a, &nproc, &tree, &tree_j);
 		if (!refs)
 			return -ENOMEM;
 	}
@@ -258,18 +365,22 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 		if (!r)
 			goto nomem;
 		aggregate__system(a, &r->counts);
+		row__energy(sc, a, r, a->energy_total, dt);
 	}
 	if (sc->command_mode) {
 		r = row_set__add(rs, SCOPE_COMMAND, row_set__key(rs, "%u", sc->tree_root));
 		if (!r)
 			goto nomem;
 		r->counts = tree;
+		row__energy(sc, a, r, tree_j, dt);
 	}
-	err = add_cpus_and_sockets(sc, a, rs);
+	err = add_cpus_and_sockets(sc, a, dt, rs);
 	if (!err && want(sc, SCOPE_CGROUP))
-		err = add_cgroups(sc, a, rs);
+		err = add_cgroups(sc, a, dt, rs);
+	if (!err && want(sc, SCOPE_CONTAINER))
+		err = add_containers(sc, a, dt, rs);
 	if (!err && want(sc, SCOPE_PROCESS))
-		err = add_processes(sc, a, refs, nproc, rs);
+		err = add_processes(sc, a, refs, nproc, dt, rs);
 	free(refs);
 	return err;
 nomem:

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Choosing an energy source and the calls common to all of them. The
+ * backends (powercap.c, perf_power.c, model.c) only fill per-package
+ * samples; the topology, the baseline and the warnings live here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "rapl/energy.h"
+
+static const char *const domain_names[ENERGY_DOM_NR] = {
+	[ENERGY_DOM_CORE] = "core",
+	[ENERGY_DOM_UNCORE] = "uncore",
+	[ENERGY_DOM_DRAM] = "dram",
+	[ENERGY_DOM_PSYS] = "psys",
+};
+
+const char *energy_domain__name(int dom)
+{
+	if (dom < 0 || dom >= ENERGY_DOM_NR)
+		return NULL;
+	return domain_names[dom];
+}
+
+/* What --energy asked for. ops == NULL: none; is_auto: try in order. */
+struct energy_spec {
+	const struct energy_source_ops *ops;
+	const char *arg;
+	bool is_auto;
+};
+
+/* The order auto tries: measured sources only, never the model. */
+static const struct energy_source_ops *const auto_order[] = {
+	&energy_powercap_ops,
+	&energy_perf_ops,
+};
+
+static int energy_spec__parse(const char *spec, struct energy_spec *sp,
+			      char *err, size_t errlen)
+{
+	memset(sp, 0, sizeof(*sp));
+	if (!spec || !strcmp(spec, "auto")) {
+		sp->is_auto = true;
+		return 0;
+	}
+	if (!strcmp(spec, "none"))
+		return 0;
+	if (!strcmp(spec, "powercap")) {
+		sp->ops = &energy_powercap_ops;
+		return 0;
+	}
+	if (!strcmp(spec, "perf")) {
+		sp->ops = &energy_perf_ops;
+		return 0;
+	}
+	/* the model has no default figures: they must be the user's */
+	if (!strncmp(spec, "model:", 6)) {
+		double idle, max;
+
+		if (!energy_model__parse(spec + 6, &idle, &max)) {
+			sp->ops = &energy_model_ops;
+			sp->arg = spec + 6;
+			return 0;
+		}
+	}
+	snprintf(err, errlen,
+		 "bad --energy value '%s' (auto, powercap, perf, model:IDLE_W:MAX_W, none)",
+		 spec);
+	return -EINVAL;
+}
+
+/* Topology, then the backend; on failure everything is undone. */
+static int energy_source__try(struct energy_source *s,
+			      const struct energy_source_ops *ops,
+			      const char *arg, char *err, size_t errlen)
+{
+	int ret;
+
+	memset(s->warning, 0, sizeof(s->warning));
+	ret = cpu_topology__load(&s->topo, s->opts->cpu_root, s->opts->ncpus,
+				 err, errlen);
+	if (ret)
+		goto out;
+	s->ops = ops;
+	ret = ops->open(s, arg, err, errlen);
+	if (ret) {
+		cpu_topology__free(&s->topo);
+		s->ops = NULL;
+	}
+out:
+	return ret;
+}
+
+/* auto: the first source that opens; else NULL with every reason in err. */
+static int energy_source__auto(struct energy_source *s, char *err,
+			       size_t errlen)
+{
+	char why[256];
+	size_t i, len;
+	int ret = -ENOENT;
+
+	len = snprintf(err, errlen, "no energy source:");
+	for (i = 0; i < sizeof(auto_order) / sizeof(auto_order[0]); i++) {
+		why[0] = '\0';
+		ret = energy_source__try(s, auto_order[i], NULL, why,
+					 sizeof(why));
+		if (!ret || ret == -ENOMEM) {
+			if (ret)
+				snprintf(err, errlen, "%s", why);
+			goto out;
+		}
+		if (len < errlen)
+			len += snprintf(err + len, errlen - len, "%s %s: %s",
+					i ? ";" : "", auto_order[i]->name, why);
+	}
+out:
+	return ret;
+}
+
+struct energy_source *energy_source__open_opts(const struct energy_opts *o,
+					       int *errp, char *err,
+					       size_t errlen)
+{
+	struct energy_source *s = NULL;
+	struct energy_spec sp;
+	int ret;
+
+	if (errlen)
+		err[0] = '\0';
+	ret = energy_spec__parse(o->spec, &sp, err, errlen);
+	if (ret || (!sp.ops && !sp.is_auto))
+		goto out;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	s->opts = o;
+	if (sp.is_auto) {
+		ret = energy_source__auto(s, err, errlen);
+		/* nothing found is not an error: the reason is in err */
+		if (ret && ret != -ENOMEM) {
+			free(s);
+			s = NULL;
+			ret = 0;
+			goto out;
+		}
+	} else {
+		ret = energy_source__try(s, sp.ops, sp.arg, err, errlen);
+	}
+out:
+	if (ret && s) {
+		free(s);
+		s = NULL;
+	}
+	if (s)
+		s->opts = NULL;
+	if (errp)
+		*errp = ret;
+	return s;
+}
+
+struct energy_source *energy_source__open(const char *spec,
+					  const char *powercap_root, int ncpus,
+					  int *errp, char *err, size_t errlen)
+{
+	struct energy_opts o = {
+		.spec = spec,
+		.powercap_root = powercap_root,
+		.ncpus = ncpus,
+	};
+
+	return energy_source__open_opts(&o, errp, err, errlen);
+}
+
+void energy_source__close(struct energy_source *s)
+{
+	if (!s)
+		return;
+	if (s->ops && s->ops->close)
+		s->ops->close(s);
+	cpu_topology__free(&s->topo);
+	free(s);
+}
+
+const char *energy_source__name(const struct energy_source *s)
+{
+	return s->ops->name;
+}
+
+bool energy_source__is_estimated(const struct energy_source *s)
+{
+	return s->ops->estimated;
+}
+
+int energy_source__nr_packages(const struct energy_source *s)
+{
+	return s->topo.nr_packages;
+}
+
+int energy_source__package_of_cpu(const struct energy_source *s, int cpu)
+{
+	if (cpu < 0 || cpu >= s->topo.ncpus)
+		return -1;
+	return s->topo.pkg_of_cpu[cpu];
+}
+
+int energy_source__package_id(const struct energy_source *s, int pkg)
+{
+	if (pkg < 0 || pkg >= s->topo.nr_packages)
+		return -1;
+	return s->topo.pkg_id[pkg];
+}
+
+int energy_source__nr_cpus_of_package(const struct energy_source *s, int pkg)
+{
+	if (pkg < 0 || pkg >= s->topo.nr_packages)
+		return 0;
+	return s->topo.nr_cpus[pkg];
+}
+
+int energy_source__read(struct energy_source *s, double dt,
+			const double *busy_ns, struct energy_sample *out)
+{
+	bool first = !s->started;
+	int p, ret;
+
+	memset(out, 0, sizeof(*out));
+	out->nr_packages = s->topo.nr_packages;
+	out->baseline = first;
+	ret = s->ops->read(s, first, dt, busy_ns, out);
+	if (ret)
+		goto out;
+	s->started = true;
+	if (first) {
+		/* whatever the backend saw, the baseline carries no energy */
+		for (p = 0; p < out->nr_packages; p++) {
+			out->pkg[p].valid = false;
+			out->pkg[p].dom_valid = 0;
+		}
+		out->psys_valid = false;
+	}
+	memcpy(out->warning, s->warning, sizeof(out->warning));
+	s->warning[0] = '\0';
+out:
+	return ret;
+}
+
+void energy_source__warn(struct energy_source *s, const char *fmt, ...)
+{
+	size_t len = strlen(s->warning);
+	va_list ap;
+
+	if (len && len + 2 < sizeof(s->warning)) {
+		memcpy(s->warning + len, "; ", 3);
+		len += 2;
+	}
+	if (len + 1 >= sizeof(s->warning))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(s->warning + len, sizeof(s->warning) - len, fmt, ap);
+	va_end(ap);
+}
+
+int rapl__read_str(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	/* sysfs gives a small file whole in one read */
+	n = read(fd, buf, len);
+	if (n < 0) {
+		err = -errno;
+		goto out;
+	}
+	if ((size_t)n >= len) {
+		err = -EFBIG;
+		goto out;
+	}
+	buf[n] = '\0';
+out:
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+int rapl__path(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int rapl__parse_u64(const char *s, __u64 *v)
+{
+	__u64 x = 0;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		unsigned int d = *p - '0';
+
+		if (x > (~0ULL - d) / 10)
+			return -ERANGE;
+		x = x * 10 + d;
+	}
+	if (*p == '\n')
+		p++;
+	if (*p)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+int rapl__read_u64(const char *path, __u64 *v)
+{
+	char buf[32];
+	int err;
+
+	err = rapl__read_str(path, buf, sizeof(buf));
+	if (!err)
+		err = rapl__parse_u64(buf, v);
+	return err;
+}

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Energy per package per interval, from one of several sources behind a
+ * const ops table, and its split between the keys that ran.
+ *
+ *   powercap  /sys/class/powercap/intel-rapl:N (Intel and AMD), sub-zones
+ *             core, uncore, dram, psys by their name files
+ *   perf      the perf "power" PMU (energy-pkg, energy-cores, energy-ram,
+ *             energy-psys), one event per package on the PMU's cpumask CPU
+ *   model     model:IDLE_W:MAX_W per package, from the busy fraction the
+ *             caller counted; estimated, and labelled so
+ *   auto      powercap, else perf, else nothing (with a reason)
+ *
+ * The caller reads once to set the baseline, then once per interval; every
+ * read after the first gives the energy since the previous one. Packages
+ * are numbered densely (0..nr_packages-1) in physical_package_id order;
+ * energy_source__package_id() gives the id back for printing.
+ *
+ * Nothing here prints: warnings come back in energy_sample.warning and
+ * errors in the err buffer, for the caller to print.
+ */
+#ifndef RAPL_ENERGY_H
+#define RAPL_ENERGY_H
+
+#include <limits.h>
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define ENERGY_MAX_PACKAGES 64
+#define ENERGY_WARN_LEN 512
+
+#define ENERGY_POWERCAP_ROOT "/sys/class/powercap"
+#define ENERGY_CPU_ROOT "/sys/devices/system/cpu"
+#define ENERGY_PERF_PMU_ROOT "/sys/bus/event_source/devices/power"
+
+/* Parts of a package a source may measure besides the package itself. */
+enum energy_domain {
+	ENERGY_DOM_CORE,
+	ENERGY_DOM_UNCORE,
+	ENERGY_DOM_DRAM,
+	ENERGY_DOM_PSYS,
+	ENERGY_DOM_NR,
+};
+
+/* "core", "uncore", "dram", "psys"; NULL when out of range. */
+const char *energy_domain__name(int dom);
+
+struct energy_pkg_sample {
+	/* false: no energy for this package this interval (the baseline
+	 * read, a file that vanished or held garbage): leave it out, do not
+	 * count it as 0 J. */
+	bool valid;
+	double joules;
+	unsigned int dom_mask;		/* 1 << dom: the source has it */
+	unsigned int dom_valid;		/* 1 << dom: dom_j[dom] is this interval's */
+	double dom_j[ENERGY_DOM_NR];
+};
+
+struct energy_sample {
+	bool baseline;			/* the first read: nothing valid */
+	int nr_packages;
+	struct energy_pkg_sample pkg[ENERGY_MAX_PACKAGES];
+	/* Platform energy (a top-level "psys" zone, perf energy-psys): not
+	 * a package's, never split. */
+	bool has_psys;
+	bool psys_valid;
+	double psys_j;
+	/* Non-empty: new problems since the last read, each reported once
+	 * per zone for the whole run ("; "-separated), for stderr. */
+	char warning[ENERGY_WARN_LEN];
+};
+
+struct energy_opts {
+	const char *spec;		/* auto|powercap|perf|model:IDLE_W:MAX_W|none; NULL: auto */
+	const char *powercap_root;	/* NULL: ENERGY_POWERCAP_ROOT */
+	const char *cpu_root;		/* NULL: ENERGY_CPU_ROOT */
+	const char *perf_pmu_root;	/* NULL: ENERGY_PERF_PMU_ROOT */
+	int ncpus;			/* possible CPUs: 0..ncpus-1 */
+};
+
+struct energy_source;
+
+/*
+ * Open the source o->spec names. Returns NULL when there is no source:
+ *  - *errp < 0, err set: an error. -EINVAL: bad spec ("bad --energy value
+ *    'x'"), -ENOENT: the source asked for is not there ("no RAPL powercap
+ *    zones under DIR"); both are usage errors (exit 2). Others (-EACCES,
+ *    -EPERM: privileges, advice in err; -ENOMEM) are runtime failures.
+ *  - *errp == 0: "none", err empty; or "auto" found nothing, err holds the
+ *    one-line reason for stderr ("no energy source: powercap: ...; perf: ...").
+ * errp may be NULL.
+ */
+struct energy_source *energy_source__open_opts(const struct energy_opts *o,
+					       int *errp, char *err,
+					       size_t errlen);
+/* The same with the default CPU and perf PMU roots. */
+struct energy_source *energy_source__open(const char *spec,
+					  const char *powercap_root, int ncpus,
+					  int *errp, char *err, size_t errlen);
+void energy_source__close(struct energy_source *s);
+
+/* "powercap", "perf", "model" */
+const char *energy_source__name(const struct energy_source *s);
+/* true for the model: outputs must say "estimated". */
+bool energy_source__is_estimated(const struct energy_source *s);
+int energy_source__nr_packages(const struct energy_source *s);
+/* Dense package index of cpu, -1 when unknown (offline, out of range). */
+int energy_source__package_of_cpu(const struct energy_source *s, int cpu);
+/* physical_package_id of dense package index pkg, -1 when out of range. */
+int energy_source__package_id(const struct energy_source *s, int pkg);
+/* CPUs of package pkg whose topology could be read (online ones). */
+int energy_source__nr_cpus_of_package(const struct energy_source *s, int pkg);
+
+/*
+ * Energy since the previous read; the first read only sets the baseline
+ * (out->baseline, no package valid). dt: the interval's length, seconds.
+ * busy_ns[pkg]: ns of CPU time on the package's CPUs of every task but the
+ * idle one (cpu-clock, minus tgid 0's) this interval; the model needs it,
+ * other sources ignore it (may be NULL for them). Returns 0 (per-package
+ * problems are in out->pkg[].valid and out->warning), or -EINVAL.
+ */
+int energy_source__read(struct energy_source *s, double dt,
+			const double *busy_ns, struct energy_sample *out);
+
+/*
+ * Split package energy between keys, pure. With N keys and P packages:
+ *
+ *   E(key) = sum over valid p of  E'(p) * m[key][p] / m_all[p]
+ *   E'(p)  = E(p) - S(p),  S(p) = min(E(p), static_j)   -> static_key
+ *
+ * m is the split metric (cycles, else cpu-clock) each key counted on the
+ * package's CPUs, m_all[p] the same over all keys, the idle task included,
+ * so that keys which partition the work (processes with the idle task,
+ * leaf cgroups, containers plus host) conserve energy: their E(key) add up
+ * to the package energy. Overlapping keys (a cgroup and its parent) each
+ * get their own share; they just do not add up.
+ */
+struct energy_split {
+	int nr_keys;
+	int nr_packages;
+	const double *pkg_j;	/* [P] measured energy */
+	const bool *pkg_valid;	/* [P], NULL: all valid; invalid ones split nothing */
+	const double *m;	/* [N * P] row-major: m[key * P + p] */
+	const double *m_all;	/* [P], NULL: the sum of m over the keys */
+	int idle_key;		/* gets E'(p) when m_all[p] == 0 */
+	int static_key;		/* gets S(p); may equal idle_key */
+	double static_j;	/* idle watts x dt, per package; 0: none */
+};
+
+/* out_j[N] gets each key's joules. 0, or -EINVAL for a NaN, a negative
+ * value or a key index out of range. */
+int energy_split__compute(const struct energy_split *sp, double *out_j);
+
+/* Pure: power = idle + (max - idle) x busy_ns / (ncpus x dt), x dt. The
+ * busy fraction is clamped to [0, 1]; 0 J when ncpus or dt is not > 0. */
+double energy_model__joules(double idle_w, double max_w, double busy_ns,
+			    int ncpus, double dt);
+/* "IDLE_W:MAX_W" with 0 <= IDLE_W <= MAX_W, MAX_W > 0; 0 or -EINVAL. */
+int energy_model__parse(const char *arg, double *idle_w, double *max_w);
+
+/*
+ * Pure: the energy a powercap counter (energy_uj, counting 0..range and
+ * then 0 again) advanced from prev to cur, in microjoules. The counter is
+ * taken modulo range + 1, the kernel's max_energy_range_uj convention; the
+ * true step from range to 0 is one hardware energy unit (~15-61 uJ), so a
+ * wrap undercounts by at most that. A read that lags a whole lap behind
+ * cannot be seen: read well within the wrap time (minutes at full power).
+ * range == 0 means unknown: then cur < prev cannot be resolved.
+ * Returns 0, or -ERANGE (value above range; backwards with no range).
+ */
+int rapl__delta_uj(__u64 prev, __u64 cur, __u64 range, __u64 *delta);
+
+/* Strict decimal of a sysfs file ("123\n"); 0, -EINVAL, -ERANGE. */
+int rapl__parse_u64(const char *s, __u64 *v);
+
+/* --- CPU -> package, from cpuN/topology/physical_package_id ------------- */
+
+#define CPU_TOPOLOGY_UNKNOWN INT_MIN
+
+struct cpu_topology {
+	int ncpus;
+	int *phys_of_cpu;	/* [ncpus] physical_package_id or CPU_TOPOLOGY_UNKNOWN */
+	int *pkg_of_cpu;	/* [ncpus] dense package index, -1 unknown */
+	int nr_packages;
+	int pkg_id[ENERGY_MAX_PACKAGES];	/* dense index -> physical id, sorted */
+	int nr_cpus[ENERGY_MAX_PACKAGES];
+};
+
+/* Read cpu_root/cpuN/topology/physical_package_id for N < ncpus; CPUs
+ * without it (offline) are unknown. 0, -ENOENT when no CPU has it (err
+ * set), -E2BIG, -ENOMEM. */
+int cpu_topology__load(struct cpu_topology *t, const char *cpu_root, int ncpus,
+		       char *err, size_t errlen);
+/* Add a package no CPU belongs to (a RAPL zone of an offline package);
+ * returns its dense index (indexes above it shift) or -E2BIG. */
+int cpu_topology__add_package(struct cpu_topology *t, int phys_id);
+/* Dense index of phys_id, or -ENOENT. */
+int cpu_topology__index(const struct cpu_topology *t, int phys_id);
+void cpu_topology__free(struct cpu_topology *t);
+
+/* --- backends ------------------------------------------------------------ */
+
+struct energy_source_ops {
+	const char *name;
+	bool estimated;
+	/* arg: what followed "name:" in the spec, or NULL. On failure: free
+	 * what it allocated, set err, return -ENOENT when the source is
+	 * absent, another -errno otherwise. */
+	int (*open)(struct energy_source *s, const char *arg,
+		    char *err, size_t errlen);
+	/* Fill out->pkg[] (zeroed, nr_packages set by the caller); first is
+	 * true for the baseline read. */
+	int (*read)(struct energy_source *s, bool first, double dt,
+		    const double *busy_ns, struct energy_sample *out);
+	void (*close)(struct energy_source *s);
+};
+
+extern const struct energy_source_ops energy_powercap_ops;
+extern const struct energy_source_ops energy_perf_ops;
+extern const struct energy_source_ops energy_model_ops;
+
+struct energy_source {
+	const struct energy_source_ops *ops;
+	const struct energy_opts *opts;	/* during open only */
+	struct cpu_topology topo;
+	bool started;			/* the baseline was read */
+	void *priv;			/* the backend's */
+	char warning[ENERGY_WARN_LEN];	/* pending for the next sample */
+};
+
+/* For backends: queue a warning for the next sample. */
+void energy_source__warn(struct energy_source *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* For backends: whole small files. Return 0 or -errno (-EINVAL: garbage,
+ * -EFBIG: longer than len - 1). */
+int rapl__read_str(const char *path, char *buf, size_t len);
+/* snprintf for paths: 0, or -ENAMETOOLONG when it did not fit. */
+int rapl__path(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int rapl__read_u64(const char *path, __u64 *v);
+
+/* perf power PMU parsing, pure: "event=0x02" -> config; "0,28" / "0-3,8"
+ * -> CPU list (at most max entries, count returned, or -EINVAL/-E2BIG). */
+int perf_power__parse_config(const char *s, __u64 *config);
+int perf_power__parse_cpus(const char *s, int *cpus, int max);
+
+#endif /* RAPL_ENERGY_H */

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Container ids from cgroup paths, as docker, containerd, CRI-O, podman and
+ * the kubelet (systemd and cgroupfs drivers) name them, next to the near
+ * misses that must stay host cgroups.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "bperf/container.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define ID1 "9ec39b91f3d70e1beff50a308f77067065ea6be0d91a3378375056cd4422cf3d"
+#define ID2 "34dc0b5e626f2c5c4c5170e34b10e7654ce36f0fcd532739f4445baabea03376"
+#define ID3 "ee8247ebce1c2d2a855e27e5de33b61c385f92ecbfb32387aabc9eb56c47b7e7"
+#define ID63 "9ec39b91f3d70e1beff50a308f77067065ea6be0d91a3378375056cd4422cf3"
+#define ID65 ID1 "0"
+#define IDUP "9EC39B91F3D70E1BEFF50A308F77067065EA6BE0D91A3378375056CD4422CF3D"
+#define IDG "9ec39b91f3d70e1beff50a308f77067065ea6be0d91a3378375056cd4422cf3g"
+#define UID "74c13223-5a00-11e9-b385-42010a80018d"
+#define UID_ "74c13223_5a00_11e9_b385_42010a80018d"
+#define STATIC_UID "2ce2d4a5d4e0bb6ad3d1f0d96f9e2d6b"	/* a static pod's hash */
+
+struct ccase {
+	const char *path;
+	int ret;
+	const char *id;
+	const char *runtime;
+	const char *pod_uid;
+	const char *scope;	/* the container's own cgroup, a prefix of path */
+};
+
+static const struct ccase cases[] = {
+	/* docker, systemd and cgroupfs drivers; rootless */
+	{ "/system.slice/docker-" ID1 ".scope", 0, ID1, "docker", "",
+	  "/system.slice/docker-" ID1 ".scope" },
+	{ "/system.slice/docker-" ID1 ".scope/init", 0, ID1, "docker", "",
+	  "/system.slice/docker-" ID1 ".scope" },
+	{ "/docker/" ID2, 0, ID2, "docker", "", "/docker/" ID2 },
+	{ "/docker/" ID2 "/", 0, ID2, "docker", "", "/docker/" ID2 },
+	{ "/docker/" ID2 "/sub/deeper", 0, ID2, "docker", "", "/docker/" ID2 },
+	{ "/user.slice/user-1000.slice/user@1000.service/docker-" ID1 ".scope",
+	  0, ID1, "docker", "",
+	  "/user.slice/user-1000.slice/user@1000.service/docker-" ID1 ".scope" },
+	/* docker in docker: the deepest container wins */
+	{ "/system.slice/docker-" ID1 ".scope/docker/" ID2, 0, ID2, "docker",
+	  "", "/system.slice/docker-" ID1 ".scope/docker/" ID2 },
+
+	/* containerd under Kubernetes: systemd driver, every QoS class */
+	{ "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_
+	  ".slice/cri-containerd-" ID3 ".scope", 0, ID3, "containerd", UID,
+	  NULL },
+	{ "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" UID_
+	  ".slice/cri-containerd-" ID3 ".scope", 0, ID3, "containerd", UID,
+	  NULL },
+	{ "/kubepods.slice/kubepods-pod" UID_ ".slice/cri-containerd-" ID3
+	  ".scope", 0, ID3, "containerd", UID, NULL },
+	/* static pods have a hash for a uid */
+	{ "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod"
+	  STATIC_UID ".slice/cri-containerd-" ID3 ".scope", 0, ID3,
+	  "containerd", STATIC_UID, NULL },
+	/* cgroupfs driver: a bare id right below the pod */
+	{ "/kubepods/besteffort/pod" UID "/" ID2, 0, ID2, "containerd", UID,
+	  "/kubepods/besteffort/pod" UID "/" ID2 },
+	{ "/kubepods/pod" UID "/" ID2, 0, ID2, "containerd", UID, NULL },
+	/* kind: a node container running a kubelet with its own kubepods */
+	{ "/system.slice/docker-" ID1 ".scope/kubelet.slice/kubelet-kubepods.slice/"
+	  "kubelet-kubepods-besteffort.slice/kubelet-kubepods-besteffort-pod" UID_
+	  ".slice/cri-containerd-" ID3 ".scope", 0, ID3, "containerd", UID, NULL },
+	{ "/system.slice/docker-" ID1 ".scope/kubelet.slice", 0, ID1, "docker",
+	  "", "/system.slice/docker-" ID1 ".scope" },
+
+	/* CRI-O: systemd and cgroupfs drivers; conmon is not the container */
+	{ "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_
+	  ".slice/crio-" ID1 ".scope", 0, ID1, "cri-o", UID, NULL },
+	{ "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_
+	  ".slice/crio-" ID1 ".scope/container", 0, ID1, "cri-o", UID,
+	  "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_
+	  ".slice/crio-" ID1 ".scope" },
+	{ "/kubepods/burstable/pod" UID "/crio-" ID1, 0, ID1, "cri-o", UID, NULL },
+	{ "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_
+	  ".slice/crio-conmon-" ID1 ".scope", -ENOENT, NULL, NULL, NULL, NULL },
+
+	/* podman: systemd (root and rootless) and cgroupfs */
+	{ "/machine.slice/libpod-" ID2 ".scope", 0, ID2, "podman", "", NULL },
+	{ "/machine.slice/libpod-" ID2 ".scope/container", 0, ID2, "podman", "",
+	  "/machine.slice/libpod-" ID2 ".scope" },
+	{ "/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" ID2
+	  ".scope", 0, ID2, "podman", "", NULL },
+	{ "/libpod_parent/libpod-" ID2, 0, ID2, "podman", "", NULL },
+	{ "/machine.slice/libpod-conmon-" ID2 ".scope", -ENOENT, NULL, NULL,
+	  NULL, NULL },
+
+	/* dockershim-era Kubernetes with the docker runtime */
+	{ "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" UID_
+	  ".slice/docker-" ID1 ".scope", 0, ID1, "docker", UID, NULL },
+
+	/* host cgroups */
+	{ "/", -ENOENT, NULL, NULL, NULL, NULL },
+	{ "", -ENOENT, NULL, NULL, NULL, NULL },
+	{ "/system.slice/docker.service", -ENOENT, NULL, NULL, NULL, NULL },
+	{ "/system.slice/containerd.service", -ENOENT, NULL, NULL, NULL, NULL },
+	{ "/system.slice/crio.service", -ENOENT, NULL, NULL, NULL, NULL },
+	{ "/user.slice/user-1000.slice/session-2.scope", -ENOENT, NULL, NULL,
+	  NULL, NULL },
+	{ "/user.slice/user-1000.slice/user@1000.service/app.slice/podman-4242.scope",
+	  -ENOENT, NULL, NULL, NULL, NULL },
+	/* a pod, not yet a container */
+	{ "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_
+	  ".slice", -ENOENT, NULL, NULL, NULL, NULL },
+	{ "/kubepods/burstable/pod" UID, -ENOENT, NULL, NULL, NULL, NULL },
+
+	/* near misses: ids of the wrong length, case or alphabet */
+	{ "/system.slice/docker-" ID63 ".scope", -ENOENT, NULL, NULL, NULL, NULL },
+	{ "/system.slice/docker-" ID65 ".scope", -ENOENT, NULL, NULL, NULL, NULL },
+	{ "/system.slice/docker-" IDUP ".scope", -ENOENT, NULL, NULL, NULL, NULL },
+	{ "/system.slice/docker-" IDG ".scope", -ENOENT, NULL, NULL, NULL, NULL },
+	{ "/docker/" ID63, -ENOENT, NULL, NULL, NULL, NULL },
+	{ "/docker/" IDUP, -ENOENT, NULL, NULL, NULL, NULL },
+	{ "/system.slice/docker-" ID1 ".slice", -ENOENT, NULL, NULL, NULL, NULL },
+	{ "/system.slice/docker-" ID1 ".scopex", -ENOENT, NULL, NULL, NULL, NULL },
+	{ "/system.slice/docker-" ID1 ".mount", -ENOENT, NULL, NULL, NULL, NULL },
+	{ "/system.slice/xdocker-" ID1 ".scope", -ENOENT, NULL, NULL, NULL, NULL },
+	{ "/system.slice/cri-containerd-" ID63 ".scope", -ENOENT, NULL, NULL,
+	  NULL, NULL },
+	/* a bare id where no runtime puts one */
+	{ "/" ID1, -ENOENT, NULL, NULL, NULL, NULL },
+	{ "/system.slice/" ID1, -ENOENT, NULL, NULL, NULL, NULL },
+	{ "/kubepods/besteffort/" ID1, -ENOENT, NULL, NULL, NULL, NULL },
+	{ "/kubepods/besteffort/pod" UID "/x/" ID1, -ENOENT, NULL, NULL, NULL,
+	  NULL },
+	/* "pod<uid>" counts only below kubepods */
+	{ "/other/pod" UID "/" ID1, -ENOENT, NULL, NULL, NULL, NULL },
+	/* a malformed pod uid: the container still counts, without a pod */
+	{ "/kubepods.slice/kubepods-pod74c13223_5a00_11e9_b385.slice/crio-" ID1
+	  ".scope", 0, ID1, "cri-o", "", NULL },
+	{ "/kubepods.slice/kubepods-pod" UID ".slice/crio-" ID1 ".scope", 0, ID1,
+	  "cri-o", "", NULL },
+	{ "/kubepods/pod74C13223-5A00-11E9-B385-42010A80018D/" ID2, -ENOENT,
+	  NULL, NULL, NULL, NULL },
+};
+
+static void test_container_parse(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct ccase *c = &cases[i];
+		struct container_info ci;
+		size_t scope_len;
+		int ret;
+
+		memset(&ci, 0x5a, sizeof(ci));
+		ret = container__parse(c->path, &ci);
+		if (ret != c->ret)
+			fail_msg("'%s': %d, want %d", c->path, ret, c->ret);
+		if (ret) {
+			assert_string_equal(ci.id, "");
+			assert_null(ci.runtime);
+			continue;
+		}
+		if (strcmp(ci.id, c->id) || strcmp(ci.runtime, c->runtime) ||
+		    strcmp(ci.pod_uid, c->pod_uid))
+			fail_msg("'%s': id %s runtime %s pod '%s'", c->path,
+				 ci.id, ci.runtime, ci.pod_uid);
+		/* by default the container's cgroup is the whole path */
+		scope_len = c->scope ? strlen(c->scope) : strlen(c->path);
+		if (c->scope)
+			assert_int_equal(strncmp(c->path, c->scope, scope_len), 0);
+		if (ci.scope_len != scope_len)
+			fail_msg("'%s': scope_len %zu, want %zu", c->path,
+				 ci.scope_len, scope_len);
+	}
+}
+
+static void test_container_bad_args(void **state)
+{
+	struct container_info ci;
+
+	(void)state;
+	assert_int_equal(container__parse(NULL, &ci), -EINVAL);
+	assert_int_equal(container__parse("/docker/" ID1, NULL), -EINVAL);
+	/* a relative path works as well */
+	assert_int_equal(container__parse("docker/" ID1, &ci), 0);
+	assert_string_equal(ci.id, ID1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_container_parse),
+		cmocka_unit_test(test_container_bad_args),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

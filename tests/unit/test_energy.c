@@ -1,0 +1,1001 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Energy: counter arithmetic, the powercap, perf and model sources on fake
+ * sysfs trees made in a temporary directory, and the energy split.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "rapl/energy.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define J_EPS 1e-9
+
+/* --- fake trees ----------------------------------------------------------- */
+
+struct tree {
+	char root[PATH_MAX];	/* temp dir */
+	char pc[PATH_MAX];	/* root/powercap */
+	char cpu[PATH_MAX];	/* root/cpu */
+	char perf[PATH_MAX];	/* root/power */
+};
+
+/* vsnprintf into a PATH_MAX buffer; paths here are short. */
+static char *pathf(char *buf, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static char *pathf(char *buf, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, PATH_MAX, fmt, ap);
+	va_end(ap);
+	assert_true(n > 0 && n < PATH_MAX);
+	return buf;
+}
+
+static void mkdir_p(const char *path)
+{
+	char buf[PATH_MAX], *p;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(buf, 0755);
+		*p = '/';
+	}
+	mkdir(buf, 0755);
+}
+
+/* Write content to the path made of fmt: parents are created. */
+static void put(const char *content, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void put(const char *content, const char *fmt, ...)
+{
+	char path[PATH_MAX], dir[PATH_MAX], *slash;
+	va_list ap;
+	FILE *f;
+
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	*slash = '\0';
+	mkdir_p(dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(content, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void put_u64(unsigned long long v, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void put_u64(unsigned long long v, const char *fmt, ...)
+{
+	char path[PATH_MAX], buf[32];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	snprintf(buf, sizeof(buf), "%llu\n", v);
+	put(buf, "%s", path);
+}
+
+/* A powercap zone: dir/{name,energy_uj,max_energy_range_uj}. */
+static void put_zone(const char *dir, const char *name, unsigned long long uj,
+		     unsigned long long range)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%s\n", name);
+	put(buf, "%s/name", dir);
+	put_u64(uj, "%s/energy_uj", dir);
+	put_u64(range, "%s/max_energy_range_uj", dir);
+}
+
+static void put_cpu(struct tree *t, int cpu, int pkg)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%d\n", pkg);
+	put(buf, "%s/cpu%d/topology/physical_package_id", t->cpu, cpu);
+}
+
+static int tree_setup(void **state)
+{
+	struct tree *t = calloc(1, sizeof(*t));
+
+	snprintf(t->root, sizeof(t->root), "/tmp/test_energy.XXXXXX");
+	if (!t || !mkdtemp(t->root))
+		return -1;
+	pathf(t->pc, "%s/powercap", t->root);
+	pathf(t->cpu, "%s/cpu", t->root);
+	pathf(t->perf, "%s/power", t->root);
+	mkdir(t->pc, 0755);
+	*state = t;
+	return 0;
+}
+
+static int tree_teardown(void **state)
+{
+	struct tree *t = *state;
+	char cmd[PATH_MAX + 16];
+	int ret;
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->root);
+	ret = system(cmd);
+	free(t);
+	return ret ? -1 : 0;
+}
+
+static struct energy_source *open_tree(struct tree *t, const char *spec,
+				       int ncpus, int *errp, char *err,
+				       size_t errlen)
+{
+	struct energy_opts o = {
+		.spec = spec,
+		.powercap_root = t->pc,
+		.cpu_root = t->cpu,
+		.perf_pmu_root = t->perf,
+		.ncpus = ncpus,
+	};
+
+	return energy_source__open_opts(&o, errp, err, errlen);
+}
+
+/* --- pure arithmetic ------------------------------------------------------ */
+
+static void test_parse_u64(void **state)
+{
+	static const struct {
+		const char *in;
+		int ret;
+		__u64 v;
+	} cases[] = {
+		{ "0", 0, 0 },
+		{ "123\n", 0, 123 },
+		{ "262143328850\n", 0, 262143328850ULL },
+		{ "18446744073709551615", 0, UINT64_MAX },
+		{ "18446744073709551616", -ERANGE, 0 },
+		{ "", -EINVAL, 0 },
+		{ "\n", -EINVAL, 0 },
+		{ "-1", -EINVAL, 0 },
+		{ "+1", -EINVAL, 0 },
+		{ " 1", -EINVAL, 0 },
+		{ "12x", -EINVAL, 0 },
+		{ "12\n\n", -EINVAL, 0 },
+		{ "0x10", -EINVAL, 0 },
+		{ "1.5", -EINVAL, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		__u64 v = 777;
+		int ret = rapl__parse_u64(cases[i].in, &v);
+
+		assert_int_equal(ret, cases[i].ret);
+		if (!ret)
+			assert_true(v == cases[i].v);
+		else
+			assert_true(v == 777);
+	}
+}
+
+static void test_delta_uj(void **state)
+{
+	static const struct {
+		const char *what;
+		__u64 prev, cur, range;
+		int ret;
+		__u64 delta;
+	} cases[] = {
+		{ "no wrap", 1000, 5000, 1000000, 0, 4000 },
+		{ "equal", 4242, 4242, 1000000, 0, 0 },
+		{ "up to range", 999000, 1000000, 1000000, 0, 1000 },
+		{ "from range to 0", 1000000, 0, 1000000, 0, 1 },
+		{ "range to range", 1000000, 1000000, 1000000, 0, 0 },
+		{ "across", 999990, 9, 1000000, 0, 20 },
+		{ "across, from 0 side", 1, 0, 1000000, 0, 1000000 },
+		{ "real range", 262143328000ULL, 150, 262143328850ULL, 0, 1001 },
+		{ "u64 range", UINT64_MAX - 1, 3, UINT64_MAX - 1, 0, 4 },
+		{ "no range, no wrap", 10, 20, 0, 0, 10 },
+		{ "no range, backwards", 20, 10, 0, -ERANGE, 0 },
+		{ "cur above range", 10, 1000001, 1000000, -ERANGE, 0 },
+		{ "prev above range", 1000001, 10, 1000000, -ERANGE, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		__u64 d = 777;
+		int ret = rapl__delta_uj(cases[i].prev, cases[i].cur,
+					 cases[i].range, &d);
+
+		if (ret != cases[i].ret || (!ret && d != cases[i].delta))
+			fail_msg("%s: ret %d delta %llu", cases[i].what, ret,
+				 (unsigned long long)d);
+	}
+}
+
+/* Over many reads, wraps neither lose nor invent: the deltas add up to
+ * the energy the counter was advanced by. */
+static void test_delta_uj_sum_over_wraps(void **state)
+{
+	const __u64 range = 999999;
+	__u64 total = 0, sum = 0, prev = 123456, cur, d;
+	int i;
+
+	(void)state;
+	cur = prev;
+	for (i = 0; i < 1000; i++) {
+		__u64 step = (i * 7919) % 600000;
+
+		total += step;
+		cur = (cur + step) % (range + 1);
+		assert_int_equal(rapl__delta_uj(prev, cur, range, &d), 0);
+		sum += d;
+		prev = cur;
+	}
+	assert_true(sum == total);
+}
+
+static void test_model_joules(void **state)
+{
+	static const struct {
+		double idle, max, busy_ns;
+		int ncpus;
+		double dt, joules;
+	} cases[] = {
+		{ 10, 110, 0, 4, 1, 10 },		/* idle */
+		{ 10, 110, 4e9, 4, 1, 110 },		/* all busy */
+		{ 10, 110, 2e9, 4, 1, 60 },		/* half */
+		{ 10, 110, 1e9, 4, 2, 2 * 22.5 },	/* 1/8 over 2 s */
+		{ 10, 110, 9e9, 4, 1, 110 },		/* clamped */
+		{ 10, 110, 6e9, 4, 1, 110 },		/* clamped */
+		{ 10, 110, -5, 4, 1, 10 },		/* clamped */
+		{ 10, 110, NAN, 4, 1, 10 },
+		{ 0, 100, 5e8, 1, 0.5, 50 },
+		{ 10, 110, 1e9, 0, 1, 0 },		/* no CPU */
+		{ 10, 110, 1e9, 4, 0, 0 },		/* no time */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		double j = energy_model__joules(cases[i].idle, cases[i].max,
+						cases[i].busy_ns, cases[i].ncpus,
+						cases[i].dt);
+
+		if (fabs(j - cases[i].joules) > J_EPS)
+			fail_msg("case %zu: %g J, want %g", i, j, cases[i].joules);
+	}
+}
+
+static void test_model_parse(void **state)
+{
+	static const struct {
+		const char *in;
+		int ret;
+		double idle, max;
+	} cases[] = {
+		{ "40:180", 0, 40, 180 },
+		{ "0:95.5", 0, 0, 95.5 },
+		{ "50:50", 0, 50, 50 },
+		{ "180:40", -EINVAL, 0, 0 },
+		{ "0:0", -EINVAL, 0, 0 },
+		{ "-1:10", -EINVAL, 0, 0 },
+		{ "1:-10", -EINVAL, 0, 0 },
+		{ "10", -EINVAL, 0, 0 },
+		{ "10:", -EINVAL, 0, 0 },
+		{ ":10", -EINVAL, 0, 0 },
+		{ "10:20:30", -EINVAL, 0, 0 },
+		{ "a:b", -EINVAL, 0, 0 },
+		{ "10W:20W", -EINVAL, 0, 0 },
+		{ "inf:inf", -EINVAL, 0, 0 },
+		{ "nan:10", -EINVAL, 0, 0 },
+		{ " 1:10", -EINVAL, 0, 0 },
+		{ "", -EINVAL, 0, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		double idle = -1, max = -1;
+		int ret = energy_model__parse(cases[i].in, &idle, &max);
+
+		if (ret != cases[i].ret)
+			fail_msg("'%s': %d", cases[i].in, ret);
+		if (!ret && (idle != cases[i].idle || max != cases[i].max))
+			fail_msg("'%s': %g:%g", cases[i].in, idle, max);
+	}
+}
+
+static void test_perf_parse(void **state)
+{
+	static const struct {
+		const char *in;
+		int ret;
+		__u64 config;
+	} cfg[] = {
+		{ "event=0x02\n", 0, 2 },
+		{ "event=0x01", 0, 1 },
+		{ "event=0xff\n", 0, 0xff },
+		{ "event=0x100", -EINVAL, 0 },
+		{ "event=2", -EINVAL, 0 },
+		{ "event=0x02,umask=0x1", -EINVAL, 0 },
+		{ "config=0x02", -EINVAL, 0 },
+		{ "", -EINVAL, 0 },
+	};
+	static const struct {
+		const char *in;
+		int ret;
+		int cpus[6];
+	} cpus[] = {
+		{ "0\n", 1, { 0 } },
+		{ "0,28\n", 2, { 0, 28 } },
+		{ "0-3,8", 5, { 0, 1, 2, 3, 8 } },
+		{ "3-1", -EINVAL, { 0 } },
+		{ "", -EINVAL, { 0 } },
+		{ "0,", -EINVAL, { 0 } },
+		{ "a", -EINVAL, { 0 } },
+		{ "0-7", -E2BIG, { 0 } },
+	};
+	size_t i;
+	int got[6], n, k;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cfg); i++) {
+		__u64 c = 777;
+
+		n = perf_power__parse_config(cfg[i].in, &c);
+		if (n != cfg[i].ret || (!n && c != cfg[i].config))
+			fail_msg("config '%s': %d", cfg[i].in, n);
+	}
+	for (i = 0; i < ARRAY_SIZE(cpus); i++) {
+		n = perf_power__parse_cpus(cpus[i].in, got, 6);
+		if (n != cpus[i].ret)
+			fail_msg("cpus '%s': %d", cpus[i].in, n);
+		for (k = 0; k < n; k++)
+			assert_int_equal(got[k], cpus[i].cpus[k]);
+	}
+}
+
+/* --- topology ------------------------------------------------------------- */
+
+static void test_topology(void **state)
+{
+	struct tree *t = *state;
+	struct cpu_topology topo;
+	char err[256];
+
+	/* sparse ids, an offline CPU (no topology dir), one garbage */
+	put_cpu(t, 0, 3);
+	put_cpu(t, 1, 0);
+	put_cpu(t, 2, 3);
+	mkdir_p(t->cpu);
+	put("x\n", "%s/cpu4/topology/physical_package_id", t->cpu);
+	put_cpu(t, 5, 0);
+	assert_int_equal(cpu_topology__load(&topo, t->cpu, 7, err, sizeof(err)), 0);
+	assert_int_equal(topo.nr_packages, 2);
+	assert_int_equal(topo.pkg_id[0], 0);
+	assert_int_equal(topo.pkg_id[1], 3);
+	assert_int_equal(topo.pkg_of_cpu[0], 1);
+	assert_int_equal(topo.pkg_of_cpu[1], 0);
+	assert_int_equal(topo.pkg_of_cpu[2], 1);
+	assert_int_equal(topo.pkg_of_cpu[3], -1);
+	assert_int_equal(topo.pkg_of_cpu[4], -1);
+	assert_int_equal(topo.pkg_of_cpu[5], 0);
+	assert_int_equal(topo.pkg_of_cpu[6], -1);
+	assert_int_equal(topo.nr_cpus[0], 2);
+	assert_int_equal(topo.nr_cpus[1], 2);
+	/* a package with no CPU goes in order, shifting those above it */
+	assert_int_equal(cpu_topology__add_package(&topo, 1), 1);
+	assert_int_equal(cpu_topology__add_package(&topo, 1), 1);
+	assert_int_equal(topo.nr_packages, 3);
+	assert_int_equal(topo.pkg_of_cpu[0], 2);
+	assert_int_equal(topo.nr_cpus[1], 0);
+	assert_int_equal(topo.nr_cpus[2], 2);
+	assert_int_equal(cpu_topology__index(&topo, 7), -ENOENT);
+	cpu_topology__free(&topo);
+
+	assert_int_equal(cpu_topology__load(&topo, "/nonexistent", 4, err,
+					    sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent"));
+}
+
+/* --- choosing a source ---------------------------------------------------- */
+
+static void test_spec_errors(void **state)
+{
+	static const char *const bad[] = {
+		"x", "model", "model:", "model:1", "model:a:b", "model:50:10",
+		"model:-1:10", "model:1:2:3", "powercapx", "Powercap", "",
+		"auto ", "perf:", "none:",
+	};
+	struct tree *t = *state;
+	char err[256], want[64];
+	size_t i;
+	int e;
+
+	put_cpu(t, 0, 0);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		e = 1;
+		assert_null(open_tree(t, bad[i], 1, &e, err, sizeof(err)));
+		if (e != -EINVAL)
+			fail_msg("'%s': %d", bad[i], e);
+		snprintf(want, sizeof(want), "bad --energy value '%s'", bad[i]);
+		if (strncmp(err, want, strlen(want)))
+			fail_msg("'%s': '%s'", bad[i], err);
+	}
+	e = 1;
+	strcpy(err, "junk");
+	assert_null(open_tree(t, "none", 1, &e, err, sizeof(err)));
+	assert_int_equal(e, 0);
+	assert_string_equal(err, "");
+}
+
+static void test_missing_sources(void **state)
+{
+	struct tree *t = *state;
+	char err[512], path[PATH_MAX];
+	int e;
+
+	put_cpu(t, 0, 0);
+	/* look-alikes of package zones that must not count */
+	put_zone(t->pc, "package-0", 5, 100);	/* the root's own files */
+	put("package-0\n", "%s/intel-rapl/name", t->pc);
+	put_zone(pathf(path, "%s/intel-rapl-mmio:0", t->pc),
+		 "package-0", 5, 100);
+	put_zone(pathf(path, "%s/intel-rapl:x", t->pc), "package-0", 5, 100);
+	put_zone(pathf(path, "%s/intel-rapl:", t->pc), "package-0", 5, 100);
+	put_zone(pathf(path, "%s/intel-rapl:0", t->pc), "dram", 5, 100);
+
+	e = 1;
+	assert_null(open_tree(t, "powercap", 1, &e, err, sizeof(err)));
+	assert_int_equal(e, -ENOENT);
+	assert_true(!strncmp(err, "no RAPL powercap zones under ", 29));
+	assert_non_null(strstr(err, t->pc));
+
+	e = 1;
+	assert_null(open_tree(t, "perf", 1, &e, err, sizeof(err)));
+	assert_int_equal(e, -ENOENT);
+	assert_non_null(strstr(err, "no perf power PMU at"));
+
+	/* auto: no error, a reason naming both */
+	e = 1;
+	assert_null(open_tree(t, "auto", 1, &e, err, sizeof(err)));
+	assert_int_equal(e, 0);
+	assert_true(!strncmp(err, "no energy source: powercap: no RAPL", 35));
+	assert_non_null(strstr(err, "; perf: no perf power PMU"));
+	assert_null(strchr(err, '\n'));
+	e = 1;
+	assert_null(open_tree(t, NULL, 1, &e, err, sizeof(err)));
+	assert_int_equal(e, 0);
+	assert_true(!strncmp(err, "no energy source:", 17));
+
+	/* explicit sources need the CPU topology too */
+	put_zone(pathf(path, "%s/intel-rapl:1", t->pc), "package-0", 5, 100);
+	pathf(t->cpu, "%s/nonexistent", t->root);
+	e = 1;
+	assert_null(open_tree(t, "powercap", 1, &e, err, sizeof(err)));
+	assert_int_equal(e, -ENOENT);
+	assert_non_null(strstr(err, "no CPU topology"));
+}
+
+/* --- powercap ------------------------------------------------------------- */
+
+#define RANGE 1000000ULL	/* 1 J, so tests wrap easily */
+
+/*
+ * cpu0,1 -> package 0; cpu2,3 -> package 1; cpu4 offline.
+ * intel-rapl:0  package-0, sub-zones core, uncore, dram
+ * intel-rapl:1  package-1, sub-zones core, dram (no energy_uj), "gpu" (unknown)
+ * intel-rapl:2  psys
+ */
+static void make_two_packages(struct tree *t)
+{
+	char d[PATH_MAX];
+
+	put_cpu(t, 0, 0);
+	put_cpu(t, 1, 0);
+	put_cpu(t, 2, 1);
+	put_cpu(t, 3, 1);
+	pathf(d, "%s/intel-rapl:0", t->pc);
+	put_zone(d, "package-0", 100000, RANGE);
+	put_zone(strcat(d, "/intel-rapl:0:0"), "core", 1000, RANGE);
+	pathf(d, "%s/intel-rapl:0/intel-rapl:0:1", t->pc);
+	put_zone(d, "uncore", 2000, RANGE);
+	pathf(d, "%s/intel-rapl:0/intel-rapl:0:2", t->pc);
+	put_zone(d, "dram", 3000, RANGE);
+	pathf(d, "%s/intel-rapl:1", t->pc);
+	put_zone(d, "package-1", 500000, RANGE);
+	put_zone(strcat(d, "/intel-rapl:1:0"), "core", 0, RANGE);
+	pathf(d, "%s/intel-rapl:1/intel-rapl:1:1", t->pc);
+	put("dram\n", "%s/name", d);
+	pathf(d, "%s/intel-rapl:1/intel-rapl:1:2", t->pc);
+	put_zone(d, "gpu", 0, RANGE);
+	pathf(d, "%s/intel-rapl:2", t->pc);
+	put_zone(d, "psys", 0, RANGE);
+	/* the MMIO copy of package 0 must not be added to it */
+	pathf(d, "%s/intel-rapl-mmio:0", t->pc);
+	put_zone(d, "package-0", 0, RANGE);
+}
+
+static void set_uj(struct tree *t, const char *zone, unsigned long long uj)
+{
+	put_u64(uj, "%s/%s/energy_uj", t->pc, zone);
+}
+
+static void test_powercap_tree(void **state)
+{
+	struct tree *t = *state;
+	struct energy_sample s;
+	struct energy_source *src;
+	char err[256], path[PATH_MAX];
+	int e;
+
+	make_two_packages(t);
+	src = open_tree(t, "powercap", 5, &e, err, sizeof(err));
+	if (!src)
+		fail_msg("open: %d %s", e, err);
+	assert_int_equal(e, 0);
+	assert_string_equal(energy_source__name(src), "powercap");
+	assert_false(energy_source__is_estimated(src));
+	assert_int_equal(energy_source__nr_packages(src), 2);
+	assert_int_equal(energy_source__package_of_cpu(src, 1), 0);
+	assert_int_equal(energy_source__package_of_cpu(src, 3), 1);
+	assert_int_equal(energy_source__package_of_cpu(src, 4), -1);
+	assert_int_equal(energy_source__package_of_cpu(src, 5), -1);
+	assert_int_equal(energy_source__package_of_cpu(src, -1), -1);
+	assert_int_equal(energy_source__package_id(src, 1), 1);
+	assert_int_equal(energy_source__nr_cpus_of_package(src, 0), 2);
+
+	/* baseline: nothing valid; the zone left out is reported once */
+	assert_int_equal(energy_source__read(src, 0, NULL, &s), 0);
+	assert_true(s.baseline);
+	assert_int_equal(s.nr_packages, 2);
+	assert_false(s.pkg[0].valid);
+	assert_false(s.pkg[1].valid);
+	assert_true(s.has_psys);
+	assert_false(s.psys_valid);
+	assert_non_null(strstr(s.warning, "intel-rapl:1:1/energy_uj"));
+
+	/* plain interval */
+	set_uj(t, "intel-rapl:0", 600000);		/* +0.5 J */
+	set_uj(t, "intel-rapl:0/intel-rapl:0:0", 251000);
+	set_uj(t, "intel-rapl:1", 750000);
+	set_uj(t, "intel-rapl:2", RANGE - 1);		/* +0.999999 J */
+	assert_int_equal(energy_source__read(src, 1, NULL, &s), 0);
+	assert_false(s.baseline);
+	assert_string_equal(s.warning, "");
+	assert_true(s.pkg[0].valid);
+	assert_true(s.pkg[1].valid);
+	assert_float_equal(s.pkg[0].joules, 0.5, J_EPS);
+	assert_float_equal(s.pkg[1].joules, 0.25, J_EPS);
+	assert_int_equal(s.pkg[0].dom_mask, (1 << ENERGY_DOM_CORE) |
+			 (1 << ENERGY_DOM_UNCORE) | (1 << ENERGY_DOM_DRAM));
+	assert_int_equal(s.pkg[0].dom_valid, s.pkg[0].dom_mask);
+	assert_float_equal(s.pkg[0].dom_j[ENERGY_DOM_CORE], 0.25, J_EPS);
+	assert_float_equal(s.pkg[0].dom_j[ENERGY_DOM_DRAM], 0, J_EPS);
+	assert_int_equal(s.pkg[1].dom_mask, 1 << ENERGY_DOM_CORE);
+	assert_true(s.psys_valid);
+	assert_float_equal(s.psys_j, 0.999999, J_EPS);
+
+	/* across the wrap: 600000 -> RANGE -> 0 -> 99999 is 0.5 J */
+	set_uj(t, "intel-rapl:0", 99999);
+	assert_int_equal(energy_source__read(src, 1, NULL, &s), 0);
+	assert_float_equal(s.pkg[0].joules, 0.5, J_EPS);
+	assert_float_equal(s.pkg[1].joules, 0, J_EPS);
+	assert_true(s.pkg[1].valid);
+
+	/* garbage in package 1: invalid and said once; package 0 goes on */
+	put("12ab\n", "%s/intel-rapl:1/energy_uj", t->pc);
+	set_uj(t, "intel-rapl:0", 199999);
+	assert_int_equal(energy_source__read(src, 1, NULL, &s), 0);
+	assert_true(s.pkg[0].valid);
+	assert_float_equal(s.pkg[0].joules, 0.1, J_EPS);
+	assert_false(s.pkg[1].valid);
+	assert_float_equal(s.pkg[1].joules, 0, J_EPS);
+	assert_non_null(strstr(s.warning, "intel-rapl:1/energy_uj: not a number"));
+	assert_int_equal(energy_source__read(src, 1, NULL, &s), 0);
+	assert_false(s.pkg[1].valid);
+	assert_string_equal(s.warning, "");
+	/* back: the first good value is a new baseline, not a jump */
+	set_uj(t, "intel-rapl:1", 900000);
+	assert_int_equal(energy_source__read(src, 1, NULL, &s), 0);
+	assert_false(s.pkg[1].valid);
+	set_uj(t, "intel-rapl:1", 950000);
+	assert_int_equal(energy_source__read(src, 1, NULL, &s), 0);
+	assert_true(s.pkg[1].valid);
+	assert_float_equal(s.pkg[1].joules, 0.05, J_EPS);
+
+	/* a sub-zone vanishing: only its domain is lost */
+	put_u64(0, "%s/intel-rapl:0/energy_uj", t->pc);	/* 199999 -> 0: wrap */
+	assert_int_equal(unlink(pathf(path, "%s/intel-rapl:0/intel-rapl:0:0/energy_uj",
+					 t->pc)), 0);
+	assert_int_equal(energy_source__read(src, 1, NULL, &s), 0);
+	assert_true(s.pkg[0].valid);
+	assert_float_equal(s.pkg[0].joules, (RANGE - 199999 + 1) / 1e6, J_EPS);
+	assert_int_equal(s.pkg[0].dom_valid & (1 << ENERGY_DOM_CORE), 0);
+	assert_true(s.pkg[0].dom_valid & (1 << ENERGY_DOM_UNCORE));
+	assert_non_null(strstr(s.warning, "intel-rapl:0:0/energy_uj"));
+
+	/* a value above max_energy_range_uj is garbage too */
+	set_uj(t, "intel-rapl:0", RANGE + 1);
+	assert_int_equal(energy_source__read(src, 1, NULL, &s), 0);
+	assert_false(s.pkg[0].valid);
+	assert_true(s.pkg[1].valid);
+	assert_non_null(strstr(s.warning, "intel-rapl:0/energy_uj: 1000001 after 0"));
+
+	energy_source__close(src);
+}
+
+/* Zones are packages by their name, not their number; dies add up; a
+ * package with no CPU still gets its energy; auto picks powercap. */
+static void test_powercap_names(void **state)
+{
+	struct tree *t = *state;
+	struct energy_sample s;
+	struct energy_source *src;
+	char d[PATH_MAX], err[256];
+	int e;
+
+	put_cpu(t, 0, 0);
+	put_cpu(t, 1, 1);
+	pathf(d, "%s/intel-rapl:0", t->pc);
+	put_zone(d, "package-1-die-0", 0, RANGE);
+	pathf(d, "%s/intel-rapl:1", t->pc);
+	put_zone(d, "package-1-die-1", 0, RANGE);
+	pathf(d, "%s/intel-rapl:2", t->pc);
+	put_zone(d, "package-0", 0, RANGE);
+	pathf(d, "%s/intel-rapl:3", t->pc);
+	put_zone(d, "package-2", 0, RANGE);
+	pathf(d, "%s/intel-rapl:4", t->pc);
+	put("package-3\n", "%s/name", d);	/* no energy_uj: left out */
+	pathf(d, "%s/intel-rapl:5", t->pc);
+	put_zone(d, "package-x", 0, RANGE);	/* unknown: left out */
+	pathf(d, "%s/intel-rapl:6", t->pc);
+	put_u64(0, "%s/energy_uj", d);	/* no name: left out */
+	pathf(d, "%s/intel-rapl:7", t->pc);
+	put("package-4\n", "%s/name", d);	/* no range: wraps are errors */
+	put_u64(500, "%s/energy_uj", d);
+
+	src = open_tree(t, "auto", 2, &e, err, sizeof(err));
+	if (!src)
+		fail_msg("open: %d %s", e, err);
+	assert_string_equal(energy_source__name(src), "powercap");
+	assert_int_equal(energy_source__nr_packages(src), 4);
+	assert_int_equal(energy_source__package_id(src, 2), 2);
+	assert_int_equal(energy_source__nr_cpus_of_package(src, 2), 0);
+	assert_int_equal(energy_source__package_of_cpu(src, 1), 1);
+	assert_int_equal(energy_source__read(src, 0, NULL, &s), 0);
+	assert_non_null(strstr(s.warning, "intel-rapl:4/energy_uj"));
+	assert_non_null(strstr(s.warning, "package-x"));
+	assert_non_null(strstr(s.warning, "intel-rapl:6/name"));
+	assert_non_null(strstr(s.warning, "intel-rapl:7/max_energy_range_uj"));
+
+	set_uj(t, "intel-rapl:0", 100);
+	set_uj(t, "intel-rapl:1", 200);
+	set_uj(t, "intel-rapl:2", 1000);
+	set_uj(t, "intel-rapl:3", 4000);
+	set_uj(t, "intel-rapl:7", 400);		/* backwards, range unknown */
+	assert_int_equal(energy_source__read(src, 1, NULL, &s), 0);
+	assert_int_equal(s.nr_packages, 4);
+	assert_float_equal(s.pkg[0].joules, 0.001, J_EPS);
+	assert_float_equal(s.pkg[1].joules, 0.0003, J_EPS);
+	assert_float_equal(s.pkg[2].joules, 0.004, J_EPS);
+	assert_true(s.pkg[2].valid);
+	assert_false(s.pkg[3].valid);
+	assert_non_null(strstr(s.warning, "400 after 500"));
+	energy_source__close(src);
+}
+
+/* --- perf power PMU ------------------------------------------------------- */
+
+static void make_perf_pmu(struct tree *t, const char *type, const char *event)
+{
+	put(type, "%s/type", t->perf);
+	put("0\n", "%s/cpumask", t->perf);
+	put(event, "%s/events/energy-pkg", t->perf);
+	put("2.3283064365386962890625e-10\n", "%s/events/energy-pkg.scale", t->perf);
+	put("Joules\n", "%s/events/energy-pkg.unit", t->perf);
+}
+
+static void test_perf_pmu_errors(void **state)
+{
+	struct tree *t = *state;
+	char err[256], path[PATH_MAX];
+	int e;
+
+	put_cpu(t, 0, 0);
+	make_perf_pmu(t, "nope\n", "event=0x02\n");
+	assert_null(open_tree(t, "perf", 1, &e, err, sizeof(err)));
+	assert_int_equal(e, -EINVAL);
+	assert_non_null(strstr(err, "/power/type"));
+
+	/* a PMU type no kernel has: the open itself fails, with the CPU */
+	make_perf_pmu(t, "4242\n", "event=0x02\n");
+	assert_null(open_tree(t, "perf", 1, &e, err, sizeof(err)));
+	assert_true(e < 0);
+	assert_non_null(strstr(err, "perf power PMU on CPU 0"));
+
+	make_perf_pmu(t, "4242\n", "event=0x02,foo=1\n");
+	assert_null(open_tree(t, "perf", 1, &e, err, sizeof(err)));
+	assert_int_equal(e, -EINVAL);
+	assert_non_null(strstr(err, "energy-pkg: unexpected 'event=0x02,foo=1'"));
+
+	make_perf_pmu(t, "4242\n", "event=0x02\n");
+	put("Watts\n", "%s/events/energy-pkg.unit", t->perf);
+	assert_null(open_tree(t, "perf", 1, &e, err, sizeof(err)));
+	assert_int_equal(e, -EINVAL);
+	assert_non_null(strstr(err, "expected Joules"));
+
+	make_perf_pmu(t, "4242\n", "event=0x02\n");
+	put("0\n", "%s/events/energy-pkg.scale", t->perf);
+	assert_null(open_tree(t, "perf", 1, &e, err, sizeof(err)));
+	assert_int_equal(e, -EINVAL);
+	assert_non_null(strstr(err, "not a positive number"));
+
+	/* the cpumask names a CPU the topology does not know */
+	make_perf_pmu(t, "4242\n", "event=0x02\n");
+	put("0,1\n", "%s/cpumask", t->perf);
+	assert_null(open_tree(t, "perf", 2, &e, err, sizeof(err)));
+	assert_int_equal(e, -ENOENT);
+	assert_non_null(strstr(err, "CPU 1 has no package"));
+
+	make_perf_pmu(t, "4242\n", "event=0x02\n");
+	unlink(pathf(path, "%s/events/energy-pkg", t->perf));
+	assert_null(open_tree(t, "perf", 1, &e, err, sizeof(err)));
+	assert_int_equal(e, -ENOENT);
+	assert_non_null(strstr(err, "energy-pkg: no such event"));
+}
+
+/* --- model ---------------------------------------------------------------- */
+
+static void test_model_source(void **state)
+{
+	struct tree *t = *state;
+	struct energy_source *src;
+	struct energy_sample s;
+	double busy[2] = { 1e9, 0 };
+	char err[256];
+	int e;
+
+	put_cpu(t, 0, 0);
+	put_cpu(t, 1, 0);
+	put_cpu(t, 2, 1);
+	put_cpu(t, 3, 1);
+	src = open_tree(t, "model:10:110", 4, &e, err, sizeof(err));
+	if (!src)
+		fail_msg("open: %d %s", e, err);
+	assert_string_equal(energy_source__name(src), "model");
+	assert_true(energy_source__is_estimated(src));
+	assert_int_equal(energy_source__nr_packages(src), 2);
+
+	assert_int_equal(energy_source__read(src, 0, busy, &s), 0);
+	assert_true(s.baseline);
+	assert_false(s.pkg[0].valid);
+
+	/* package 0: 1 of 2 CPUs busy for 1 s -> 60 J; package 1 idle */
+	assert_int_equal(energy_source__read(src, 1.0, busy, &s), 0);
+	assert_true(s.pkg[0].valid);
+	assert_true(s.pkg[1].valid);
+	assert_float_equal(s.pkg[0].joules, 60, J_EPS);
+	assert_float_equal(s.pkg[1].joules, 10, J_EPS);
+	assert_int_equal(s.pkg[0].dom_mask, 0);
+	assert_false(s.has_psys);
+
+	/* the model cannot guess the busy time */
+	assert_int_equal(energy_source__read(src, 1.0, NULL, &s), -EINVAL);
+	energy_source__close(src);
+
+	/* auto never falls back to the model */
+	assert_null(open_tree(t, "auto", 4, &e, err, sizeof(err)));
+	assert_int_equal(e, 0);
+}
+
+/* --- the split ------------------------------------------------------------ */
+
+/* keys: 0 idle task, 1 A, 2 B, 3 static row; packages 0, 1 */
+#define NK 4
+#define NP 2
+
+static double split_sum(const double *v, int n)
+{
+	double s = 0;
+
+	while (n--)
+		s += v[n];
+	return s;
+}
+
+static void test_split(void **state)
+{
+	static const struct {
+		const char *what;
+		double pkg_j[NP];
+		bool valid[NP];
+		double m[NK * NP];
+		double m_all[NP];
+		bool sum_all;		/* m_all = NULL */
+		double static_j;
+		double want[NK];
+	} cases[] = {
+		{ "two packages",
+		  { 100, 50 }, { true, true },
+		  { 10, 0,  30, 25,  60, 25,  0, 0 }, { 100, 50 }, false, 0,
+		  { 10, 55, 85, 0 } },
+		{ "m_all from the keys",
+		  { 100, 50 }, { true, true },
+		  { 10, 0,  30, 25,  60, 25,  0, 0 }, { 0, 0 }, true, 0,
+		  { 10, 55, 85, 0 } },
+		{ "nothing counted on package 1: idle key",
+		  { 100, 50 }, { true, true },
+		  { 10, 0,  30, 0,  60, 0,  0, 0 }, { 100, 0 }, false, 0,
+		  { 60, 30, 60, 0 } },
+		{ "static power first",
+		  { 100, 10 }, { true, true },
+		  { 0, 0,  25, 1,  75, 1,  0, 0 }, { 100, 2 }, false, 20,
+		  { 0, 20, 60, 30 } },
+		{ "static above the measured energy",
+		  { 5, 10 }, { true, true },
+		  { 1, 1,  1, 1,  1, 1,  0, 0 }, { 3, 3 }, false, 20,
+		  { 0, 0, 0, 15 } },
+		{ "invalid package splits nothing",
+		  { 100, 50 }, { true, false },
+		  { 10, 0,  30, 25,  60, 25,  0, 0 }, { 100, 50 }, false, 0,
+		  { 10, 30, 60, 0 } },
+		{ "keys a subset of m_all",
+		  { 100, 50 }, { true, true },
+		  { 0, 0,  10, 0,  10, 5,  0, 0 }, { 100, 50 }, false, 0,
+		  { 0, 10, 15, 0 } },
+		{ "zero energy",
+		  { 0, 0 }, { true, true },
+		  { 1, 1,  1, 1,  1, 1,  0, 0 }, { 3, 3 }, false, 0,
+		  { 0, 0, 0, 0 } },
+	};
+	size_t i;
+	int k;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct energy_split sp = {
+			.nr_keys = NK,
+			.nr_packages = NP,
+			.pkg_j = cases[i].pkg_j,
+			.pkg_valid = cases[i].valid,
+			.m = cases[i].m,
+			.m_all = cases[i].sum_all ? NULL : cases[i].m_all,
+			.idle_key = 0,
+			.static_key = 3,
+			.static_j = cases[i].static_j,
+		};
+		double out[NK];
+
+		assert_int_equal(energy_split__compute(&sp, out), 0);
+		for (k = 0; k < NK; k++)
+			if (fabs(out[k] - cases[i].want[k]) > J_EPS)
+				fail_msg("%s: key %d got %g want %g",
+					 cases[i].what, k, out[k],
+					 cases[i].want[k]);
+	}
+}
+
+static void test_split_bad(void **state)
+{
+	const double e[NP] = { 1, 1 }, m_all[NP] = { 1, 1 };
+	double m[NK * NP] = { 0 }, out[NK];
+	struct energy_split good = {
+		.nr_keys = NK, .nr_packages = NP, .pkg_j = e, .m = m,
+		.m_all = m_all, .idle_key = 0, .static_key = 0,
+	};
+	struct energy_split sp;
+	double bad_e[NP] = { NAN, 1 }, neg[NP] = { -1, 1 };
+
+	(void)state;
+	assert_int_equal(energy_split__compute(&good, out), 0);
+	sp = good; sp.nr_keys = 0;
+	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
+	sp = good; sp.nr_packages = 0;
+	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
+	sp = good; sp.idle_key = NK;
+	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
+	sp = good; sp.static_key = -1;
+	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
+	sp = good; sp.static_j = -1;
+	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
+	sp = good; sp.pkg_j = bad_e;
+	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
+	sp = good; sp.m_all = neg;
+	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
+	sp = good; sp.m = NULL;
+	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
+	m[3] = INFINITY;
+	assert_int_equal(energy_split__compute(&good, out), -EINVAL);
+	m[3] = -2;
+	assert_int_equal(energy_split__compute(&good, out), -EINVAL);
+}
+
+/* Keys that partition the work conserve the measured energy, whatever
+ * the counts, with and without static power. */
+static void test_split_conservation(void **state)
+{
+	enum { N = 50, P = 4 };
+	double m[N * P], m_all[P], e[P], out[N];
+	bool valid[P];
+	unsigned int seed = 12345;
+	int trial, k, p;
+
+	(void)state;
+	for (trial = 0; trial < 500; trial++) {
+		struct energy_split sp = {
+			.nr_keys = N, .nr_packages = P, .pkg_j = e,
+			.pkg_valid = valid, .m = m, .m_all = m_all,
+			.idle_key = 0, .static_key = 1,
+			.static_j = (trial % 3) * 7.5,
+		};
+		double want = 0;
+
+		for (p = 0; p < P; p++) {
+			e[p] = (rand_r(&seed) % 100000) / 100.0;
+			valid[p] = rand_r(&seed) % 5 != 0;
+			m_all[p] = 0;
+			for (k = 0; k < N; k++) {
+				/* sparse, wide-ranging counts; some all zero */
+				m[k * P + p] = rand_r(&seed) % 3 ? 0 :
+					(double)rand_r(&seed) * (1 << (k % 20));
+				if (trial % 7 == 0 && p == 2)
+					m[k * P + p] = 0;
+				m_all[p] += m[k * P + p];
+			}
+			if (valid[p])
+				want += e[p];
+		}
+		assert_int_equal(energy_split__compute(&sp, out), 0);
+		if (fabs(split_sum(out, N) - want) > 1e-9 * (want + 1))
+			fail_msg("trial %d: %.12g J split of %.12g", trial,
+				 split_sum(out, N), want);
+		for (k = 0; k < N; k++)
+			assert_true(out[k] >= 0);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_u64),
+		cmocka_unit_test(test_delta_uj),
+		cmocka_unit_test(test_delta_uj_sum_over_wraps),
+		cmocka_unit_test(test_model_joules),
+		cmocka_unit_test(test_model_parse),
+		cmocka_unit_test(test_perf_parse),
+		cmocka_unit_test_setup_teardown(test_topology, tree_setup, tree_teardown),
+		cmocka_unit_test_setup_teardown(test_spec_errors, tree_setup, tree_teardown),
+		cmocka_unit_test_setup_teardown(test_missing_sources, tree_setup, tree_teardown),
+		cmocka_unit_test_setup_teardown(test_powercap_tree, tree_setup, tree_teardown),
+		cmocka_unit_test_setup_teardown(test_powercap_names, tree_setup, tree_teardown),
+		cmocka_unit_test_setup_teardown(test_perf_pmu_errors, tree_setup, tree_teardown),
+		cmocka_unit_test_setup_teardown(test_model_source, tree_setup, tree_teardown),
+		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_split_bad),
+		cmocka_unit_test(test_split_conservation),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
