@@ -125,7 +125,10 @@ static struct json_object *json__row(const struct output *o, double t,
 	json__counters(o, r, obj);
 	if (r->has_energy)
 		json__energy(o, r, obj);
-	if (r->scope == SCOPE_SYSTEM && o->energy_source) {
+	/* the system row names the source; with the model every row with
+	 * energy does, so no estimate is ever mistaken for a measurement */
+	if (o->energy_source && (r->scope == SCOPE_SYSTEM ||
+				 (o->energy_estimated && r->has_energy))) {
 		json_object_object_add(obj, "energy_source",
 				       json__string(o->energy_source));
 		json_object_object_add(obj, "split_by",

@@ -124,6 +124,29 @@ print(f"      {a:.6g} vs {b:.6g}: {err / b * 100:.3f}% (tolerance {tol}% + steal
 sys.exit(0 if err <= allowed else 1)' "$1" "$2" "$3" "$4"
 }
 
+# fake_rapl DIR WATTS [ARGS...]: a powercap tree advancing at WATTS per
+# package in the background, ready when this returns
+fake_rapl() {
+	local dir=$1
+	mkdir -p "$dir"
+	"$TOOLS/fake-rapl" "$@" &
+	BG_PIDS+=($!)
+	for _ in $(seq 200); do
+		[ -e "$dir/.ready" ] && return 0
+		sleep 0.01
+	done
+	echo "FAIL  fake-rapl did not start"
+	return 1
+}
+
+# jsum FILE SCOPE FIELD: FIELD summed over the rows of SCOPE (all intervals)
+jsum() {
+	python3 -c '
+import json, sys
+f, scope, field = sys.argv[1:4]
+print(sum(json.loads(l).get(field) or 0 for l in open(f) if json.loads(l)["scope"] == scope))' "$@"
+}
+
 finish() {
 	[ "$FAILS" -eq 0 ] && exit 0
 	echo "$FAILS check(s) failed"

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# --by container on cgroups named as docker, containerd, CRI-O, podman and
+# Kubernetes name them: the right ids, runtimes and pod uids, each with the
+# CPU time of the burner it ran (a docker container's sub-cgroup included),
+# a near miss counted as host, and containers + host = system exactly.
+. "$(dirname "$0")/lib.sh"
+
+id() { printf '%064x' "$1"; }	# a 64-hex container id
+uid1=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 uid2=11111111-2222-3333-4444-555555555555
+uid3=aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee
+declare -A want_rt want_pod cg
+cg[docker]=$(cg_new "system.slice/docker-$(id 1).scope")
+cg[docker_init]=$(cg_new "system.slice/docker-$(id 1).scope/init")
+cg[containerd]=$(cg_new "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${uid1//-/_}.slice/cri-containerd-$(id 2).scope")
+cg[crio]=$(cg_new "kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod${uid2//-/_}.slice/crio-$(id 3).scope")
+cg[cgroupfs]=$(cg_new "kubepods/burstable/pod$uid3/$(id 4)")
+cg[podman]=$(cg_new "machine.slice/libpod-$(id 5).scope")
+cg[miss]=$(cg_new "system.slice/docker-$(printf '%063x' 6).scope")
+
+"$EMON" stat -a -e cpu-clock --by system,container -j -o "$TMP/out.jsonl" -- sh -c "
+	$(declare -f cg_run); CGROOT=$CGROOT
+	for c in ${cg[*]}; do cg_run \$c $BURN 0.2 & done; wait"
+check "stat exits 0" [ $? -eq 0 ]
+python3 - "$TMP/out.jsonl" <<PY
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+cont = {r["key"]: r for r in rows if r["scope"] == "container"}
+system = [r for r in rows if r["scope"] == "system"][0]
+want = {
+    "$(id 1)": ("docker", None, 0.4),	# the scope and its init sub-cgroup
+    "$(id 2)": ("containerd", "$uid1", 0.2),
+    "$(id 3)": ("cri-o", "$uid2", 0.2),
+    "$(id 4)": ("containerd", "$uid3", 0.2),
+    "$(id 5)": ("podman", None, 0.2),
+}
+bad = 0
+for cid, (rt, pod, secs) in want.items():
+    r = cont.get(cid)
+    if not r:
+        print(f"FAIL  no row for {rt} container {cid[:12]}"); bad += 1; continue
+    clk = r["counters"]["cpu-clock"] / 1e9
+    ok = r["runtime"] == rt and r.get("pod_uid") == pod and secs * 0.97 <= clk <= secs * 1.15
+    print(f"{'ok   ' if ok else 'FAIL '} {rt:10} {cid[:12]}... pod {r.get('pod_uid')} cpu-clock {clk:.3f} s (burnt {secs} s)")
+    bad += not ok
+extra = set(cont) - set(want) - {"host"}
+if extra:
+    print(f"FAIL  unexpected containers: {extra}"); bad += 1
+host = cont.get("host")
+if not host or host["counters"]["cpu-clock"] < 0.2e9:
+    print("FAIL  the near miss (63 hex digits) is not counted in host"); bad += 1
+total = sum(r["counters"]["cpu-clock"] for r in cont.values())
+if total != system["counters"]["cpu-clock"]:
+    print(f"FAIL  containers + host {total} != system {system['counters']['cpu-clock']}"); bad += 1
+else:
+    print("ok    containers + host = system, exactly")
+sys.exit(bad != 0)
+PY
+check "containers named, counted and conserved" [ $? -eq 0 ]
+finish

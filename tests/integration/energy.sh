@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Energy from a fake powercap tree advancing at a known wattage: the total
+# is watts x time within 1%, with and without counter wraps, per package
+# and per sub-zone; every partition (CPUs, processes, cgroups) adds up to
+# it; the model source is labelled and bounded; missing sources are errors.
+. "$(dirname "$0")/lib.sh"
+
+# 20 W for 3 s: 60 J
+fake_rapl "$TMP/pc" 20 --period-ms 1 || finish
+"$EMON" stat -a -e cpu-clock,context-switches --powercap-root "$TMP/pc" --timeout 3000 \
+	--by system,cpu,socket,cgroup,process -I 500 -j -o "$TMP/e.jsonl"
+check "stat exits 0" [ $? -eq 0 ]
+t=$(python3 -c "import json; print(max(json.loads(l)['interval'] for l in open('$TMP/e.jsonl')))")
+e=$(jsum "$TMP/e.jsonl" system energy_j)
+echo "      $e J in $t s at 20 W"
+check "a 20 W package over 3 s gives 20 W x elapsed within 1%" near "$e" "$(python3 -c "print(20 * $t)")" 1
+core=$(python3 -c "
+import json
+print(sum(json.loads(l)['zones_j']['core'] for l in open('$TMP/e.jsonl') if json.loads(l)['scope'] == 'socket'))")
+check "the core sub-zone (10 W) within 1%" near "$core" "$(python3 -c "print(10 * $t)")" 1
+python3 - "$TMP/e.jsonl" <<'PY'
+import json, sys, collections
+by = collections.defaultdict(lambda: collections.defaultdict(float))
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    by[r["interval"]][r["scope"]] += r["energy_j"]
+bad = 0
+for t, s in sorted(by.items()):
+    for scope in ("cpu", "socket", "cgroup", "process"):
+        if abs(s[scope] - s["system"]) > 1e-6 * max(1, s["system"]):
+            print(f"FAIL  t={t}: {scope} rows {s[scope]:.9f} J != system {s['system']:.9f} J")
+            bad += 1
+print(f"      {len(by)} intervals, each partition adds up to the system energy" if not bad else "")
+sys.exit(bad != 0)
+PY
+check "attributed energy adds up to the measured energy (every scope, every interval)" [ $? -eq 0 ]
+grep -q '"energy_source":"powercap","split_by":"cpu-clock"' "$TMP/e.jsonl"
+check "the system row names the source and the split metric" [ $? -eq 0 ]
+kill "${BG_PIDS[@]}" 2>/dev/null; wait 2>/dev/null; BG_PIDS=()
+
+# wraps: a 10 J counter range starting just below it wraps every 500 ms
+# (real RAPL counters wrap after a minute or more; reads must come at
+# least once a lap, here every 250 ms)
+fake_rapl "$TMP/wrap" 20 --period-ms 1 --max-range 10000000 --start-uj 9900000 || finish
+"$EMON" stat -a -e cpu-clock --powercap-root "$TMP/wrap" --timeout 3000 -I 250 -j -o "$TMP/w.jsonl"
+t=$(python3 -c "import json; print(max(json.loads(l)['interval'] for l in open('$TMP/w.jsonl')))")
+e=$(jsum "$TMP/w.jsonl" system energy_j)
+echo "      $e J in $t s at 20 W with 6 wraps"
+check "wraps change nothing: 20 W x elapsed within 1%" near "$e" "$(python3 -c "print(20 * $t)")" 1
+kill "${BG_PIDS[@]}" 2>/dev/null; wait 2>/dev/null; BG_PIDS=()
+
+# two packages: each measured on its own
+fake_rapl "$TMP/two" 15 --packages 2 --period-ms 2 || finish
+"$EMON" stat -a -e cpu-clock --powercap-root "$TMP/two" --timeout 2000 -j --by system,socket -o "$TMP/t.jsonl" 2>"$TMP/err"
+t=$(python3 -c "import json; print(max(json.loads(l)['interval'] for l in open('$TMP/t.jsonl')))")
+check "two 15 W packages: 30 W x elapsed within 1%" near "$(jsum "$TMP/t.jsonl" system energy_j)" "$(python3 -c "print(30 * $t)")" 1
+check "two packages: socket rows for both" [ "$(grep -c '"scope":"socket"' "$TMP/t.jsonl")" -eq 2 ]
+kill "${BG_PIDS[@]}" 2>/dev/null; wait 2>/dev/null; BG_PIDS=()
+
+# the model: estimated, labelled, between idle and max power
+"$EMON" stat -a -e cpu-clock --energy model:10:50 --timeout 2000 --by system,cpu,process -j -o "$TMP/m.jsonl" -- "$BURN" 1.5
+t=$(python3 -c "import json; print(max(json.loads(l)['interval'] for l in open('$TMP/m.jsonl')))")
+check "the model's rows: system, CPUs and processes" [ "$(grep -c '"energy_j"' "$TMP/m.jsonl")" -gt 3 ]
+w=$(python3 -c "print($(jsum "$TMP/m.jsonl" system energy_j) / $t)")
+echo "      model: $w W with one of $(nproc) CPUs burning"
+check "model power >= idle + (max - idle) x 1/ncpu" python3 -c "import sys; sys.exit(not $w >= (10 + 40 / $(nproc)) * 0.99)"
+check "model power <= max" python3 -c "import sys; sys.exit(not $w <= 50)"
+check "every energy row says the source is the model" \
+	[ "$(grep -c '"energy_j"' "$TMP/m.jsonl")" -eq "$(grep -c '"energy_source":"model"' "$TMP/m.jsonl")" ]
+"$EMON" stat -a -e cpu-clock --energy model:10:50 --timeout 300 >"$TMP/m.txt"
+check "text output says estimated" grep -q 'estimated' "$TMP/m.txt"
+
+# no source: nothing invented
+"$EMON" stat -a -e cpu-clock --powercap-root "$TMP/none" --timeout 200 -j >"$TMP/n.jsonl" 2>"$TMP/err"
+check "auto without a source: no energy fields" [ "$(grep -c energy_j "$TMP/n.jsonl")" -eq 0 ]
+check "auto without a source: one line on stderr says why" [ "$(wc -l <"$TMP/err")" -eq 1 ]
+"$EMON" stat -a --energy powercap --powercap-root "$TMP/none" --timeout 200 >/dev/null 2>"$TMP/err"
+check "--energy powercap on a missing tree exits 2" [ $? -eq 2 ]
+"$EMON" stat -a --energy model:50:10 --timeout 200 >/dev/null 2>"$TMP/err"
+check "--energy model with idle > max exits 2" [ $? -eq 2 ]
+finish

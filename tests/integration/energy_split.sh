@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The package energy is split by what each one used: two cgroups running
+# one and two CPU burners get energy in the ratio of their CPU time from
+# cpu.stat (within 2%), and their energy is their share of the package's.
+. "$(dirname "$0")/lib.sh"
+
+fake_rapl "$TMP/pc" 40 --period-ms 10 || finish
+a=$(cg_new a) b=$(cg_new b)
+ua0=$(cg_usage_ns "$a") ub0=$(cg_usage_ns "$b")
+"$EMON" stat -a -e cpu-clock -G "$a,$b" --by system,cgroup --powercap-root "$TMP/pc" -j -o "$TMP/out.jsonl" -- \
+	sh -c "
+	$(declare -f cg_run); CGROOT=$CGROOT
+	cg_run $a $BURN 1.0 & cg_run $b $BURN 1.0 & cg_run $b $BURN 1.0 & wait"
+check "stat exits 0" [ $? -eq 0 ]
+ua=$(( $(cg_usage_ns "$a") - ua0 )) ub=$(( $(cg_usage_ns "$b") - ub0 ))
+python3 - "$TMP/out.jsonl" "$a" "$b" "$ua" "$ub" <<'PY'
+import json, sys
+f, a, b, ua, ub = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+rows = {(r["scope"], r["key"]): r for r in map(json.loads, open(f))}
+ea, eb = rows[("cgroup", a)]["energy_j"], rows[("cgroup", b)]["energy_j"]
+sysr = rows[("system", "all")]
+ca, cb = rows[("cgroup", a)]["counters"]["cpu-clock"], rows[("cgroup", b)]["counters"]["cpu-clock"]
+want = ub / ua
+err = abs(eb / ea - want) / want * 100
+print(f"      energy a={ea:.3f} J b={eb:.3f} J, ratio {eb / ea:.4f}; cpu.stat ratio {want:.4f}: {err:.2f}% (tolerance 2%)")
+ok = err <= 2
+# each one's energy is its cpu-clock share of the package's (split by cpu-clock here)
+share = sysr["energy_j"] * ca / sysr["counters"]["cpu-clock"]
+print(f"      a's share of {sysr['energy_j']:.3f} J by cpu-clock: {share:.4f} J vs {ea:.4f} J")
+ok = ok and abs(share - ea) <= 0.005 * ea
+sys.exit(0 if ok else 1)
+PY
+check "energy ratio of the cgroups = their cpu.stat ratio within 2%, each its share" [ $? -eq 0 ]
+finish
