@@ -89,6 +89,9 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 
 	k->rodata->nr_events = o->nr_events;
 	k->rodata->nr_cpus = o->ncpus;
+	for (int i = 0; i < o->nr_events; i++)
+		if (o->events[i]->attr.type == PERF_TYPE_SOFTWARE)
+			k->rodata->counter_only |= 1u << i;
 	err = err ?: bpf_map__set_max_entries(k->maps.events, o->nr_events * o->ncpus);
 	err = err ?: bpf_map__set_value_size(k->maps.cgrp_counts0, cval);
 	err = err ?: bpf_map__set_value_size(k->maps.cgrp_counts1, cval);

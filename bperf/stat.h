@@ -63,6 +63,7 @@ struct row_set {
 	int nr_keys, cap_keys;
 	struct cont_acc *conts;	/* container rows' storage */
 	int nr_conts;
+	struct idmap g_of;	/* cgid -> struct g_list: the -G rows it is in */
 };
 
 /* Build this interval's rows from the aggregate; dt: its length in

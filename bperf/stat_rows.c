@@ -69,6 +69,7 @@ static const char *row_set__key(struct row_set *rs, const char *fmt, ...)
 
 void row_set__exit(struct row_set *rs)
 {
+	idmap__clear(&rs->g_of, free);
 	free(rs->rows);
 	free(rs->keys);
 	free(rs->conts);
@@ -133,7 +134,38 @@ static const char *cgroup_path(const struct stat_ctx *sc, __u64 cgid)
 struct named {
 	const char *path;
 	const struct agg_entry *e;
+	__u64 cgid;
 };
+
+/* The -G rows a cgroup belongs to (itself or an ancestor listed), worked
+ * out once per cgroup: a roll-up is then O(entries), not O(entries x -G). */
+struct g_list {
+	int nr;
+	int idx[];
+};
+
+static const struct g_list *g_list__get(const struct stat_ctx *sc,
+					struct row_set *rs, __u64 cgid,
+					const char *path)
+{
+	const struct stat_opts *o = sc->opts;
+	struct g_list *g = idmap__get(&rs->g_of, cgid, 0);
+
+	if (g)
+		return g;
+	g = malloc(sizeof(*g) + o->nr_cgroups * sizeof(g->idx[0]));
+	if (!g)
+		return NULL;
+	g->nr = 0;
+	for (int i = 0; i < o->nr_cgroups; i++)
+		if (cgroup__is_under(path, o->cgroups[i]))
+			g->idx[g->nr++] = i;
+	if (idmap__put(&rs->g_of, cgid, 0, g)) {
+		free(g);
+		return NULL;
+	}
+	return g;
+}
 
 static int named__cmp(const void *a, const void *b)
 {
@@ -154,28 +186,37 @@ static int add_cgroups(const struct stat_ctx *sc, const struct aggregate *a,
 		return -ENOMEM;
 	while ((s = idmap__next(&a->cgrps, &it))) {
 		all[n].path = cgroup_path(sc, s->key.a);
+		all[n].cgid = s->key.a;
 		all[n++].e = s->val;
 	}
-	qsort(all, n, sizeof(*all), named__cmp);
 	if (o->nr_cgroups) {
 		/* -G: each row includes its descendants, like perf -G */
-		for (int g = 0; g < o->nr_cgroups; g++) {
-			double e = 0;
+		int first = rs->nr;
+		double *e = calloc(o->nr_cgroups, sizeof(*e));
 
-			r = row_set__add(rs, SCOPE_CGROUP, o->cgroups[g]);
-			if (!r) {
-				err = -ENOMEM;
-				goto out;
-			}
-			for (size_t i = 0; i < n; i++) {
-				if (!cgroup__is_under(all[i].path, o->cgroups[g]))
-					continue;
-				counts__add(&r->counts, &all[i].e->total, a->nr_events);
-				e += all[i].e->energy_j;
-			}
-			row__energy(sc, a, r, e, dt);
+		for (int g = 0; e && g < o->nr_cgroups; g++)
+			if (!row_set__add(rs, SCOPE_CGROUP, o->cgroups[g]))
+				break;
+		if (!e || rs->nr != first + o->nr_cgroups) {
+			free(e);
+			err = -ENOMEM;
+			goto out;
 		}
+		for (size_t i = 0; i < n; i++) {
+			const struct g_list *gl = g_list__get(sc, rs, all[i].cgid,
+							      all[i].path);
+
+			for (int k = 0; gl && k < gl->nr; k++) {
+				r = &rs->rows[first + gl->idx[k]];
+				counts__add(&r->counts, &all[i].e->total, a->nr_events);
+				e[gl->idx[k]] += all[i].e->energy_j;
+			}
+		}
+		for (int g = 0; g < o->nr_cgroups; g++)
+			row__energy(sc, a, &rs->rows[first + g], e[g], dt);
+		free(e);
 	} else {
+		qsort(all, n, sizeof(*all), named__cmp);
 		for (size_t i = 0; i < n; i++) {
 			r = row_set__add(rs, SCOPE_CGROUP, all[i].path);
 			if (!r) {
