@@ -137,15 +137,21 @@ static void text_row__key(struct text_row *tr)
 			 "pid " : "", key, r->comm ? " (" : "",
 			 r->comm ? r->comm : "", r->comm ? ")" : "");
 		break;
-	case SCOPE_CONTAINER:
-		if (r->runtime && r->pod_uid)
-			snprintf(buf, size, "%s (%s, pod %s)", key, r->runtime,
-				 r->pod_uid);
-		else if (r->runtime)
-			snprintf(buf, size, "%s (%s)", key, r->runtime);
+	case SCOPE_CONTAINER: {
+		/* 12 digits of a 64-hex id, as docker ps shows them; JSON and
+		 * CSV keep the whole id */
+		int len = strlen(key) == 64 && strspn(key, "0123456789abcdef") == 64 ?
+			  12 : (int)strlen(key);
+		const char *rt = r->runtime && strcmp(r->runtime, key) ? r->runtime : NULL;
+
+		if (rt && r->pod_uid)
+			snprintf(buf, size, "%.*s (%s, pod %s)", len, key, rt, r->pod_uid);
+		else if (rt)
+			snprintf(buf, size, "%.*s (%s)", len, key, rt);
 		else
-			snprintf(buf, size, "%s", key);
+			snprintf(buf, size, "%.*s", len, key);
 		break;
+	}
 	default:
 		snprintf(buf, size, "%s", key);
 		break;
