@@ -5,6 +5,7 @@
 #                   cgroup and process for 5 s (ARGS= to change)
 #   make test       install what is missing (root), build, unit +
 #                   integration tests (integration needs root)
+#   make stress     longer fault and load tests (root)
 #   make bench      benchmarks, rewrites BENCHMARKS.md
 #   make deps       install missing Debian packages
 #   make V=1        show the commands
@@ -51,7 +52,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOL_BINS := $(patsubst tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
 
-.PHONY: all clean test unit integration bench deps tools run
+.PHONY: all clean test unit integration stress bench deps tools run
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -120,6 +121,10 @@ run:
 
 integration: emon-perf tools
 	$(Q)OUTPUT=$(O) tests/run.sh --integration
+
+# Longer fault and load tests (tests/stress/), not part of make test.
+stress: emon-perf tools
+	$(Q)OUTPUT=$(O) tests/run.sh --stress
 
 bench: emon-perf tools
 	$(Q)OUTPUT=$(O) tools/bench.sh

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the unit tests (cmocka binaries), then the integration tests (root,
 # real BPF) and ends with one summary line: "N passed, N failed, N skipped".
-#   tests/run.sh [--unit|--integration] [NAME_FILTER]
+#   tests/run.sh [--unit|--integration|--stress] [NAME_FILTER]
+# (default: unit and integration; --stress runs tests/stress/ only)
 set -u
 cd "$(dirname "$0")/.."
 OUTPUT=${OUTPUT:-build}
@@ -9,6 +10,7 @@ export OUTPUT EMON=${EMON:-$PWD/emon-perf} TOOLS=$OUTPUT/tools
 mode=all
 [ "${1:-}" = "--unit" ] && { mode=unit; shift; }
 [ "${1:-}" = "--integration" ] && { mode=integration; shift; }
+[ "${1:-}" = "--stress" ] && { mode=stress; shift; }
 filter=${1:-}
 pass=0 fail=0 skip=0 failed=()
 log=$(mktemp -d)
@@ -23,7 +25,7 @@ result() { # name rc
 	esac
 }
 
-if [ $mode != integration ]; then
+if [ $mode = all ] || [ $mode = unit ]; then
 	for t in "$OUTPUT"/tests/test_*; do
 		[ -x "$t" ] || continue
 		name=unit/$(basename "$t")
@@ -34,17 +36,20 @@ if [ $mode != integration ]; then
 	done
 fi
 
-if [ $mode != unit ]; then
-	for t in tests/integration/*.sh; do
+if [ $mode = all ] || [ $mode = integration ] || [ $mode = stress ]; then
+	dir=tests/integration
+	[ $mode = stress ] && dir=tests/stress
+	for t in "$dir"/*.sh; do
+		[ -e "$t" ] || continue
 		[ "$(basename "$t")" = lib.sh ] && continue
-		name=integration/$(basename "$t" .sh)
+		name=$(basename "$dir")/$(basename "$t" .sh)
 		[[ -n $filter && $name != *$filter* ]] && continue
 		if [ "$(id -u)" -ne 0 ]; then
 			echo "SKIP: needs root (BPF and perf events)" >"$log/out"
 			result "$name" 77
 			continue
 		fi
-		timeout 600 bash "$t" >"$log/out" 2>&1
+		timeout 1800 bash "$t" >"$log/out" 2>&1
 		result "$name" $?
 	done
 fi
