@@ -31,6 +31,11 @@
 #define DEFAULT_MAX_PROCS 32768
 #define BATCH 1024
 
+static __u32 max_u32(__u32 a, __u32 b)
+{
+	return a > b ? a : b;
+}
+
 struct emon_counts_max {
 	struct emon_count c[EMON_MAX_EVENTS];
 };
@@ -135,8 +140,9 @@ int session__open(struct session *s, const struct session_opts *o,
 	memset(s, 0, sizeof(*s));
 	s->ncpus = o->ncpus;
 	s->nr_events = o->nr_events;
-	s->max_cgroups = o->max_cgroups ?: DEFAULT_MAX_CGROUPS;
-	s->max_procs = o->max_procs ?: DEFAULT_MAX_PROCS;
+	/* keys are (id, cpu): big hosts see more of them per interval */
+	s->max_cgroups = o->max_cgroups ?: max_u32(DEFAULT_MAX_CGROUPS, 32 * o->ncpus);
+	s->max_procs = o->max_procs ?: max_u32(DEFAULT_MAX_PROCS, 128 * o->ncpus);
 	s->batch_cap = BATCH;
 	s->pcpu_buf = calloc(o->ncpus, sizeof(struct emon_counts_max));
 	s->batch_keys = calloc(BATCH, sizeof(struct emon_cgrp_key));

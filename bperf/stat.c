@@ -47,6 +47,7 @@ struct stat_run {
 	int clock_idx;		/* BPF index of cpu-clock, -1 if absent */
 	double *busy_ns;	/* [npkg] for the model */
 	double last_read;
+	char energy_note[512];	/* why auto found no source: said at the end */
 	int *cpu_pkg;
 	bool *online;
 	int ncpus;
@@ -283,10 +284,11 @@ static int setup_energy(struct stat_run *st)
 			pr_err("%s", err);
 			return ret == -EINVAL || ret == -ENOENT ? 2 : 1;
 		}
-		if (err[0])
-			pr_warn("%s", err);	/* auto found nothing: say why */
-		if (st->o.split_by || st->o.idle_watts)
-			pr_warn("no energy source: --split-by and --idle-watts do nothing");
+		/* auto found nothing: said once the counts are out, so an
+		 * error stays the only line of a failed run */
+		snprintf(st->energy_note, sizeof(st->energy_note), "%s%s", err,
+			 st->o.split_by || st->o.idle_watts ?
+			 " (--split-by and --idle-watts do nothing)" : "");
 		return 0;
 	}
 	if (split) {
@@ -510,35 +512,47 @@ static void drain_signal_pipe(void)
 		;
 }
 
+/* Signals and the command: true when the run should end now. */
+static bool stat_should_end(struct stat_run *st, double now, double deadline)
+{
+	reap_child(st, false);
+	if (nr_signals && st->child > 0 && !st->child_done && !st->forwarded) {
+		/* the command decides how it ends; a second signal ends us */
+		kill(st->child, stop_signal);
+		st->forwarded = nr_signals;
+	}
+	return st->child_done || (deadline && now >= deadline) ||
+	       (nr_signals && nr_signals > st->forwarded);
+}
+
+/*
+ * Reads come every period (at most 1 s, so the maps never hold more than a
+ * second of keys), prints at every -I mark counted from the start, the
+ * last one at the end; whichever is next wakes the loop.
+ */
 static int stat_loop(struct stat_run *st)
 {
-	double t0 = now_s(), last_print = t0, next_read, next_print, deadline;
-	long period = READ_PERIOD_MS;
+	double t0 = st->last_read, last_print = t0, next_read, next_print, deadline;
+	double period = READ_PERIOD_MS / 1e3, ival = st->o.interval_ms / 1e3;
 	int err;
 
-	if (st->o.interval_ms && st->o.interval_ms < period)
-		period = st->o.interval_ms;
-	next_read = t0 + period / 1e3;
-	next_print = st->o.interval_ms ? t0 + st->o.interval_ms / 1e3 : 0;
+	if (ival && ival < period)
+		period = ival;
+	next_read = t0 + period;
+	next_print = ival ? t0 + ival : 0;
 	deadline = st->o.timeout_ms ? t0 + st->o.timeout_ms / 1e3 : 0;
 	st->out.ops->begin(&st->out);
 
 	for (;;) {
-		double now = now_s(), wake = next_read;
 		struct pollfd pfd = { .fd = sig_pipe[0], .events = POLLIN };
-		bool ending;
+		double now = now_s(), wake = next_read;
+		bool ending = stat_should_end(st, now, deadline);
 
-		reap_child(st, false);
-		if (nr_signals && st->child > 0 && !st->child_done && !st->forwarded) {
-			/* the command decides how it ends; a second signal ends us */
-			kill(st->child, stop_signal);
-			st->forwarded = nr_signals;
-		}
-		ending = st->child_done || (deadline && now >= deadline) ||
-			 (nr_signals && nr_signals > st->forwarded);
-		if (!ending && now < wake && (!deadline || now < deadline)) {
-			if (deadline && deadline < wake)
-				wake = deadline;
+		if (next_print && next_print < wake)
+			wake = next_print;
+		if (deadline && deadline < wake)
+			wake = deadline;
+		if (!ending && now < wake) {
 			if (poll(&pfd, 1, (int)((wake - now) * 1e3) + 1) > 0)
 				drain_signal_pipe();
 			continue;
@@ -547,11 +561,10 @@ static int stat_loop(struct stat_run *st)
 		err = take_interval(st, now);
 		if (err)
 			return err;
-		next_read += period / 1e3;
-		if (next_read < now)	/* we were late: do not catch up in a burst */
-			next_read = now + period / 1e3;
+		while (next_read <= now)	/* late: no burst of catch-up reads */
+			next_read += period;
 		if (ending) {
-			if (!st->o.interval_ms || st->agg.reads)
+			if (!ival || st->agg.reads)
 				err = print_interval(st, now - t0, now - last_print);
 			st->out.ops->end(&st->out, now - t0);
 			fflush(st->out.f);
@@ -562,7 +575,8 @@ static int stat_loop(struct stat_run *st)
 			if (err)
 				return err;
 			last_print = now;
-			next_print += st->o.interval_ms / 1e3;
+			while (next_print <= now + 1e-3)
+				next_print += ival;
 		}
 	}
 }
@@ -689,6 +703,8 @@ int cmd_stat(int argc, char **argv)
 			ret = 128 + SIGPIPE;	/* the reader went away: as if killed by it */
 		else if (ret)
 			ret = 1;
+		else if (st->energy_note[0])
+			pr_warn("%s", st->energy_note);
 	}
 	if (st->child > 0 && !ret) {
 		reap_child(st, false);
