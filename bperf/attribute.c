@@ -120,35 +120,47 @@ static int split_cpus(struct aggregate *a, const struct session_read *r,
 	return err;
 }
 
-static int split_cgroups(struct aggregate *a, const struct session_read *r,
-			 const struct attr_input *in, const double *pkg_j,
-			 const bool *valid)
+/* A key of the read: a cgroup or a process on one CPU. */
+struct key_item {
+	__u64 id;
+	__u32 cpu;
+	const struct counts *c;
+};
+
+/*
+ * Split between the keys of one partition (cgroups, or processes) and the
+ * per-CPU overflow rows, adding to the entries of map; the idle task's
+ * extra goes to the entry idle_id (tgid 0, or the root cgroup).
+ */
+static int split_keys(struct aggregate *a, const struct attr_input *in,
+		      const double *pkg_j, const bool *valid,
+		      const struct key_item *items, size_t n,
+		      const struct counts *ovf_read, struct idmap *map,
+		      struct agg_entry *ovf, __u64 idle_id)
 {
-	struct agg_entry *root;
+	struct agg_entry *e;
 	struct partition pt;
 	int err;
 
-	err = partition__init(&pt, r->nr_cgrp + a->ncpus);
-	for (size_t i = 0; !err && i < r->nr_cgrp; i++)
-		partition__add(&pt, pkg_of(a, r->cgrp[i].cpu),
-			       scaled(&r->cgrp[i].c, in->split_idx));
+	err = partition__init(&pt, n + a->ncpus);
+	for (size_t i = 0; !err && i < n; i++)
+		partition__add(&pt, pkg_of(a, items[i].cpu), scaled(items[i].c, in->split_idx));
 	for (int cpu = 0; !err && cpu < a->ncpus; cpu++)
-		partition__add(&pt, pkg_of(a, cpu), scaled(&r->ovf_cgrp[cpu], in->split_idx));
+		partition__add(&pt, pkg_of(a, cpu), scaled(&ovf_read[cpu], in->split_idx));
 	err = err ?: partition__split(&pt, a, pkg_j, valid, in->static_j);
-	for (size_t i = 0; !err && i < r->nr_cgrp; i++) {
-		struct agg_entry *e = aggregate__entry(a, &a->cgrps, r->cgrp[i].cgid);
-
+	for (size_t i = 0; !err && i < n; i++) {
+		e = aggregate__entry(a, map, items[i].id);
 		if (!e)
 			err = -ENOMEM;
 		else
 			e->energy_j += pt.out[i];
 	}
 	for (int cpu = 0; !err && cpu < a->ncpus; cpu++)
-		a->ovf_cgrp->energy_j += pt.out[r->nr_cgrp + cpu];
+		ovf->energy_j += pt.out[n + cpu];
 	if (!err && pt.out[pt.n]) {
-		root = aggregate__entry(a, &a->cgrps, in->root_cgid);
-		if (root)
-			root->energy_j += pt.out[pt.n];
+		e = aggregate__entry(a, map, idle_id);
+		if (e)
+			e->energy_j += pt.out[pt.n];
 		else
 			err = -ENOMEM;
 	}
@@ -156,39 +168,25 @@ static int split_cgroups(struct aggregate *a, const struct session_read *r,
 	return err;
 }
 
-static int split_procs(struct aggregate *a, const struct session_read *r,
-		       const struct attr_input *in, const double *pkg_j,
-		       const bool *valid)
+static int split_cgroups_and_procs(struct aggregate *a, const struct session_read *r,
+				   const struct attr_input *in, const double *pkg_j,
+				   const bool *valid)
 {
-	struct agg_entry *idle;
-	struct partition pt;
+	size_t n = r->nr_cgrp > r->nr_proc ? r->nr_cgrp : r->nr_proc;
+	struct key_item *items = calloc(n + 1, sizeof(*items));
 	int err;
 
-	err = partition__init(&pt, r->nr_proc + a->ncpus);
+	if (!items)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_cgrp; i++)
+		items[i] = (struct key_item){ r->cgrp[i].cgid, r->cgrp[i].cpu, &r->cgrp[i].c };
+	err = split_keys(a, in, pkg_j, valid, items, r->nr_cgrp, r->ovf_cgrp,
+			 &a->cgrps, a->ovf_cgrp, in->root_cgid);
 	for (size_t i = 0; !err && i < r->nr_proc; i++)
-		partition__add(&pt, pkg_of(a, r->proc[i].cpu),
-			       scaled(&r->proc[i].c, in->split_idx));
-	for (int cpu = 0; !err && cpu < a->ncpus; cpu++)
-		partition__add(&pt, pkg_of(a, cpu), scaled(&r->ovf_proc[cpu], in->split_idx));
-	err = err ?: partition__split(&pt, a, pkg_j, valid, in->static_j);
-	for (size_t i = 0; !err && i < r->nr_proc; i++) {
-		struct agg_entry *e = aggregate__entry(a, &a->procs, r->proc[i].tgid);
-
-		if (!e)
-			err = -ENOMEM;
-		else
-			e->energy_j += pt.out[i];
-	}
-	for (int cpu = 0; !err && cpu < a->ncpus; cpu++)
-		a->ovf_proc->energy_j += pt.out[r->nr_proc + cpu];
-	if (!err && pt.out[pt.n]) {
-		idle = aggregate__entry(a, &a->procs, 0);
-		if (idle)
-			idle->energy_j += pt.out[pt.n];
-		else
-			err = -ENOMEM;
-	}
-	partition__exit(&pt);
+		items[i] = (struct key_item){ r->proc[i].tgid, r->proc[i].cpu, &r->proc[i].c };
+	err = err ?: split_keys(a, in, pkg_j, valid, items, r->nr_proc, r->ovf_proc,
+				&a->procs, a->ovf_proc, 0);
+	free(items);
 	return err;
 }
 
@@ -220,8 +218,7 @@ int aggregate__add_energy(struct aggregate *a, const struct session_read *r,
 		}
 	}
 	err = split_cpus(a, r, in, pkg_j, valid);
-	err = err ?: split_cgroups(a, r, in, pkg_j, valid);
-	err = err ?: split_procs(a, r, in, pkg_j, valid);
+	err = err ?: split_cgroups_and_procs(a, r, in, pkg_j, valid);
 	return err;
 }
 

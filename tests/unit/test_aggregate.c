@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Interval sums: per CPU, cgroup and process, split by package; and the
  * id map underneath. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "bperf/aggregate.h"
+#include "bperf/attribute.h"
 #include "bperf/idmap.h"
 
 static void test_idmap(void **state)
@@ -145,12 +147,87 @@ static void test_aggregate_unknown_cpu(void **state)
 	aggregate__exit(&a);
 }
 
+static double entry_j(struct idmap *m, __u64 id)
+{
+	struct agg_entry *e = idmap__get(m, id, 0);
+
+	return e ? e->energy_j : 0;
+}
+
+/*
+ * Two packages, 10 J and 30 J. Package 0 (CPUs 0,1): cgroup 100 used 3
+ * units, cgroup 200 1 unit. Package 1 (CPUs 2,3): nothing counted the
+ * split metric, so its energy goes to the idle task (pid 0, the root
+ * cgroup 1). Every partition adds up to the 40 J.
+ */
+static void test_energy_split(void **state)
+{
+	static const int cpu_pkg[4] = { 0, 0, 1, 1 };
+	struct sess_cgrp cg[] = {
+		{ .cgid = 100, .cpu = 0, .c = mk(3, 1) },
+		{ .cgid = 200, .cpu = 1, .c = mk(1, 1) },
+	};
+	struct sess_proc pr[] = {
+		{ .tgid = 7, .cpu = 0, .c = mk(3, 1) },
+		{ .tgid = 8, .cpu = 1, .c = mk(1, 1) },
+	};
+	struct counts cpu[4] = { mk(3, 1), mk(1, 1), {}, {} }, none[4] = {};
+	struct session_read r = {
+		.cpu = cpu, .ovf_cgrp = none, .ovf_proc = none,
+		.cgrp = cg, .nr_cgrp = 2, .proc = pr, .nr_proc = 2,
+	};
+	struct energy_sample es = { .nr_packages = 2 };
+	struct attr_input in = { .es = &es, .split_idx = 0, .root_cgid = 1 };
+	struct aggregate a;
+	double sum;
+
+	(void)state;
+	es.pkg[0] = (struct energy_pkg_sample){ .valid = true, .joules = 10 };
+	es.pkg[1] = (struct energy_pkg_sample){ .valid = true, .joules = 30 };
+	assert_int_equal(aggregate__init(&a, 4, 2, cpu_pkg, 1), 0);
+	assert_int_equal(aggregate__add(&a, &r), 0);
+	assert_int_equal(aggregate__add_energy(&a, &r, &in), 0);
+
+	assert_true(a.energy_valid);
+	assert_float_equal(a.energy_total, 40, 1e-9);
+	assert_float_equal(entry_j(&a.cgrps, 100), 7.5, 1e-9);
+	assert_float_equal(entry_j(&a.cgrps, 200), 2.5, 1e-9);
+	assert_float_equal(entry_j(&a.cgrps, 1), 30, 1e-9);
+	assert_float_equal(entry_j(&a.procs, 7), 7.5, 1e-9);
+	assert_float_equal(entry_j(&a.procs, 0), 30, 1e-9);
+	/* CPU rows: by weight; a package where nothing counted shares alike */
+	assert_float_equal(a.cpu_energy[0], 7.5, 1e-9);
+	assert_float_equal(a.cpu_energy[2], 15, 1e-9);
+	sum = 0;
+	for (int cpu = 0; cpu < 4; cpu++)
+		sum += a.cpu_energy[cpu];
+	assert_float_equal(sum, 40, 1e-9);
+
+	/* --idle-watts: 2 J per package first to the idle task; a package
+	 * reading that failed adds nothing at all */
+	aggregate__reset(&a);
+	es.pkg[1].valid = false;
+	in.static_j = 2;
+	assert_int_equal(aggregate__add(&a, &r), 0);
+	assert_int_equal(aggregate__add_energy(&a, &r, &in), 0);
+	assert_float_equal(a.energy_total, 10, 1e-9);
+	assert_float_equal(entry_j(&a.procs, 0), 2, 1e-9);
+	assert_float_equal(entry_j(&a.procs, 7), 6, 1e-9);
+	assert_float_equal(entry_j(&a.procs, 8), 2, 1e-9);
+
+	/* the sample must match the packages */
+	es.nr_packages = 3;
+	assert_int_equal(aggregate__add_energy(&a, &r, &in), -EINVAL);
+	aggregate__exit(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_idmap),
 		cmocka_unit_test(test_aggregate_split),
 		cmocka_unit_test(test_aggregate_unknown_cpu),
+		cmocka_unit_test(test_energy_split),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
