@@ -11,6 +11,7 @@
  * itself, "<script>" included.
  */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include "bperf/report.h"
@@ -27,6 +28,7 @@
 #define LINE_BOTTOM	52
 #define LABEL_MAX	30	/* characters of a key shown by a bar */
 #define LEGEND_MAX	24	/* and in a legend */
+#define AXIS_MAX_TICKS	50	/* nice steps give 5-10; a bound all the same */
 
 /* Tableau 10: distinct, colour-blind friendly enough, readable on white. */
 static const char *const palette[] = {
@@ -127,6 +129,8 @@ double report__nice_step(double max, int want)
 	if (!(max > 0) || !isfinite(max) || want < 1)
 		return 1;
 	raw = max / want;
+	if (raw < DBL_MIN)	/* subnormal: log10 and pow give 0 or NaN */
+		return 1;
 	mag = pow(10, floor(log10(raw)));
 	frac = raw / mag;
 	if (frac <= 1)
@@ -143,7 +147,21 @@ double report__nice_step(double max, int want)
  * ends at 1 rather than at 1.2 with a band of empty space. */
 static double axis__end(double max, double step)
 {
-	return max > 0 ? ceil(max / step - 0.02) * step : step;
+	double top = max > 0 ? ceil(max / step - 0.02) * step : step;
+
+	/* a value near DBL_MAX in the recording, or a rate that overflowed */
+	return isfinite(top) ? top : DBL_MAX;
+}
+
+/* Ticks 0, step, 2 step... up to top: a count, not a loop on v += step,
+ * which never ends once top * (1 + 1e-9) or v overflows to inf. */
+static int axis__ticks(double top, double step)
+{
+	double n = top / step * (1 + 1e-9);
+
+	if (!(n >= 0))
+		return 1;
+	return n < AXIS_MAX_TICKS ? (int)n + 1 : AXIS_MAX_TICKS + 1;
 }
 
 /* One bar chart: a value per top key, NAN drawn as "n/a" with no bar. */
@@ -156,11 +174,15 @@ struct bars {
 static void bars__axis(FILE *f, double top, double step, double plot_w,
 		       int y0, int y1)
 {
+	int i, n = axis__ticks(top, step);
 	char buf[32];
 	double v;
 
-	for (v = 0; v <= top * (1 + 1e-9); v += step) {
-		double x = BAR_LABEL_W + v / top * plot_w;
+	for (i = 0; i < n; i++) {
+		double x;
+
+		v = i * step;
+		x = BAR_LABEL_W + v / top * plot_w;
 
 		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n",
 			x, y0, x, y1);
@@ -228,17 +250,21 @@ static double plot__y(const struct plot *p, double v)
 
 static void plot__axes(const struct plot *p, const char *ylabel, FILE *f)
 {
+	int i, n = axis__ticks(p->ymax, p->ystep);
 	char buf[32];
 	double v;
 
-	for (v = 0; v <= p->ymax * (1 + 1e-9); v += p->ystep) {
+	for (i = 0; i < n; i++) {
+		v = i * p->ystep;
 		tick__format(buf, sizeof(buf), v, p->ystep);
 		fprintf(f, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 			"<text class=\"muted\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
 			LINE_LEFT, plot__y(p, v), LINE_LEFT + p->w, plot__y(p, v),
 			LINE_LEFT - 8, plot__y(p, v) + 4, buf);
 	}
-	for (v = 0; v <= p->xmax * (1 + 1e-9); v += p->xstep) {
+	n = axis__ticks(p->xmax, p->xstep);
+	for (i = 0; i < n; i++) {
+		v = i * p->xstep;
 		tick__format(buf, sizeof(buf), v, p->xstep);
 		fprintf(f, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 			"<text class=\"muted\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",

@@ -256,7 +256,9 @@ int stat_opts__parse(struct stat_opts *o, int argc, char **argv)
 	int c, err;
 
 	memset(o, 0, sizeof(*o));
-	optind = 1;
+	/* 0, not 1: glibc then also drops the rest of a "-abc" cluster an
+	 * earlier parse stopped in, which points into that parse's argv */
+	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+e:aG:I:x:jo:vh", long_opts, NULL)) != -1) {
 		if (c == 'h') {

@@ -91,10 +91,14 @@ int perf_power__parse_cpus(const char *s, int *cpus, int max)
 			if (cpus__parse_num(&p, &hi) || hi < lo)
 				return -EINVAL;
 		}
-		for (; lo <= hi; lo++) {
+		/* no lo++ past hi: hi may be INT_MAX */
+		for (;;) {
 			if (n == max)
 				return -E2BIG;
 			cpus[n++] = lo;
+			if (lo == hi)
+				break;
+			lo++;
 		}
 		if (*p != ',')
 			break;
