@@ -24,10 +24,12 @@ want = ub / ua
 err = abs(eb / ea - want) / want * 100
 print(f"      energy a={ea:.3f} J b={eb:.3f} J, ratio {eb / ea:.4f}; cpu.stat ratio {want:.4f}: {err:.2f}% (tolerance 2%)")
 ok = err <= 2
-# each one's energy is its cpu-clock share of the package's (split by cpu-clock here)
+# each one's energy is about its cpu-clock share of the whole run's (split
+# by cpu-clock here); the split is per read period, so the two differ as
+# far as power and load vary between periods: 2%
 share = sysr["energy_j"] * ca / sysr["counters"]["cpu-clock"]
 print(f"      a's share of {sysr['energy_j']:.3f} J by cpu-clock: {share:.4f} J vs {ea:.4f} J")
-ok = ok and abs(share - ea) <= 0.005 * ea
+ok = ok and abs(share - ea) <= 0.02 * ea
 sys.exit(0 if ok else 1)
 PY
 check "energy ratio of the cgroups = their cpu.stat ratio within 2%, each its share" [ $? -eq 0 ]
