@@ -444,6 +444,19 @@ static void warn_overflow(struct stat_run *st)
 
 /* End an interval in BPF and add it to the running sums. */
 /* Read the energy of the period that just ended and split it. */
+static int read_energy(struct stat_run *st, double dt)
+{
+	int err;
+
+	if (st->out.energy_estimated)
+		session_read__busy_ns(&st->rd, &st->agg, st->clock_idx, st->busy_ns);
+	err = energy_source__read(st->energy, dt, st->busy_ns, &st->es);
+	if (err)
+		pr_err("reading energy: %s", strerror(-err));
+	return err;
+}
+
+/* Split the period's energy (read before the flush, see take_interval). */
 static int take_energy(struct stat_run *st, double t)
 {
 	double dt = t - st->last_read;
@@ -452,13 +465,9 @@ static int take_energy(struct stat_run *st, double t)
 	st->last_read = t;
 	if (!st->energy)
 		return 0;
-	if (st->out.energy_estimated)
-		session_read__busy_ns(&st->rd, &st->agg, st->clock_idx, st->busy_ns);
-	err = energy_source__read(st->energy, dt, st->busy_ns, &st->es);
-	if (err) {
-		pr_err("reading energy: %s", strerror(-err));
-		return err;
-	}
+	/* the model needs the period's busy time: it reads after the flush */
+	if (st->out.energy_estimated && read_energy(st, dt))
+		return -EIO;
 	if (st->es.warning[0])
 		pr_warn("energy: %s", st->es.warning);
 	st->attr.static_j = st->o.idle_watts * dt;
@@ -468,10 +477,19 @@ static int take_energy(struct stat_run *st, double t)
 	return err;
 }
 
-/* End an interval in BPF and add it, and its energy, to the sums. */
+/*
+ * End an interval in BPF and add it, and its energy, to the sums. A
+ * measured source is read right before the flush, so both end at the same
+ * moment; the batch reads that follow the flush can take milliseconds.
+ */
 static int take_interval(struct stat_run *st, double t)
 {
-	int err = session__interval(&st->sess, &st->rd);
+	int err;
+
+	if (st->energy && !st->out.energy_estimated &&
+	    read_energy(st, t - st->last_read))
+		return -EIO;
+	err = session__interval(&st->sess, &st->rd);
 
 	pr_debug("interval: flush + read of %zu cgroup and %zu process entries in %.0f us",
 		 st->rd.nr_cgrp, st->rd.nr_proc, (now_s() - t) * 1e6);
@@ -631,17 +649,17 @@ static int stat_setup(struct stat_run *st)
 		if (st->out.ev[i].supported)
 			st->sc.sort_idx = st->out.ev[i].bpf_idx;
 
+	if (st->energy)
+		cgroup__id(st->cgroot, "/", &st->attr.root_cgid);
 	ret = session__start(&st->sess);
 	if (ret) {
 		pr_err("cannot flush the CPUs: %s", strerror(-ret));
 		return 1;
 	}
 	st->last_read = now_s();
-	if (st->energy) {
-		cgroup__id(st->cgroot, "/", &st->attr.root_cgid);
-		/* the baseline, as close to the counting start as can be */
+	/* the baseline, as close to the counting start as can be */
+	if (st->energy)
 		energy_source__read(st->energy, 0, NULL, &st->es);
-	}
 	return st->o.cmd ? spawn_command(st) : 0;
 }
 
