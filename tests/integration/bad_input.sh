@@ -42,10 +42,14 @@ else
 	echo "SKIP  setpriv missing: the unprivileged case is not tried"
 fi
 check "the usage error paths ran no command" [ "$(wc -l <"$TMP/out")" -eq 0 ]
-# nothing of ours stays loaded (other instances may run concurrently, so
-# count only down to what was there before)
+# nothing of ours stays loaded: counted machine-wide, so only meaningful
+# when no other emon-perf ran meanwhile (signals.sh checks per process)
 after=$(bpftool prog show | grep -cE 'name (on_switch|flush|on_fork) ')
-check "no BPF program left behind ($after <= $before)" [ "$after" -le "$before" ]
+if [ -z "$(pgrep -x emon-perf)" ]; then
+	check "no BPF program left behind ($after <= $before)" [ "$after" -le "$before" ]
+else
+	echo "      (other emon-perf instances running: the machine-wide count is not checked)"
+fi
 
 # help is not an error
 "$EMON" stat --help >"$TMP/out" 2>&1
