@@ -38,14 +38,14 @@ grep -q '"energy_source":"powercap","split_by":"cpu-clock"' "$TMP/e.jsonl"
 check "the system row names the source and the split metric" [ $? -eq 0 ]
 kill "${BG_PIDS[@]}" 2>/dev/null; wait 2>/dev/null; BG_PIDS=()
 
-# wraps: a 10 J counter range starting just below it wraps every 500 ms
-# (real RAPL counters wrap after a minute or more; reads must come at
-# least once a lap, here every 250 ms)
-fake_rapl "$TMP/wrap" 20 --period-ms 1 --max-range 10000000 --start-uj 9900000 || finish
+# wraps: a 40 J counter range starting just below it wraps at 5 ms and
+# 2 s (real RAPL counters wrap after a minute or more; reads must come at
+# least once a lap, here every 250 ms, with room for a starved reader)
+fake_rapl "$TMP/wrap" 20 --period-ms 1 --max-range 40000000 --start-uj 39900000 || finish
 "$EMON" stat -a -e cpu-clock --powercap-root "$TMP/wrap" --timeout 3000 -I 250 -j -o "$TMP/w.jsonl"
 t=$(python3 -c "import json; print(max(json.loads(l)['interval'] for l in open('$TMP/w.jsonl')))")
 e=$(jsum "$TMP/w.jsonl" system energy_j)
-echo "      $e J in $t s at 20 W with 6 wraps"
+echo "      $e J in $t s at 20 W with 2 wraps"
 check "wraps change nothing: 20 W x elapsed within 1%" near "$e" "$(python3 -c "print(20 * $t)")" 1
 kill "${BG_PIDS[@]}" 2>/dev/null; wait 2>/dev/null; BG_PIDS=()
 

@@ -132,7 +132,7 @@ fake_rapl() {
 	# real-time priority: a starved helper would lag and then catch up,
 	# moving energy between intervals (and past the ends of a run)
 	if command -v chrt >/dev/null; then
-		chrt -f 10 "$TOOLS/fake-rapl" "$@" &
+		chrt -f 50 "$TOOLS/fake-rapl" "$@" &
 	else
 		"$TOOLS/fake-rapl" "$@" &
 	fi
