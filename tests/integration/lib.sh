@@ -36,7 +36,7 @@ cg_new() {
 
 # cg_usage_ns PATH: the cgroup's CPU time from the kernel, in ns
 cg_usage_ns() {
-	awk '$1 == "usage_usec" { printf "%d\n", $2 * 1000 }' "$CGROOT$1/cpu.stat"
+	awk '$1 == "usage_usec" { printf "%.0f\n", $2 * 1000 }' "$CGROOT$1/cpu.stat"
 }
 
 # cg_run PATH CMD...: run CMD inside the cgroup (in the background)
@@ -110,7 +110,7 @@ bpf_gone() {
 # (cpu.stat) leaves it out (CONFIG_PARAVIRT_TIME_ACCOUNTING), so in a VM
 # the two may differ by up to the steal of the run.
 steal_ns() {
-	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" { printf "%d\n", $9 * 1e9 / hz }' /proc/stat
+	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" { printf "%.0f\n", $9 * 1e9 / hz }' /proc/stat
 }
 
 # near_steal A B TOL_PERCENT STEAL_NS: like near, allowing the steal too
