@@ -746,10 +746,9 @@ def limits_notes(b, floor, raw3, net3):
     if all(x is not None for x in se + sp):
         n.append(f"The ping-pong is the worst case: a few µs per round trip, so the per-switch "
                  f"cost shows directly: emon-perf {min(se):.0f}–{max(se):.0f}% whatever K, "
-                 f"perf stat -G {min(sp):.0f}–{max(sp):.0f}%. perf's cost here does not grow "
-                 "much with K because the kernel only schedules the events of the cgroup "
-                 "switched in (cgroup events are sorted by cgroup since Linux 5.x); its fds and "
-                 "kernel memory grow as K × events × CPUs.")
+                 f"perf stat -G {sp[0]:.0f}% at K = 1 and {min(sp[1:]):.0f}–{max(sp[1:]):.0f}% "
+                 "from K = 16 on; perf's fds and kernel memory grow as K × events × CPUs "
+                 "while emon-perf's stay fixed.")
     own, _, _ = b.own_cpu_pct()
     g1, _, g1s = b.own_cpu_pct("1")
     prof = profile(b.res)
