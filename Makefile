@@ -6,10 +6,14 @@
 #   make test       install what is missing (root), build, unit +
 #                   integration tests (integration needs root)
 #   make stress     longer fault and load tests (root)
+#   make fuzz       every libFuzzer harness FUZZ_SECONDS (60) each
+#   make asan       build into build-asan/ with ASan + UBSan, run unit +
+#                   integration tests against it (make test does both)
 #   make bench      benchmarks, rewrites BENCHMARKS.md
 #   make deps       install missing Debian packages
 #   make V=1        show the commands
 #   make OUTPUT=dir out-of-tree build directory (default build/)
+#   make BIN=path   where the emon-perf binary goes (default ./emon-perf)
 
 OUTPUT ?= build
 O := $(abspath $(OUTPUT))
@@ -52,7 +56,8 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOL_BINS := $(patsubst tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
 
-.PHONY: all clean test unit integration stress bench deps tools run
+.PHONY: all clean test unit integration stress bench deps tools run \
+	fuzz fuzzers asan
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -87,9 +92,16 @@ $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-emon-perf: $(MAIN_OBJ) $(LIB)
+BIN ?= emon-perf
+$(BIN): $(MAIN_OBJ) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LIBS) -o $@
+
+ifneq ($(BIN),emon-perf)
+.PHONY: emon-perf
+emon-perf: $(BIN)
+	@:
+endif
 
 tools: $(TOOL_BINS)
 
@@ -108,10 +120,13 @@ unit: $(UNIT_BINS)
 # As root, first install what is missing (a no-op when all is there).
 as_root_deps = if [ "$$(id -u)" -eq 0 ]; then tools/install-deps.sh $(1); fi
 
+# Unit, short fuzz runs and integration tests, then the same unit and
+# integration tests on the sanitizer build; both run, either fails it.
 test:
 	$(Q)$(call as_root_deps,--with-test)
-	$(Q)$(MAKE) --no-print-directory emon-perf tools unit
-	$(Q)OUTPUT=$(O) tests/run.sh
+	$(Q)$(MAKE) --no-print-directory emon-perf tools unit fuzzers
+	$(Q)ret=0; OUTPUT=$(O) FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) tests/run.sh || \
+		ret=1; $(MAKE) --no-print-directory asan || ret=1; exit $$ret
 
 ARGS ?= -a --by system,cgroup,process --timeout 5000
 run:
@@ -126,11 +141,64 @@ integration: emon-perf tools
 stress: emon-perf tools
 	$(Q)OUTPUT=$(O) tests/run.sh --stress
 
+# libFuzzer harnesses (tests/fuzz/): the library sources again, built by
+# clang with the fuzzer's coverage and ASan + UBSan into objects of their
+# own, apart from the gcc -O2 ones.
+FUZZ_O := $(O)/fuzz
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	    -fno-omit-frame-pointer
+FUZZ_CFLAGS = $(filter-out -O%,$(CFLAGS)) -O1 $(FUZZ_SAN)
+FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_O)/obj/%.o,$(LIB_SRCS))
+FUZZ_LIB := $(FUZZ_O)/libemon.a
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%,$(FUZZ_SRCS))
+FUZZ_SECONDS ?= 60
+FUZZ_TEST_SECONDS ?= 8
+
+$(FUZZ_O)/obj/%.o: %.c | $(SKELS)
+	$(call msg,FUZZCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB) $(LIBS) -o $@
+
+fuzzers: $(FUZZ_BINS)
+
+fuzz: $(FUZZ_BINS)
+	$(Q)OUTPUT=$(O) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run.sh --fuzz
+
+# The whole project again with ASan + UBSan (aborting on the first error,
+# leaks checked at exit) in its own build directory, and the unit and
+# integration tests against it; reports go to $(ASAN_O)/sanitizer/, which
+# tests/run.sh checks after every test. The BPF object is the same. clang:
+# gcc's UBSan ignores log_path and would only print to the test's stderr.
+# Warnings stay fatal in the gcc build; clang's extra ones are shown here.
+ASAN_OUTPUT ?= build-asan
+ASAN_O := $(abspath $(ASAN_OUTPUT))
+ASAN_CC ?= $(CLANG)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	     -fno-omit-frame-pointer
+asan:
+	$(Q)$(MAKE) --no-print-directory OUTPUT=$(ASAN_OUTPUT) CC=$(ASAN_CC) \
+		BIN=$(ASAN_O)/emon-perf EXTRA_CFLAGS="$(SAN_FLAGS) -Wno-error" \
+		EXTRA_LDFLAGS="$(SAN_FLAGS)" emon-perf tools unit
+	$(Q)echo "sanitizer build ($(ASAN_OUTPUT)): unit and integration tests"
+	$(Q)OUTPUT=$(ASAN_O) EMON=$(ASAN_O)/emon-perf \
+		SAN_LOGS=$(ASAN_O)/sanitizer tests/run.sh
+
 bench: emon-perf tools
 	$(Q)OUTPUT=$(O) tools/bench.sh
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -rf $(O) emon-perf
+	$(Q)rm -rf $(O) emon-perf $(ASAN_O)
 
--include $(wildcard $(O)/obj/*/*.d $(O)/bpf/*.d $(O)/tools/*.d $(O)/tests/*.d)
+-include $(wildcard $(O)/obj/*/*.d $(O)/bpf/*.d $(O)/tools/*.d $(O)/tests/*.d \
+	$(O)/fuzz/*.d $(O)/fuzz/obj/*/*.d)

@@ -1,22 +1,48 @@
 #!/usr/bin/env bash
-# Runs the unit tests (cmocka binaries), then the integration tests (root,
-# real BPF) and ends with one summary line: "N passed, N failed, N skipped".
-#   tests/run.sh [--unit|--integration|--stress] [NAME_FILTER]
-# (default: unit and integration; --stress runs tests/stress/ only)
+# Runs the unit tests (cmocka binaries), the fuzzers for a short bounded time
+# (FUZZ_SECONDS each, tests/fuzz/run.sh), then the integration tests (root,
+# real BPF) and ends with one summary line: "N passed, N failed, N skipped
+# in S s".
+#   tests/run.sh [--unit|--fuzz|--integration|--stress] [NAME_FILTER]
+# (default: unit, fuzz and integration; --stress runs tests/stress/ only)
+# With SAN_LOGS=DIR (make asan) sanitizer reports go to files there, and a
+# test after which one appeared fails, whatever its exit status.
 set -u
 cd "$(dirname "$0")/.."
 OUTPUT=${OUTPUT:-build}
 export OUTPUT EMON=${EMON:-$PWD/emon-perf} TOOLS=$OUTPUT/tools
 mode=all
 [ "${1:-}" = "--unit" ] && { mode=unit; shift; }
+[ "${1:-}" = "--fuzz" ] && { mode=fuzz; shift; }
 [ "${1:-}" = "--integration" ] && { mode=integration; shift; }
 [ "${1:-}" = "--stress" ] && { mode=stress; shift; }
 filter=${1:-}
 pass=0 fail=0 skip=0 failed=()
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
+# A 16 MB quarantine (not 256): freed memory held for use-after-free checks
+# would grow RSS for minutes, which the RSS checks take for a leak.
+if [ -n "${SAN_LOGS:-}" ]; then
+	rm -rf "$SAN_LOGS" && mkdir -p "$SAN_LOGS"
+	export ASAN_OPTIONS="log_path=$SAN_LOGS/asan:detect_leaks=1:quarantine_size_mb=16${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+	export UBSAN_OPTIONS="log_path=$SAN_LOGS/ubsan:print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+fi
+
+# Reports the sanitizers wrote during the test just run, moved aside.
+san_reports() {
+	local f found=1
+	[ -n "${SAN_LOGS:-}" ] || return 1
+	for f in "$SAN_LOGS"/asan.* "$SAN_LOGS"/ubsan.*; do
+		[ -e "$f" ] || continue
+		found=0
+		cat "$f" >>"$log/out"
+		mkdir -p "$SAN_LOGS/seen" && mv "$f" "$SAN_LOGS/seen/"
+	done
+	return $found
+}
 
 result() { # name rc
+	san_reports && set -- "$1" "$2; sanitizer report"
 	case $2 in
 	0) pass=$((pass + 1)); printf 'PASS  %s\n' "$1" ;;
 	77) skip=$((skip + 1)); printf 'SKIP  %s: %s\n' "$1" "$(grep -m1 '^SKIP' "$log/out" | sed 's/^SKIP:* *//')" ;;
@@ -33,6 +59,17 @@ if [ $mode = all ] || [ $mode = unit ]; then
 		"$t" >"$log/out" 2>&1
 		result "$name" $?
 		grep -E '^\[  (PASSED|FAILED)' "$log/out" | sed 's/^/      /'
+	done
+fi
+
+if [ $mode = all ] || [ $mode = fuzz ]; then
+	for t in "$OUTPUT"/fuzz/fuzz_*; do
+		[ -x "$t" ] || continue
+		name=fuzz/$(basename "$t")
+		[[ -n $filter && $name != *$filter* ]] && continue
+		tests/fuzz/run.sh "$t" >"$log/out" 2>&1
+		result "$name" $?
+		grep '^fuzz: ' "$log/out" | sed 's/^fuzz: /      /'
 	done
 fi
 
@@ -56,5 +93,5 @@ fi
 
 echo
 [ ${#failed[@]} -gt 0 ] && printf 'failed: %s\n' "${failed[*]}"
-echo "$pass passed, $fail failed, $skip skipped"
+echo "$pass passed, $fail failed, $skip skipped in $SECONDS s"
 [ $fail -eq 0 ]

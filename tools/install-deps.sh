@@ -4,6 +4,9 @@
 set -e
 pkgs="make gcc clang llvm libbpf-dev libelf-dev zlib1g-dev libpfm4-dev bpftool
 pkg-config libcmocka-dev libjson-c-dev linux-perf python3 procps"
+# make test also builds the libFuzzer harnesses (clang's runtime: libFuzzer,
+# ASan, UBSan); gcc's own sanitizer runtimes come with gcc
+pkgs="$pkgs libclang-rt-dev"
 [ "${1:-}" = "--with-test" ] && pkgs="$pkgs chromium"
 missing=
 for p in $pkgs; do
