@@ -158,3 +158,173 @@ finish() {
 	echo "$FAILS check(s) failed"
 	exit 1
 }
+
+# --- reliability helpers (process storms, churn, signals, long runs) ---
+
+FORKER=$TOOLS/forker
+CGCHURN=$TOOLS/cgchurn
+# emon-perf's BPF object names (programs, maps), as bpftool shows them
+EMON_BPF_NAMES='on_switch flush on_fork events prev cpu_counts stats zero cgrp_counts0 cgrp_counts1 proc_counts0 proc_counts1 cgrp_parent tree emon_bpf.rodata emon_bpf.bss'
+
+# python3 without a version manager's shim in front (pyenv's costs a
+# second a call on a loaded machine): the helpers below call it in loops
+PY3=${PY3:-$([ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)}
+
+# bpf_max_ids: "prog N", "map N", "link N": the highest ids that exist now
+# (ids only grow, so anything above them was made later)
+bpf_max_ids() {
+	"$PY3" -c '
+import json, subprocess
+for kind in ("prog", "map", "link"):
+    top = 0
+    for _ in range(10):	# an object freed while listed gives {"error": ...}
+        r = subprocess.run(["bpftool", kind, "show", "-j"], capture_output=True, text=True)
+        try:
+            v = json.loads(r.stdout or "[]")
+        except ValueError:
+            continue
+        if isinstance(v, list):
+            top = max((o.get("id", 0) for o in v if isinstance(o, dict)), default=0)
+            break
+    print(kind, top)'
+}
+
+# bpf_orphans BASE: BPF programs, maps and links with emon-perf's names,
+# made after BASE (bpf_max_ids), that no process holds an fd to and (maps)
+# no program uses: left behind, since nothing can ever free them. One
+# "kind id name" per line; empty when there are none. Freeing takes an RCU
+# grace period, and other runs may be exiting too: polls up to 3 s.
+bpf_orphans() {
+	local base=$1 out
+	for _ in $(seq 30); do
+		out=$(grep -hE '^(prog_id|map_id|link_id):' /proc/[0-9]*/fdinfo/* 2>/dev/null |
+			"$PY3" -c '
+import json, subprocess, sys
+base = dict(l.split() for l in sys.argv[1].splitlines())
+names = set(sys.argv[2].split())
+held = {"prog": set(), "map": set(), "link": set()}
+for l in sys.stdin:
+    k, v = l.split(":")
+    held[k[:-3]].add(int(v))
+def show(kind):
+    # an object freed while bpftool lists them gives {"error": ...}: again
+    for _ in range(10):
+        r = subprocess.run(["bpftool", kind, "show", "-j"], capture_output=True, text=True)
+        try:
+            v = json.loads(r.stdout or "[]")
+        except ValueError:
+            continue
+        if isinstance(v, list):
+            return [o for o in v if isinstance(o, dict)]
+    return []
+progs, maps, links = show("prog"), show("map"), show("link")
+used = {m for p in progs for m in p.get("map_ids", [])}
+pname = {p.get("id"): p.get("name", "") for p in progs}
+for p in progs:
+    i = p.get("id", 0)
+    if i > int(base["prog"]) and p.get("name") in names and i not in held["prog"]:
+        print("prog", i, p.get("name"))
+for m in maps:
+    i = m.get("id", 0)
+    if i > int(base["map"]) and m.get("name") in names and i not in held["map"] and i not in used:
+        print("map", i, m.get("name"))
+for k in links:
+    i = k.get("id", 0)
+    if i > int(base["link"]) and pname.get(k.get("prog_id"), "") in names and i not in held["link"]:
+        print("link", i, pname.get(k.get("prog_id")))
+' "$base" "$EMON_BPF_NAMES")
+		[ -z "$out" ] && return 0
+		sleep 0.1
+	done
+	echo "$out"
+}
+
+# perf_fds PID: how many perf_event fds PID holds
+perf_fds() {
+	ls -l /proc/"$1"/fd 2>/dev/null | grep -c 'anon_inode:\[perf_event\]'
+}
+
+# bpf_fds PID: how many BPF (prog, map, link) fds PID holds
+bpf_fds() {
+	ls -l /proc/"$1"/fd 2>/dev/null | grep -cE 'anon_inode:bpf-(prog|map|link)'
+}
+
+# sample_proc PID FILE [PERIOD_S]: in the background, append
+# "unix_time rss_kb fds" for PID every PERIOD_S (default 0.5) until it
+# exits; the sampler's pid is in BG_PIDS and in $SAMPLER
+sample_proc() {
+	local pid=$1 file=$2 period=${3:-0.5}
+	(
+		while [ -d /proc/"$pid" ]; do
+			rss=$(awk '$1 == "VmRSS:" { print $2 }' /proc/"$pid"/status 2>/dev/null)
+			fds=$(ls /proc/"$pid"/fd 2>/dev/null | wc -l)
+			[ -n "$rss" ] && echo "$EPOCHREALTIME $rss $fds"
+			sleep "$period"
+		done
+	) >>"$file" &
+	SAMPLER=$!
+	BG_PIDS+=($SAMPLER)
+}
+
+# wait_attached PID: poll until PID has attached its BPF link (up to 10 s)
+wait_attached() {
+	for _ in $(seq 500); do
+		grep -q '^link_id:' /proc/"$1"/fdinfo/* 2>/dev/null && return 0
+		[ -d /proc/"$1" ] || return 1
+		sleep 0.02
+	done
+	return 1
+}
+
+# cg_tree: every cgroup directory under the cgroup2 mount, one per line,
+# relative to it (for before/after comparisons)
+cg_tree() {
+	(cd "$CGROOT" && find . -mindepth 1 -type d | sort)
+}
+
+# jsum_counter FILE SCOPE KEY EVENT: that counter summed over all intervals
+# (with -I each row is a delta), 0 when there is no such row
+jsum_counter() {
+	"$PY3" -c '
+import json, sys
+f, scope, key, ev = sys.argv[1:5]
+s = 0
+for line in open(f):
+    r = json.loads(line)
+    if r["scope"] == scope and str(r["key"]) == key:
+        s += r["counters"].get(ev) or 0
+print(s)' "$@"
+}
+
+# cg_usage_ns and steal_ns above print with awk's %d, which mawk (Debian's
+# awk) clamps at 2^31 - 1: any cgroup usage over 2.1 s, and the steal since
+# boot on any VM up for a while, came out as 2147483647. Same helpers, %.0f.
+cg_usage_ns() {
+	awk '$1 == "usage_usec" { printf "%.0f\n", $2 * 1000 }' "$CGROOT$1/cpu.stat"
+}
+steal_ns() {
+	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" { printf "%.0f\n", $9 * 1e9 / hz }' /proc/stat
+}
+
+# perf_csv_ns FILE EVENT: perf stat -x, value of EVENT (msec) in ns
+perf_csv_ns() {
+	awk -F, -v ev="$2" '$3 == ev { printf "%.0f\n", $1 * 1e6 }' "$1"
+}
+
+# perf_cg FILE EVENT CGROUP: perf stat -x, --for-each-cgroup value of EVENT
+# for CGROUP (as given to perf, no leading /); time events in ns
+perf_cg() {
+	awk -F, -v ev="$2" -v cg="${3#/}" '$3 == ev && $4 == cg {
+		if ($2 == "msec") printf "%.0f\n", $1 * 1e6; else print $1 }' "$1"
+}
+
+# cg_bg PATH CMD...: CMD in the cgroup, in the background, killed on exit.
+# Its pid (sh execs it) is in $CG_BG_PID and BG_PIDS: "cg_run ... &" gives
+# the pid of a subshell instead, and killing that leaves CMD running.
+cg_bg() {
+	local cg=$1
+	shift
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CGROOT$cg" "$@" &
+	CG_BG_PID=$!
+	BG_PIDS+=($CG_BG_PID)
+}
