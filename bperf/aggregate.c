@@ -20,11 +20,13 @@ int aggregate__init(struct aggregate *a, int ncpus, int npkg,
 	a->cpu = calloc(ncpus, sizeof(*a->cpu));
 	a->ovf_cgrp = agg_entry__new(npkg);
 	a->ovf_proc = agg_entry__new(npkg);
+	a->ovf_cmd = agg_entry__new(npkg);
+	a->cmd = agg_entry__new(npkg);
 	a->cpu_energy = calloc(ncpus, sizeof(*a->cpu_energy));
 	a->pkg_energy = calloc(npkg, sizeof(*a->pkg_energy));
 	a->pkg_zone = calloc(npkg * AGG_ZONES, sizeof(*a->pkg_zone));
 	a->pkg_zone_mask = calloc(npkg, sizeof(*a->pkg_zone_mask));
-	if (!a->cpu || !a->ovf_cgrp || !a->ovf_proc || !a->cpu_energy ||
+	if (!a->cpu || !a->ovf_cgrp || !a->ovf_proc || !a->ovf_cmd || !a->cmd || !a->cpu_energy ||
 	    !a->pkg_energy || !a->pkg_zone || !a->pkg_zone_mask) {
 		aggregate__exit(a);
 		return -ENOMEM;
@@ -39,6 +41,8 @@ void aggregate__exit(struct aggregate *a)
 	free(a->cpu);
 	free(a->ovf_cgrp);
 	free(a->ovf_proc);
+	free(a->ovf_cmd);
+	free(a->cmd);
 	free(a->cpu_energy);
 	free(a->pkg_energy);
 	free(a->pkg_zone);
@@ -60,16 +64,17 @@ static void entry__add(const struct aggregate *a, struct agg_entry *e,
 	counts__add(&e->pkg[pkg_of(a, cpu)], c, a->nr_events);
 }
 
-struct agg_entry *aggregate__entry(struct aggregate *a, struct idmap *m, __u64 id)
+struct agg_entry *aggregate__entry(struct aggregate *a, struct idmap *m,
+				   __u64 id, __u64 id2)
 {
-	struct agg_entry *e = idmap__get(m, id, 0);
+	struct agg_entry *e = idmap__get(m, id, id2);
 
 	if (e)
 		return e;
 	e = agg_entry__new(a->npkg);
 	if (!e)
 		return NULL;
-	if (idmap__put(m, id, 0, e)) {
+	if (idmap__put(m, id, id2, e)) {
 		free(e);
 		return NULL;
 	}
@@ -82,10 +87,14 @@ int aggregate__add(struct aggregate *a, const struct session_read *r)
 		counts__add(&a->cpu[cpu], &r->cpu[cpu], a->nr_events);
 		entry__add(a, a->ovf_cgrp, cpu, &r->ovf_cgrp[cpu]);
 		entry__add(a, a->ovf_proc, cpu, &r->ovf_proc[cpu]);
+		if (r->ovf_cmd) {
+			entry__add(a, a->ovf_cmd, cpu, &r->ovf_cmd[cpu]);
+			entry__add(a, a->cmd, cpu, &r->ovf_cmd[cpu]);
+		}
 	}
 	for (size_t i = 0; i < r->nr_cgrp; i++) {
 		const struct sess_cgrp *c = &r->cgrp[i];
-		struct agg_entry *e = aggregate__entry(a, &a->cgrps, c->cgid);
+		struct agg_entry *e = aggregate__entry(a, &a->cgrps, c->cgid, 0);
 
 		if (!e)
 			return -ENOMEM;
@@ -93,12 +102,25 @@ int aggregate__add(struct aggregate *a, const struct session_read *r)
 	}
 	for (size_t i = 0; i < r->nr_proc; i++) {
 		const struct sess_proc *p = &r->proc[i];
-		struct agg_entry *e = aggregate__entry(a, &a->procs, p->tgid);
+		struct agg_entry *e = aggregate__entry(a, &a->procs, p->tgid, p->start);
 
 		if (!e)
 			return -ENOMEM;
-		memcpy(e->comm, p->comm, sizeof(e->comm));
+		/*
+		 * The name: this read's over earlier reads'; within a read,
+		 * the one an exec gave over those seen before it (one entry
+		 * per CPU, in no order).
+		 */
+		if (!e->comm[0] || e->comm_read != a->reads ||
+		    (p->flags & EMON_PROC_EXEC) >= (e->comm_flags & EMON_PROC_EXEC)) {
+			memcpy(e->comm, p->comm, sizeof(e->comm));
+			e->comm_flags = p->flags;
+			e->comm_read = a->reads;
+		}
+		e->flags |= p->flags;
 		entry__add(a, e, p->cpu, &p->c);
+		if (p->flags & EMON_PROC_IN_TREE)
+			entry__add(a, a->cmd, p->cpu, &p->c);
 	}
 	for (int i = 0; i < EMON_STAT_NR; i++)
 		a->stats[i] += r->stats[i];
@@ -115,6 +137,8 @@ void aggregate__reset(struct aggregate *a)
 	memset(a->cpu, 0, a->ncpus * sizeof(*a->cpu));
 	memset(a->ovf_cgrp, 0, sz);
 	memset(a->ovf_proc, 0, sz);
+	memset(a->ovf_cmd, 0, sz);
+	memset(a->cmd, 0, sz);
 	memset(a->stats, 0, sizeof(a->stats));
 	a->reads = 0;
 	a->energy_valid = false;

@@ -12,7 +12,10 @@
 #include "bperf/session.h"
 
 struct agg_entry {
-	char comm[EMON_COMM_LEN];	/* processes: last seen */
+	char comm[EMON_COMM_LEN];	/* processes: see aggregate__add */
+	__u32 flags;			/* processes: EMON_PROC_* of any read */
+	__u32 comm_flags;		/* the flags of the read comm came from */
+	int comm_read;			/* the read comm came from */
 	double energy_j;		/* attributed this interval */
 	struct counts total;
 	struct counts pkg[];		/* [npkg] */
@@ -28,6 +31,11 @@ struct aggregate {
 	struct idmap procs;		/* tgid -> agg_entry */
 	struct agg_entry *ovf_cgrp;	/* counts the full cgroup map missed */
 	struct agg_entry *ovf_proc;
+	struct agg_entry *ovf_cmd;	/* the command's part of ovf_proc */
+	/* command mode: the tree's processes (each read's, so a pid reused
+	 * by an unrelated process within the interval is told apart) and
+	 * its overflow */
+	struct agg_entry *cmd;
 	__u64 stats[EMON_STAT_NR];
 	int reads;
 	/* energy, when a source is active (bperf/attribute.c) */
@@ -49,7 +57,9 @@ int aggregate__add(struct aggregate *a, const struct session_read *r);
 void aggregate__reset(struct aggregate *a);
 /* sum over CPUs */
 void aggregate__system(const struct aggregate *a, struct counts *out);
-/* The entry of id, created empty if needed (NULL: out of memory). */
-struct agg_entry *aggregate__entry(struct aggregate *a, struct idmap *m, __u64 id);
+/* The entry of (id, id2), created empty if needed (NULL: out of memory).
+ * Processes are (tgid, start): two processes that had one pid are two. */
+struct agg_entry *aggregate__entry(struct aggregate *a, struct idmap *m,
+				   __u64 id, __u64 id2);
 
 #endif

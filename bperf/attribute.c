@@ -122,9 +122,10 @@ static int split_cpus(struct aggregate *a, const struct session_read *r,
 
 /* A key of the read: a cgroup or a process on one CPU. */
 struct key_item {
-	__u64 id;
+	__u64 id, id2;
 	__u32 cpu;
 	const struct counts *c;
+	bool cmd;	/* a process of the command's tree */
 };
 
 /*
@@ -136,7 +137,9 @@ static int split_keys(struct aggregate *a, const struct attr_input *in,
 		      const double *pkg_j, const bool *valid,
 		      const struct key_item *items, size_t n,
 		      const struct counts *ovf_read, struct idmap *map,
-		      struct agg_entry *ovf, __u64 idle_id)
+		      struct agg_entry *ovf, __u64 idle_id,
+		      const struct counts *sub_read, struct agg_entry *sub,
+		      struct agg_entry *cmd)
 {
 	struct agg_entry *e;
 	struct partition pt;
@@ -149,16 +152,29 @@ static int split_keys(struct aggregate *a, const struct attr_input *in,
 		partition__add(&pt, pkg_of(a, cpu), scaled(&ovf_read[cpu], in->split_idx));
 	err = err ?: partition__split(&pt, a, pkg_j, valid, in->static_j);
 	for (size_t i = 0; !err && i < n; i++) {
-		e = aggregate__entry(a, map, items[i].id);
+		e = aggregate__entry(a, map, items[i].id, items[i].id2);
 		if (!e)
 			err = -ENOMEM;
 		else
 			e->energy_j += pt.out[i];
+		if (cmd && items[i].cmd)
+			cmd->energy_j += pt.out[i];
 	}
-	for (int cpu = 0; !err && cpu < a->ncpus; cpu++)
+	for (int cpu = 0; !err && cpu < a->ncpus; cpu++) {
+		double all = scaled(&ovf_read[cpu], in->split_idx);
+
 		ovf->energy_j += pt.out[n + cpu];
+		/* the command's part of the overflow row: its share of it */
+		if (sub && all > 0) {
+			double j = pt.out[n + cpu] *
+				   scaled(&sub_read[cpu], in->split_idx) / all;
+
+			sub->energy_j += j;
+			cmd->energy_j += j;
+		}
+	}
 	if (!err && pt.out[pt.n]) {
-		e = aggregate__entry(a, map, idle_id);
+		e = aggregate__entry(a, map, idle_id, 0);
 		if (e)
 			e->energy_j += pt.out[pt.n];
 		else
@@ -179,13 +195,15 @@ static int split_cgroups_and_procs(struct aggregate *a, const struct session_rea
 	if (!items)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->nr_cgrp; i++)
-		items[i] = (struct key_item){ r->cgrp[i].cgid, r->cgrp[i].cpu, &r->cgrp[i].c };
+		items[i] = (struct key_item){ r->cgrp[i].cgid, 0, r->cgrp[i].cpu, &r->cgrp[i].c };
 	err = split_keys(a, in, pkg_j, valid, items, r->nr_cgrp, r->ovf_cgrp,
-			 &a->cgrps, a->ovf_cgrp, in->root_cgid);
+			 &a->cgrps, a->ovf_cgrp, in->root_cgid, NULL, NULL, NULL);
 	for (size_t i = 0; !err && i < r->nr_proc; i++)
-		items[i] = (struct key_item){ r->proc[i].tgid, r->proc[i].cpu, &r->proc[i].c };
+		items[i] = (struct key_item){ r->proc[i].tgid, r->proc[i].start,
+					      r->proc[i].cpu, &r->proc[i].c,
+					      r->proc[i].flags & EMON_PROC_IN_TREE };
 	err = err ?: split_keys(a, in, pkg_j, valid, items, r->nr_proc, r->ovf_proc,
-				&a->procs, a->ovf_proc, 0);
+				&a->procs, a->ovf_proc, 0, r->ovf_cmd, a->ovf_cmd, a->cmd);
 	free(items);
 	return err;
 }

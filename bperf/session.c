@@ -59,7 +59,8 @@ int session_read__init(struct session_read *r, int ncpus)
 	r->cpu = calloc(ncpus, sizeof(*r->cpu));
 	r->ovf_cgrp = calloc(ncpus, sizeof(*r->ovf_cgrp));
 	r->ovf_proc = calloc(ncpus, sizeof(*r->ovf_proc));
-	if (!r->cpu || !r->ovf_cgrp || !r->ovf_proc) {
+	r->ovf_cmd = calloc(ncpus, sizeof(*r->ovf_cmd));
+	if (!r->cpu || !r->ovf_cgrp || !r->ovf_proc || !r->ovf_cmd) {
 		session_read__exit(r);
 		return -ENOMEM;
 	}
@@ -71,6 +72,7 @@ void session_read__exit(struct session_read *r)
 	free(r->cpu);
 	free(r->ovf_cgrp);
 	free(r->ovf_proc);
+	free(r->ovf_cmd);
 	free(r->cgrp);
 	free(r->proc);
 	memset(r, 0, sizeof(*r));
@@ -94,10 +96,12 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 
 	k->rodata->nr_events = o->nr_events;
 	k->rodata->nr_cpus = o->ncpus;
+	k->rodata->follow_tree = o->follow_tree;
 	for (int i = 0; i < o->nr_events; i++)
 		if (o->events[i]->attr.type == PERF_TYPE_SOFTWARE)
 			k->rodata->counter_only |= 1u << i;
 	err = err ?: bpf_map__set_max_entries(k->maps.events, o->nr_events * o->ncpus);
+	err = err ?: bpf_map__set_max_entries(k->maps.cpu_gen, o->ncpus);
 	err = err ?: bpf_map__set_value_size(k->maps.cgrp_counts0, cval);
 	err = err ?: bpf_map__set_value_size(k->maps.cgrp_counts1, cval);
 	err = err ?: bpf_map__set_value_size(k->maps.proc_counts0, pval);
@@ -183,12 +187,21 @@ int session__open(struct session *s, const struct session_opts *o,
 		snprintf(err, errlen, "cannot attach to sched_switch: %s", strerror(-ret));
 		goto out;
 	}
+	s->link_exec = bpf_program__attach(s->skel->progs.on_exec);
+	if (!s->link_exec) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot attach to sched_process_exec: %s",
+			 strerror(-ret));
+		goto out;
+	}
 	if (o->follow_tree) {
 		s->link_fork = bpf_program__attach(s->skel->progs.on_fork);
-		if (!s->link_fork) {
+		s->link_free = s->link_fork ?
+			       bpf_program__attach(s->skel->progs.on_free) : NULL;
+		if (!s->link_free) {
 			ret = -errno;
-			snprintf(err, errlen, "cannot attach to sched_process_fork: %s",
-				 strerror(-ret));
+			snprintf(err, errlen, "cannot attach to sched_process_%s: %s",
+				 s->link_fork ? "free" : "fork", strerror(-ret));
 			goto out;
 		}
 	}
@@ -268,8 +281,10 @@ static void take_proc(struct session_read *r, const void *k, const void *v, int 
 
 	e->tgid = key->tgid;
 	e->cpu = key->cpu;
+	e->start = key->start;
 	memcpy(e->comm, h->comm, sizeof(e->comm));
 	e->comm[sizeof(e->comm) - 1] = '\0';
+	e->flags = h->flags;
 	memset(&e->c, 0, sizeof(e->c));
 	memcpy(e->c.c, (const char *)v + sizeof(*h), sizeof(struct emon_count) * nr);
 }
@@ -357,6 +372,7 @@ int session__interval(struct session *s, struct session_read *r)
 	err = session__take_pcpu(s, par, r->cpu);
 	err = err ?: session__take_pcpu(s, 2 + par * EMON_OVF_NR + EMON_OVF_CGRP, r->ovf_cgrp);
 	err = err ?: session__take_pcpu(s, 2 + par * EMON_OVF_NR + EMON_OVF_PROC, r->ovf_proc);
+	err = err ?: session__take_pcpu(s, 2 + par * EMON_OVF_NR + EMON_OVF_CMD, r->ovf_cmd);
 	err = err ?: session__drain(s, par ? s->skel->maps.cgrp_counts1 :
 				    s->skel->maps.cgrp_counts0, r, true);
 	err = err ?: session__drain(s, par ? s->skel->maps.proc_counts1 :
@@ -383,19 +399,12 @@ int session__start(struct session *s)
 
 int session__tree_add(struct session *s, __u32 tgid)
 {
-	__u32 parent = 0;
+	__u64 any = 0;	/* our own child: its pid stays until we reap it */
 
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.tree), &tgid, &parent,
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.tree), &tgid, &any,
 				BPF_ANY))
 		return -errno;
 	return 0;
-}
-
-bool session__in_tree(struct session *s, __u32 tgid)
-{
-	__u32 parent;
-
-	return !bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.tree), &tgid, &parent);
 }
 
 __u64 session__cgroup_parent(void *ctx, __u64 cgid)
@@ -410,7 +419,9 @@ __u64 session__cgroup_parent(void *ctx, __u64 cgid)
 
 void session__close(struct session *s)
 {
+	bpf_link__destroy(s->link_free);
 	bpf_link__destroy(s->link_fork);
+	bpf_link__destroy(s->link_exec);
 	bpf_link__destroy(s->link_switch);
 	emon_bpf__destroy(s->skel);
 	free(s->pcpu_buf);

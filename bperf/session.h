@@ -31,7 +31,9 @@ struct sess_cgrp {
 struct sess_proc {
 	__u32 tgid;
 	__u32 cpu;
+	__u32 start;		/* tells a reused pid's processes apart */
 	char comm[EMON_COMM_LEN];
+	__u32 flags;		/* EMON_PROC_* */
 	struct counts c;
 };
 
@@ -40,6 +42,7 @@ struct session_read {
 	struct counts *cpu;		/* [ncpus] */
 	struct counts *ovf_cgrp;	/* [ncpus] cgroup map was full */
 	struct counts *ovf_proc;	/* [ncpus] process map was full */
+	struct counts *ovf_cmd;		/* [ncpus] the command's part of it */
 	struct sess_cgrp *cgrp;
 	size_t nr_cgrp, cap_cgrp;
 	struct sess_proc *proc;
@@ -54,6 +57,8 @@ struct session {
 	struct emon_bpf *skel;
 	struct bpf_link *link_switch;
 	struct bpf_link *link_fork;
+	struct bpf_link *link_exec;
+	struct bpf_link *link_free;
 	int ncpus;
 	int nr_events;
 	__u32 epoch;
@@ -74,7 +79,6 @@ int session__start(struct session *s);
 int session__interval(struct session *s, struct session_read *r);
 /* Command mode: add the command's pid before it execs. */
 int session__tree_add(struct session *s, __u32 tgid);
-bool session__in_tree(struct session *s, __u32 tgid);
 /* The parent BPF recorded for a cgroup id (0 if none); ctx = session. */
 __u64 session__cgroup_parent(void *ctx, __u64 cgid);
 void session__close(struct session *s);

@@ -321,10 +321,9 @@ static int proc_ref__cmp(const void *a, const void *b)
 	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
 }
 
-/* The processes to show (in command mode: the tree's), and their sum. */
+/* The processes to show, sorted (in command mode: the tree's). */
 static struct proc_ref *collect_procs(const struct stat_ctx *sc,
-				      const struct aggregate *a, size_t *nr,
-				      struct counts *tree, double *tree_j)
+				      const struct aggregate *a, size_t *nr)
 {
 	struct proc_ref *refs = calloc(a->procs.nr + 1, sizeof(*refs));
 	struct idmap_slot *s;
@@ -332,18 +331,12 @@ static struct proc_ref *collect_procs(const struct stat_ctx *sc,
 
 	if (!refs)
 		return NULL;
-	memset(tree, 0, sizeof(*tree));
-	*tree_j = 0;
 	while ((s = idmap__next(&a->procs, &it))) {
 		const struct agg_entry *e = s->val;
 		double ratio;
 
-		if (sc->command_mode) {
-			if (!session__in_tree(sc->sess, s->key.a))
-				continue;
-			counts__add(tree, &e->total, a->nr_events);
-			*tree_j += e->energy_j;
-		}
+		if (sc->command_mode && !(e->flags & EMON_PROC_IN_TREE))
+			continue;
 		refs[n].tgid = s->key.a;
 		refs[n].e = e;
 		if (sc->sort_idx >= 0)
@@ -359,6 +352,7 @@ static int add_processes(const struct stat_ctx *sc, const struct aggregate *a,
 			 const struct proc_ref *refs, size_t n, double dt,
 			 struct row_set *rs)
 {
+	const struct agg_entry *ovf;
 	struct row *r;
 
 	for (size_t i = 0; i < n; i++) {
@@ -370,13 +364,15 @@ static int add_processes(const struct stat_ctx *sc, const struct aggregate *a,
 		r->counts = refs[i].e->total;
 		row__energy(sc, a, r, refs[i].e->energy_j, dt);
 	}
-	if (!sc->command_mode && !counts__is_zero(&a->ovf_proc->total, a->nr_events)) {
+	/* in command mode, the command's part of it */
+	ovf = sc->command_mode ? a->ovf_cmd : a->ovf_proc;
+	if (!counts__is_zero(&ovf->total, a->nr_events)) {
 		r = row_set__add(rs, SCOPE_PROCESS, "overflow");
 		if (!r)
 			return -ENOMEM;
 		r->comm = "[map full]";
-		r->counts = a->ovf_proc->total;
-		row__energy(sc, a, r, a->ovf_proc->energy_j, dt);
+		r->counts = ovf->total;
+		row__energy(sc, a, r, ovf->energy_j, dt);
 	}
 	return 0;
 }
@@ -385,8 +381,6 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 		     double dt, struct row_set *rs)
 {
 	struct proc_ref *refs = NULL;
-	struct counts tree;
-	double tree_j = 0;
 	struct row *r;
 	size_t nproc = 0;
 	int err;
@@ -397,7 +391,7 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 		return err;
 	sc->names->gen++;
 	if (sc->command_mode || want(sc, SCOPE_PROCESS)) {
-		refs = collect_procs(sc, a, &nproc, &tree, &tree_j);
+		refs = collect_procs(sc, a, &nproc);
 		if (!refs)
 			return -ENOMEM;
 	}
@@ -412,8 +406,8 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 		r = row_set__add(rs, SCOPE_COMMAND, row_set__key(rs, "%u", sc->tree_root));
 		if (!r)
 			goto nomem;
-		r->counts = tree;
-		row__energy(sc, a, r, tree_j, dt);
+		r->counts = a->cmd->total;
+		row__energy(sc, a, r, a->cmd->energy_j, dt);
 	}
 	err = add_cpus_and_sockets(sc, a, dt, rs);
 	if (!err && want(sc, SCOPE_CGROUP))

@@ -52,12 +52,16 @@ const volatile __u32 nr_cpus = 1;
  * running = 0, which userspace takes as "not scaled".
  */
 const volatile __u32 counter_only;
+/* Command mode: mark the processes of the command's tree. */
+const volatile bool follow_tree;
 /* Written by userspace through the mmap'ed .bss. */
 volatile __u32 epoch;
 
 struct emon_prev {
 	__u32 primed;
 	__u32 par;		/* the buffer this CPU writes */
+	__u32 gen;		/* cpu_gen[cpu] when c was read */
+	__u32 pad;
 	struct emon_count c[EMON_MAX_EVENTS];
 };
 
@@ -78,6 +82,19 @@ struct {
 	__type(key, __u32);
 	__type(value, struct emon_prev);
 } prev SEC(".maps");
+
+/*
+ * Per CPU, bumped by userspace when it installs new events for the CPU
+ * (it came back online: the old events died with it). A CPU whose prev
+ * reading is of another generation takes a new baseline instead of a delta
+ * between two different events.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* nr_cpus */
+	__type(key, __u32);
+	__type(value, __u32);
+} cpu_gen SEC(".maps");
 
 /* Per epoch parity: [parity] the CPU's own counts, [2 + parity * EMON_OVF_NR
  * + slot] the overflow rows. */
@@ -135,11 +152,17 @@ struct {
 	__uint(max_entries, 4096);
 } cgrp_parent SEC(".maps");
 
-/* Command mode: the tgids of the command's process tree. */
+/*
+ * Command mode: the tgids of the command's process tree, each with its
+ * group leader's task_struct address (0: the command itself, put here by
+ * userspace). A pid is reused as soon as it is reaped, before the task is
+ * freed (on_free), so membership is the pid *and* that task: an unrelated
+ * process given a tree member's pid is not the command's.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, __u32);
-	__type(value, __u32);	/* parent tgid */
+	__type(value, __u64);
 	__uint(max_entries, 16384);
 } tree SEC(".maps");
 
@@ -171,7 +194,10 @@ static __always_inline void overflow_add(__u32 par, __u32 slot,
 
 	if (o)
 		counts_add(o->c, d);
-	stat_inc(slot == EMON_OVF_CGRP ? EMON_STAT_CGRP_FULL : EMON_STAT_PROC_FULL);
+	if (slot == EMON_OVF_CGRP)
+		stat_inc(EMON_STAT_CGRP_FULL);
+	else if (slot == EMON_OVF_PROC)
+		stat_inc(EMON_STAT_PROC_FULL);
 }
 
 /* Both buffers' maps are named at every call site, so the verifier sees a
@@ -188,20 +214,36 @@ static __always_inline void *proc_lookup(__u32 par, struct emon_proc_key *k)
 		     bpf_map_lookup_elem(&proc_counts0, k);
 }
 
+/*
+ * How many levels up a cgroup's ancestry is recorded: a cgroup removed
+ * before userspace saw its path still rolls up through parents that never
+ * ran anything themselves (a pod's slice between a container and -G).
+ */
+#define CGRP_ANCESTORS 8
+
 /* Rare path: the first slice of a cgroup on this CPU in this interval. */
 static __always_inline void *cgrp_first_seen(__u32 par, struct emon_cgrp_key *k)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct cgroup_subsys_state *pcss;
-	__u64 parent_id = 0;
+	struct cgroup *cg = BPF_CORE_READ(task, cgroups, dfl_cgrp);
+	__u64 id = k->cgid;
 	__u32 z = 0;
 	void *init;
 
-	pcss = BPF_CORE_READ(task, cgroups, dfl_cgrp, self.parent);
-	if (pcss)	/* self is a struct cgroup's first member */
-		parent_id = BPF_CORE_READ((struct cgroup *)pcss, kn, id);
-	if (!bpf_map_lookup_elem(&cgrp_parent, &k->cgid))
-		bpf_map_update_elem(&cgrp_parent, &k->cgid, &parent_id, BPF_NOEXIST);
+	/* record id -> parent up the tree, until an ancestor already is */
+	for (int i = 0; i < CGRP_ANCESTORS && cg; i++) {
+		/* self is a struct cgroup's first member */
+		struct cgroup *pcg = (struct cgroup *)BPF_CORE_READ(cg, self.parent);
+		__u64 pid = pcg ? BPF_CORE_READ(pcg, kn, id) : 0;
+
+		if (bpf_map_lookup_elem(&cgrp_parent, &id))
+			break;
+		bpf_map_update_elem(&cgrp_parent, &id, &pid, BPF_NOEXIST);
+		if (!pcg)
+			break;
+		cg = pcg;
+		id = pid;
+	}
 
 	init = bpf_map_lookup_elem(&zero, &z);
 	if (!init)
@@ -213,8 +255,33 @@ static __always_inline void *cgrp_first_seen(__u32 par, struct emon_cgrp_key *k)
 	return cgrp_lookup(par, k);
 }
 
+/* exec keeps it: de_thread() gives the new leader the old one's */
+static __always_inline __u32 proc_start(struct task_struct *task)
+{
+	return task->group_leader->start_time;
+}
+
+static __always_inline bool tree_has(__u32 tgid, struct task_struct *task)
+{
+	__u64 *v = bpf_map_lookup_elem(&tree, &tgid);
+
+	return v && (!*v || *v == (__u64)task->group_leader);
+}
+
+static __always_inline bool in_tree(__u32 tgid)
+{
+	return follow_tree && tree_has(tgid, bpf_get_current_task_btf());
+}
+
+/*
+ * Rare path: the first slice of a process on this CPU in this interval.
+ * Its name is taken here only, not on every switch: a later exec renames
+ * the entry from on_exec.
+ */
 static __always_inline void *proc_first_seen(__u32 par, struct emon_proc_key *k)
 {
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct emon_proc_hdr *h;
 	__u32 z = 0;
 	void *init = bpf_map_lookup_elem(&zero, &z);
 
@@ -224,7 +291,14 @@ static __always_inline void *proc_first_seen(__u32 par, struct emon_proc_key *k)
 		bpf_map_update_elem(&proc_counts1, k, init, BPF_NOEXIST);
 	else
 		bpf_map_update_elem(&proc_counts0, k, init, BPF_NOEXIST);
-	return proc_lookup(par, k);
+	h = proc_lookup(par, k);
+	if (!h)
+		return NULL;
+	/* direct BTF loads: no helper call */
+	__builtin_memcpy(h->comm, task->group_leader->comm, EMON_COMM_LEN);
+	if (in_tree(k->tgid))
+		h->flags |= EMON_PROC_IN_TREE;
+	return h;
 }
 
 static __always_inline void account(bool flush)
@@ -233,16 +307,20 @@ static __always_inline void account(bool flush)
 	struct bpf_perf_event_value v;
 	struct emon_cgrp_key ck = {};
 	struct emon_proc_key pk = {};
-	struct task_struct *task;
 	struct emon_counts *cc;
 	struct emon_prev *p;
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u32 z = 0, par;
+	__u32 z = 0, par, *gen;
 	void *val;
 
 	p = bpf_map_lookup_elem(&prev, &z);
 	if (!p)
 		return;
+	gen = bpf_map_lookup_elem(&cpu_gen, &cpu);
+	if (gen && *gen != p->gen) {	/* new events: a new baseline */
+		p->gen = *gen;
+		p->primed = 0;
+	}
 	par = p->par & 1;
 	if (flush)
 		p->par = epoch & 1;	/* later slices: the next interval */
@@ -295,16 +373,16 @@ static __always_inline void account(bool flush)
 
 	pk.tgid = bpf_get_current_pid_tgid() >> 32;
 	pk.cpu = cpu;
+	pk.start = proc_start(bpf_get_current_task_btf());
 	val = proc_lookup(par, &pk);
 	if (!val)
 		val = proc_first_seen(par, &pk);
 	if (!val) {
 		overflow_add(par, EMON_OVF_PROC, d);
+		if (in_tree(pk.tgid))
+			overflow_add(par, EMON_OVF_CMD, d);
 		return;
 	}
-	/* direct BTF loads: no helper call on the hot path */
-	task = bpf_get_current_task_btf();
-	__builtin_memcpy(val, task->group_leader->comm, EMON_COMM_LEN);
 	counts_add(val + sizeof(struct emon_proc_hdr), d);
 }
 
@@ -326,11 +404,63 @@ int flush(void *ctx)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ptgid = BPF_CORE_READ(parent, tgid);
-	__u32 ctgid = BPF_CORE_READ(child, tgid);
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u64 leader = (__u64)child->group_leader;
 
-	if (ptgid == ctgid || !bpf_map_lookup_elem(&tree, &ptgid))
+	if (ptgid == ctgid || !tree_has(ptgid, parent))
 		return 0;
-	bpf_map_update_elem(&tree, &ctgid, &ptgid, BPF_ANY);
+	bpf_map_update_elem(&tree, &ctgid, &leader, BPF_ANY);
+	return 0;
+}
+
+/*
+ * A process exec'ed: rename its entry on this CPU (made now if it has none)
+ * and mark the name as the newest, so this interval's row carries the name
+ * it ends with, not its parent's. Runs in the task's context with migration
+ * but not preemption off: a sched_switch in between adds to the same entry's
+ * counts, never to its header.
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid)
+{
+	struct emon_proc_key k = {
+		.tgid = bpf_get_current_pid_tgid() >> 32,
+		.cpu = bpf_get_smp_processor_id(),
+		.start = proc_start(p),
+	};
+	struct emon_proc_hdr *h;
+	struct emon_prev *pv;
+	__u32 z = 0, par;
+
+	pv = bpf_map_lookup_elem(&prev, &z);
+	if (!pv)
+		return 0;
+	par = pv->par & 1;
+	h = proc_lookup(par, &k);
+	if (!h)
+		h = proc_first_seen(par, &k);
+	if (!h)
+		return 0;
+	__builtin_memcpy(h->comm, p->group_leader->comm, EMON_COMM_LEN);
+	h->flags |= EMON_PROC_EXEC;
+	return 0;
+}
+
+/*
+ * Command mode: a process of the tree is gone for good (its task is freed
+ * after the whole thread group was reaped), so its pid may now be given to
+ * a process that is not the command's.
+ */
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(on_free, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+	__u64 *v;
+
+	if (p->pid != tgid)
+		return 0;
+	v = bpf_map_lookup_elem(&tree, &tgid);
+	if (v && (!*v || *v == (__u64)p))
+		bpf_map_delete_elem(&tree, &tgid);
 	return 0;
 }

@@ -35,17 +35,32 @@ struct emon_cgrp_key {
 struct emon_proc_key {
 	__u32 tgid;	/* 0 is the idle task */
 	__u32 cpu;
+	/*
+	 * The low 32 bits of the process's start time (ns): a pid reused
+	 * within one interval is another key, not more of the same process
+	 * (the command's tree is told apart from an unrelated process).
+	 */
+	__u32 start;
 };
 
 /* Process value: header then nr_events counts. */
 struct emon_proc_hdr {
-	char comm[EMON_COMM_LEN];	/* the group leader's, last seen */
+	char comm[EMON_COMM_LEN];	/* the group leader's, see flags */
+	__u32 flags;			/* EMON_PROC_* */
+	__u32 pad;
 };
+
+/* comm is the one the process exec'ed to on this CPU in this interval:
+ * it wins over the names its other CPUs' entries saw before the exec. */
+#define EMON_PROC_EXEC		(1u << 0)
+/* command mode: the process was in the command's tree when first seen */
+#define EMON_PROC_IN_TREE	(1u << 1)
 
 /* Indexes of the overflow array: where counts go when a hash map is full. */
 enum emon_overflow {
 	EMON_OVF_CGRP = 0,
 	EMON_OVF_PROC = 1,
+	EMON_OVF_CMD = 2,	/* the command's part of EMON_OVF_PROC */
 	EMON_OVF_NR,
 };
 
