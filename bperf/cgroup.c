@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "bperf/cgroup.h"
+#include "emon.h"
 
 int cgroup__find_mount(const char *mounts_file, char *out, size_t len)
 {
@@ -181,7 +182,10 @@ static int walk_one(const char *path, const struct stat *st, int type,
 		}
 	}
 	walk_err = cgroup_names__set(walking, st->st_ino, rel, pid);
-	return walk_err ? FTW_STOP : FTW_CONTINUE;
+	if (walk_err)
+		return FTW_STOP;
+	((struct cgroup_name *)idmap__get(&walking->ids, st->st_ino, 0))->walked = true;
+	return FTW_CONTINUE;
 }
 
 int cgroup_names__walk(struct cgroup_names *n)
@@ -203,32 +207,106 @@ int cgroup_names__walk(struct cgroup_names *n)
 	return err < 0 ? -errno : 0;
 }
 
+/* Name id from BPF's record below its parent's path, depth levels at most. */
+static const char *cgroup_names__from_bpf(struct cgroup_names *n, __u64 id,
+					  cgroup_info_fn info_of, void *ctx,
+					  int depth)
+{
+	char name[256], buf[PATH_MAX];
+	struct cgroup_name *cn;
+	const char *ppath;
+	__u64 parent;
+	int len;
+
+	if (!info_of || depth <= 0 ||
+	    !info_of(ctx, id, &parent, name, sizeof(name)) || !parent)
+		return NULL;
+	/* a name that filled BPF's buffer was cut short: not a path */
+	if (!name[0] || strchr(name, '/') ||
+	    strlen(name) >= EMON_CGRP_NAME_LEN - 1)
+		return NULL;
+	cn = idmap__get(&n->ids, parent, 0);
+	ppath = cn ? cn->path :
+		cgroup_names__from_bpf(n, parent, info_of, ctx, depth - 1);
+	if (!ppath || strstr(ppath, "/[removed cgroup "))
+		return NULL;
+	len = snprintf(buf, sizeof(buf), "%s/%s", strcmp(ppath, "/") ? ppath : "", name);
+	if (len >= (int)sizeof(buf) || cgroup_names__set(n, id, buf, parent))
+		return NULL;
+	/* alive until a walk says otherwise: it ran just now */
+	cn = idmap__get(&n->ids, id, 0);
+	cn->used = n->gen;
+	return cn->path;
+}
+
 const char *cgroup_names__path(struct cgroup_names *n, __u64 id,
-			       __u64 (*parent_of)(void *ctx, __u64 id), void *ctx)
+			       cgroup_info_fn info_of, void *ctx)
 {
 	struct cgroup_name *cn = idmap__get(&n->ids, id, 0);
-	const char *ppath;
-	char buf[PATH_MAX];
-	__u64 parent;
+	const char *ppath, *path;
+	char buf[PATH_MAX], name[8];
+	__u64 parent = 0;
 
-	if (cn)
+	if (cn) {
+		cn->used = n->gen;
 		return cn->path;
-	if (n->walked_gen != n->gen || !n->walks) {
+	}
+	if (!n->walks) {	/* the first time: everything there is */
 		n->walked_gen = n->gen;
 		cgroup_names__walk(n);
 		cn = idmap__get(&n->ids, id, 0);
-		if (cn)
+		if (cn) {
+			cn->used = n->gen;
 			return cn->path;
+		}
+	}
+	path = cgroup_names__from_bpf(n, id, info_of, ctx, 64);
+	if (path)
+		return path;
+	if (n->walked_gen != n->gen) {
+		n->walked_gen = n->gen;
+		cgroup_names__walk(n);
+		cn = idmap__get(&n->ids, id, 0);
+		if (cn) {
+			cn->used = n->gen;
+			return cn->path;
+		}
 	}
 	/* Gone before we saw it: name it under its nearest known ancestor. */
-	parent = parent_of ? parent_of(ctx, id) : 0;
+	if (info_of && !info_of(ctx, id, &parent, name, sizeof(name)))
+		parent = 0;
 	ppath = parent && parent != id ?
-		cgroup_names__path(n, parent, parent_of, ctx) : NULL;
+		cgroup_names__path(n, parent, info_of, ctx) : NULL;
 	snprintf(buf, sizeof(buf), "%s/[removed cgroup %llu]",
 		 ppath && strcmp(ppath, "/") ? ppath : "", (unsigned long long)id);
 	if (cgroup_names__set(n, id, buf, parent))
 		return NULL;
 	cn = idmap__get(&n->ids, id, 0);
 	cn->alive = false;
+	cn->used = n->gen;
 	return cn->path;
+}
+
+size_t cgroup_names__prune(struct cgroup_names *n, unsigned long keep)
+{
+	struct idmap_slot *s;
+	size_t it = 0, gone = 0;
+	__u64 *dead;
+	size_t nr = 0;
+
+	dead = malloc((n->ids.nr + 1) * sizeof(*dead));
+	if (!dead)
+		return 0;
+	while ((s = idmap__next(&n->ids, &it))) {
+		struct cgroup_name *cn = s->val;
+
+		if ((!cn->alive || !cn->walked) && cn->used + keep < n->gen)
+			dead[nr++] = s->key.a;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		cgroup_name__free(idmap__del(&n->ids, dead[i], 0));
+		gone++;
+	}
+	free(dead);
+	return gone;
 }

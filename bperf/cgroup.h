@@ -28,21 +28,36 @@ struct cgroup_names {
 struct cgroup_name {
 	char *path;		/* from the cgroup2 root, "/" for the root */
 	__u64 parent;		/* 0 when unknown */
-	bool alive;		/* seen in the last walk */
+	bool alive;		/* seen in the last walk, or named by BPF */
+	bool walked;		/* named by a walk (not from BPF's record) */
+	unsigned long used;	/* gen of the last lookup */
 };
+
+/*
+ * What BPF recorded of a cgroup id: its parent and directory name (name
+ * "" when unknown). Returns false when it has nothing.
+ */
+typedef bool (*cgroup_info_fn)(void *ctx, __u64 id, __u64 *parent,
+			       char *name, size_t len);
 
 int cgroup_names__init(struct cgroup_names *n, const char *root);
 void cgroup_names__exit(struct cgroup_names *n);
 /* Walk the tree: new cgroups get their path, gone ones keep their last. */
 int cgroup_names__walk(struct cgroup_names *n);
 /*
- * The path of id: walks the tree again when id is unknown (at most once per
- * gen); a cgroup
- * that was removed before any walk saw it is named below its nearest known
- * ancestor (from the parent BPF recorded) as ".../[removed cgroup ID]".
- * parent_of may be NULL; it returns 0 when it does not know.
+ * The path of id. An id not seen yet is named from what BPF recorded (its
+ * name below its parent's path, up to a known ancestor: no tree walk), else
+ * by walking the tree again (at most once per gen); one that was removed
+ * before either could name it goes below its nearest known ancestor as
+ * ".../[removed cgroup ID]". info_of may be NULL.
  */
 const char *cgroup_names__path(struct cgroup_names *n, __u64 id,
-			       __u64 (*parent_of)(void *ctx, __u64 id), void *ctx);
+			       cgroup_info_fn info_of, void *ctx);
+/*
+ * Forget the cgroups not looked up for the last keep gens that are gone,
+ * or were named from BPF's record (named again if they run again): memory
+ * stays bounded by the live tree under churn. Returns how many went.
+ */
+size_t cgroup_names__prune(struct cgroup_names *n, unsigned long keep);
 
 #endif

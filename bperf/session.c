@@ -407,14 +407,18 @@ int session__tree_add(struct session *s, __u32 tgid)
 	return 0;
 }
 
-__u64 session__cgroup_parent(void *ctx, __u64 cgid)
+bool session__cgroup_info(void *ctx, __u64 cgid, __u64 *parent, char *name,
+			  size_t len)
 {
+	struct emon_cgrp_info info;
 	struct session *s = ctx;
-	__u64 parent = 0;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.cgrp_parent), &cgid, &parent))
-		return 0;
-	return parent;
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.cgrp_parent), &cgid, &info))
+		return false;
+	info.name[sizeof(info.name) - 1] = '\0';
+	*parent = info.parent;
+	snprintf(name, len, "%s", info.name);
+	return true;
 }
 
 void session__close(struct session *s)

@@ -79,8 +79,10 @@ int session__start(struct session *s);
 int session__interval(struct session *s, struct session_read *r);
 /* Command mode: add the command's pid before it execs. */
 int session__tree_add(struct session *s, __u32 tgid);
-/* The parent BPF recorded for a cgroup id (0 if none); ctx = session. */
-__u64 session__cgroup_parent(void *ctx, __u64 cgid);
+/* The parent and name BPF recorded for a cgroup id; ctx = session
+ * (a cgroup_info_fn). */
+bool session__cgroup_info(void *ctx, __u64 cgid, __u64 *parent, char *name,
+			  size_t len);
 void session__close(struct session *s);
 
 int session_read__init(struct session_read *r, int ncpus);

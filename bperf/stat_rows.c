@@ -125,7 +125,7 @@ static int add_cpus_and_sockets(const struct stat_ctx *sc,
 
 static const char *cgroup_path(const struct stat_ctx *sc, __u64 cgid)
 {
-	const char *p = cgroup_names__path(sc->names, cgid, session__cgroup_parent,
+	const char *p = cgroup_names__path(sc->names, cgid, session__cgroup_info,
 					   sc->sess);
 
 	return p ? p : "[unknown]";
@@ -140,9 +140,30 @@ struct named {
 /* The -G rows a cgroup belongs to (itself or an ancestor listed), worked
  * out once per cgroup: a roll-up is then O(entries), not O(entries x -G). */
 struct g_list {
+	unsigned long used;	/* names->gen of the last use */
 	int nr;
 	int idx[];
 };
+
+/* Forget the -G lists of cgroups that did not run for a while. */
+static void g_of__prune(const struct stat_ctx *sc, struct row_set *rs)
+{
+	struct idmap_slot *s;
+	size_t it = 0, nr = 0;
+	__u64 *old;
+
+	if (rs->g_of.nr < 1024)
+		return;
+	old = malloc(rs->g_of.nr * sizeof(*old));
+	if (!old)
+		return;
+	while ((s = idmap__next(&rs->g_of, &it)))
+		if (((struct g_list *)s->val)->used + 2 < sc->names->gen)
+			old[nr++] = s->key.a;
+	for (size_t i = 0; i < nr; i++)
+		free(idmap__del(&rs->g_of, old[i], 0));
+	free(old);
+}
 
 static const struct g_list *g_list__get(const struct stat_ctx *sc,
 					struct row_set *rs, __u64 cgid,
@@ -151,12 +172,15 @@ static const struct g_list *g_list__get(const struct stat_ctx *sc,
 	const struct stat_opts *o = sc->opts;
 	struct g_list *g = idmap__get(&rs->g_of, cgid, 0);
 
-	if (g)
+	if (g) {
+		g->used = sc->names->gen;
 		return g;
+	}
 	g = malloc(sizeof(*g) + o->nr_cgroups * sizeof(g->idx[0]));
 	if (!g)
 		return NULL;
 	g->nr = 0;
+	g->used = sc->names->gen;
 	for (int i = 0; i < o->nr_cgroups; i++)
 		if (cgroup__is_under(path, o->cgroups[i]))
 			g->idx[g->nr++] = i;
@@ -215,7 +239,8 @@ static int add_cgroups(const struct stat_ctx *sc, const struct aggregate *a,
 		for (int g = 0; g < o->nr_cgroups; g++)
 			row__energy(sc, a, &rs->rows[first + g], e[g], dt);
 		free(e);
-	} else {
+	}
+	if (!o->nr_cgroups) {
 		qsort(all, n, sizeof(*all), named__cmp);
 		for (size_t i = 0; i < n; i++) {
 			r = row_set__add(rs, SCOPE_CGROUP, all[i].path);
@@ -226,15 +251,19 @@ static int add_cgroups(const struct stat_ctx *sc, const struct aggregate *a,
 			r->counts = all[i].e->total;
 			row__energy(sc, a, r, all[i].e->energy_j, dt);
 		}
-		if (!counts__is_zero(&a->ovf_cgrp->total, a->nr_events)) {
-			r = row_set__add(rs, SCOPE_CGROUP, "overflow");
-			if (!r) {
-				err = -ENOMEM;
-				goto out;
-			}
-			r->counts = a->ovf_cgrp->total;
-			row__energy(sc, a, r, a->ovf_cgrp->energy_j, dt);
+	}
+	/*
+	 * Slices of a full map: no cgroup known, so in no -G row either; a
+	 * row of their own says how much the others miss.
+	 */
+	if (!counts__is_zero(&a->ovf_cgrp->total, a->nr_events)) {
+		r = row_set__add(rs, SCOPE_CGROUP, "overflow");
+		if (!r) {
+			err = -ENOMEM;
+			goto out;
 		}
+		r->counts = a->ovf_cgrp->total;
+		row__energy(sc, a, r, a->ovf_cgrp->energy_j, dt);
 	}
 out:
 	free(all);
@@ -390,6 +419,9 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 	if (err)
 		return err;
 	sc->names->gen++;
+	/* removed cgroups' names and -G lists: kept two intervals unused */
+	cgroup_names__prune(sc->names, 2);
+	g_of__prune(sc, rs);
 	if (sc->command_mode || want(sc, SCOPE_PROCESS)) {
 		refs = collect_procs(sc, a, &nproc);
 		if (!refs)

@@ -142,15 +142,23 @@ CGRP_MAP(cgrp_counts1);
 PROC_MAP(proc_counts0);
 PROC_MAP(proc_counts1);
 
-/* cgroup id -> parent id, so cgroups removed before userspace saw their
- * path still roll up into their ancestors. LRU: cgroups that keep running
- * stay, long-gone ones make room. */
+/* cgroup id -> parent id and name, so cgroups removed before userspace saw
+ * their path keep it. LRU: cgroups that keep running stay, long-gone ones
+ * make room. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__type(key, __u64);
-	__type(value, __u64);
+	__type(value, struct emon_cgrp_info);
 	__uint(max_entries, 4096);
 } cgrp_parent SEC(".maps");
+
+/* Scratch space for an emon_cgrp_info: too big for the stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct emon_cgrp_info);
+} cgrp_scratch SEC(".maps");
 
 /*
  * Command mode: the tgids of the command's process tree, each with its
@@ -226,23 +234,28 @@ static __always_inline void *cgrp_first_seen(__u32 par, struct emon_cgrp_key *k)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct cgroup *cg = BPF_CORE_READ(task, cgroups, dfl_cgrp);
+	struct emon_cgrp_info *info;
 	__u64 id = k->cgid;
 	__u32 z = 0;
 	void *init;
 
 	/* record id -> parent up the tree, until an ancestor already is */
-	for (int i = 0; i < CGRP_ANCESTORS && cg; i++) {
+	info = bpf_map_lookup_elem(&cgrp_scratch, &z);
+	for (int i = 0; info && i < CGRP_ANCESTORS && cg; i++) {
 		/* self is a struct cgroup's first member */
 		struct cgroup *pcg = (struct cgroup *)BPF_CORE_READ(cg, self.parent);
-		__u64 pid = pcg ? BPF_CORE_READ(pcg, kn, id) : 0;
 
 		if (bpf_map_lookup_elem(&cgrp_parent, &id))
 			break;
-		bpf_map_update_elem(&cgrp_parent, &id, &pid, BPF_NOEXIST);
+		info->parent = pcg ? BPF_CORE_READ(pcg, kn, id) : 0;
+		if (bpf_probe_read_kernel_str(info->name, sizeof(info->name),
+					      BPF_CORE_READ(cg, kn, name)) < 0)
+			info->name[0] = '\0';
+		bpf_map_update_elem(&cgrp_parent, &id, info, BPF_NOEXIST);
 		if (!pcg)
 			break;
 		cg = pcg;
-		id = pid;
+		id = info->parent;
 	}
 
 	init = bpf_map_lookup_elem(&zero, &z);

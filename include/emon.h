@@ -43,6 +43,17 @@ struct emon_proc_key {
 	__u32 start;
 };
 
+/*
+ * cgrp_parent's value: a cgroup's parent and directory name, recorded when
+ * BPF first sees the cgroup run, so that one removed before userspace
+ * looked still has its path. A name that fills name[] was cut short.
+ */
+#define EMON_CGRP_NAME_LEN 128
+struct emon_cgrp_info {
+	__u64 parent;			/* 0: the root */
+	char name[EMON_CGRP_NAME_LEN];	/* NUL-terminated */
+};
+
 /* Process value: header then nr_events counts. */
 struct emon_proc_hdr {
 	char comm[EMON_COMM_LEN];	/* the group leader's, see flags */

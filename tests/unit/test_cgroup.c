@@ -111,17 +111,41 @@ static void test_find_mount(void **state)
 }
 
 /* The walk names directories by inode, as cgroupfs names cgroups. */
-static __u64 no_parent(void *ctx, __u64 id)
+static bool no_parent(void *ctx, __u64 id, __u64 *parent, char *name, size_t len)
 {
 	(void)ctx;
 	(void)id;
-	return 0;
+	(void)parent;
+	(void)name;
+	(void)len;
+	return false;
 }
 
-static __u64 parent_is_ctx(void *ctx, __u64 id)
+/* BPF's record: the parent is ctx, no name */
+static bool parent_is_ctx(void *ctx, __u64 id, __u64 *parent, char *name, size_t len)
 {
 	(void)id;
-	return *(__u64 *)ctx;
+	*parent = *(__u64 *)ctx;
+	snprintf(name, len, "%s", "");
+	return true;
+}
+
+struct bpf_rec {
+	__u64 id, parent;
+	const char *name;
+};
+
+/* BPF's records: a table of { id, parent, name } ending with id 0 */
+static bool table_info(void *ctx, __u64 id, __u64 *parent, char *name, size_t len)
+{
+	for (const struct bpf_rec *r = ctx; r->id; r++) {
+		if (r->id != id)
+			continue;
+		*parent = r->parent;
+		snprintf(name, len, "%s", r->name);
+		return true;
+	}
+	return false;
 }
 
 static void test_names_walk(void **state)
@@ -164,6 +188,40 @@ static void test_names_walk(void **state)
 	/* no parent known: below the root */
 	path = cgroup_names__path(&n, 987654322ULL, no_parent, NULL);
 	assert_string_equal(path, "/[removed cgroup 987654322]");
+
+	/* never seen, but BPF recorded its name and its (also removed)
+	 * parent's, up to a known ancestor: its real path, no walk */
+	{
+		struct bpf_rec recs[] = {
+			{ 1001, 1000, "leaf" }, { 1000, id_a, "mid" },
+			{ 2001, 2000, "x" }, { 2000, 999, "y" },
+			{ 3001, id_a, "a/b" }, { 0 },
+		};
+		unsigned long walks = n.walks;
+
+		n.gen++;
+		path = cgroup_names__path(&n, 1001, table_info, recs);
+		assert_string_equal(path, "/a/mid/leaf");
+		assert_string_equal(cgroup_names__path(&n, 1000, table_info, recs), "/a/mid");
+		assert_int_equal(n.walks, walks);
+		/* the chain ends at an id nobody knows: below its nearest
+		 * known ancestor, never at a made-up path */
+		path = cgroup_names__path(&n, 2001, table_info, recs);
+		assert_non_null(strstr(path, "[removed cgroup 2001]"));
+		/* a name with a slash is not a name */
+		path = cgroup_names__path(&n, 3001, table_info, recs);
+		assert_string_equal(path, "/a/[removed cgroup 3001]");
+
+		/* pruned once unused for 2 gens: dead or named from BPF */
+		assert_non_null(idmap__get(&n.ids, 1001, 0));
+		n.gen += 3;
+		assert_true(cgroup_names__prune(&n, 2) >= 4);
+		assert_null(idmap__get(&n.ids, 1001, 0));
+		assert_null(idmap__get(&n.ids, 987654321ULL, 0));
+		/* walked and alive: kept */
+		assert_non_null(idmap__get(&n.ids, id_a, 0));
+		assert_non_null(idmap__get(&n.ids, root, 0));
+	}
 
 	cgroup_names__exit(&n);
 	snprintf(p, sizeof(p), "%s/a", dir);
