@@ -19,10 +19,19 @@ cleanup() {
 	local d
 	for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	if [ -d "$CGROOT$TESTCG" ]; then
-		# move stragglers out, deepest cgroups first, then remove them
-		for d in $(find "$CGROOT$TESTCG" -depth -type d); do
-			while read -r p; do echo "$p" >"$CGROOT/cgroup.procs" 2>/dev/null; done <"$d/cgroup.procs"
-		done
+		# kill stragglers (forking loops too: cgroup.kill takes the
+		# whole subtree at once), wait until it is empty, remove it
+		if [ -e "$CGROOT$TESTCG/cgroup.kill" ]; then
+			echo 1 >"$CGROOT$TESTCG/cgroup.kill" 2>/dev/null
+			for _ in $(seq 100); do
+				grep -q '^populated 0' "$CGROOT$TESTCG/cgroup.events" && break
+				sleep 0.02
+			done
+		else
+			for d in $(find "$CGROOT$TESTCG" -depth -type d); do
+				while read -r p; do echo "$p" >"$CGROOT/cgroup.procs" 2>/dev/null; done <"$d/cgroup.procs"
+			done
+		fi
 		find "$CGROOT$TESTCG" -depth -type d -exec rmdir {} + 2>/dev/null
 	fi
 	rm -rf "$TMP"
