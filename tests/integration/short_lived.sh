@@ -35,7 +35,7 @@ sys.exit(1 if missing or clk[0] < 1.0 or total < 0.97 * 2 * len(pids) else 0)
 PY
 check "every short-lived process is counted, with its 2 ms of work" [ $? -eq 0 ]
 e=$(jrow "$TMP/out.jsonl" cgroup "$c" cpu-clock)
-p=$(awk -F, '$3 == "cpu-clock" { printf "%d\n", $1 * 1e6 }' "$TMP/perf.csv")
+p=$(perf_csv_ns "$TMP/perf.csv" cpu-clock)
 ecs=$(jrow "$TMP/out.jsonl" cgroup "$c" context-switches)
 pcs=$(awk -F, '$3 == "context-switches" { print $1 }' "$TMP/perf.csv")
 echo "      cgroup cpu-clock: emon-perf $e, perf -G $p, cpu.stat $u (ns)"
