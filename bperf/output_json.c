@@ -1,140 +1,230 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * JSON lines (-j): one object per row per interval, the DESIGN.md contract.
- * Built with json-c so that keys (cgroup paths, comms) are escaped right;
+ * JSON lines (-j): one object per row per interval, the DESIGN.md contract;
  * no begin or end lines, so every line parses on its own.
  */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <json-c/json.h>
 #include "bperf/output.h"
 
-/* Plain, and "/a/b" rather than json-c's default "\/a\/b". */
-#define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+/*
+ * Rows are written straight to the stream (a DOM per row cost most of
+ * emon-perf's own CPU with thousands of cgroups). Strings are escaped per
+ * RFC 8259, and bytes that are not UTF-8 (cgroup names and comms are any
+ * bytes) become U+FFFD, so every line is valid JSON. "/" is not escaped.
+ */
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0. */
+static int utf8_len(const unsigned char *s)
+{
+	int n;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong, surrogates, beyond U+10FFFF */
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+static void json__put_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	putc('"', f);
+	while (*s) {
+		int n = utf8_len(s);
+
+		if (!n) {
+			fputs("\\ufffd", f);
+			s++;
+			continue;
+		}
+		if (n > 1) {
+			fwrite(s, 1, n, f);
+			s += n;
+			continue;
+		}
+		switch (*s) {
+		case '"':  fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\t': fputs("\\t", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\b': fputs("\\b", f); break;
+		case '\f': fputs("\\f", f); break;
+		default:
+			if (*s < 0x20 || *s == 0x7f)
+				fprintf(f, "\\u%04x", *s);
+			else
+				putc(*s, f);
+		}
+		s++;
+	}
+	putc('"', f);
+}
+
+/* A string, or null. */
+static void json__string(FILE *f, const char *s)
+{
+	if (s)
+		json__put_string(f, s);
+	else
+		fputs("null", f);
+}
 
 /*
- * A float that parses back as one ("1.0", not json-c's "1" or the
- * "0.10000000000000001" of its %.17g), or NULL, which json-c prints as
- * null: NAN and infinities are not JSON.
+ * A float that parses back as one ("1.0", not "1"), or null: NAN and
+ * infinities are not JSON.
  */
-static struct json_object *json__double(double v, int prec)
+static void json__double(FILE *f, double v, int prec)
 {
 	char buf[64];
 
-	if (!isfinite(v))
-		return NULL;
+	if (!isfinite(v)) {
+		fputs("null", f);
+		return;
+	}
 	snprintf(buf, sizeof(buf), "%.*g", prec, v);
+	fputs(buf, f);
 	if (!strpbrk(buf, ".e"))
-		strncat(buf, ".0", sizeof(buf) - strlen(buf) - 1);
-	return json_object_new_double_s(v, buf);
+		fputs(".0", f);
 }
 
 /* Numbers for cpu, socket, process and command (pid) keys, strings
  * otherwise. */
-static struct json_object *json__key(const struct row *r)
+static void json__key(FILE *f, const struct row *r)
 {
 	long long v;
 	char *end;
 
-	if (r->scope == SCOPE_SYSTEM)
-		return json_object_new_string("all");
-	if (!r->key)
-		return NULL;
-	if (r->scope == SCOPE_CPU || r->scope == SCOPE_SOCKET ||
-	    r->scope == SCOPE_PROCESS || r->scope == SCOPE_COMMAND) {
+	if (r->scope == SCOPE_SYSTEM) {
+		fputs("\"all\"", f);
+		return;
+	}
+	if (r->key && (r->scope == SCOPE_CPU || r->scope == SCOPE_SOCKET ||
+		       r->scope == SCOPE_PROCESS || r->scope == SCOPE_COMMAND)) {
 		errno = 0;
 		v = strtoll(r->key, &end, 10);
-		if (*r->key && !*end && !errno)
-			return json_object_new_int64(v);
+		if (*r->key && !*end && !errno) {
+			fprintf(f, "%lld", v);
+			return;
+		}
 	}
-	return json_object_new_string(r->key);
+	json__string(f, r->key);
 }
 
-static struct json_object *json__string(const char *s)
+static void json__counters(const struct output *o, const struct row *r, FILE *f)
 {
-	return s ? json_object_new_string(s) : NULL;
-}
-
-static void json__counters(const struct output *o, const struct row *r,
-			   struct json_object *obj)
-{
-	struct json_object *counters = json_object_new_object();
-	struct json_object *ratio = json_object_new_object();
-	struct row_value v;
-	const char *name;
+	struct row_value v[EMON_MAX_EVENTS];
+	int n = o->nr_events < EMON_MAX_EVENTS ? o->nr_events : EMON_MAX_EVENTS;
 	int i;
 
-	for (i = 0; i < o->nr_events && i < EMON_MAX_EVENTS; i++) {
-		name = o->ev[i].name ? o->ev[i].name : "?";
-		row__value(o, r, i, &v);
-		json_object_object_add(counters, name,
-				       v.state == VALUE_COUNTED ?
-				       json_object_new_uint64(v.count) : NULL);
-		json_object_object_add(ratio, name, json__double(v.ratio, 6));
+	fputs(",\"counters\":{", f);
+	for (i = 0; i < n; i++) {
+		row__value(o, r, i, &v[i]);
+		if (i)
+			putc(',', f);
+		json__string(f, o->ev[i].name ? o->ev[i].name : "?");
+		putc(':', f);
+		if (v[i].state == VALUE_COUNTED)
+			fprintf(f, "%llu", (unsigned long long)v[i].count);
+		else
+			fputs("null", f);
 	}
-	json_object_object_add(obj, "counters", counters);
-	json_object_object_add(obj, "ratio", ratio);
+	fputs("},\"ratio\":{", f);
+	for (i = 0; i < n; i++) {
+		if (i)
+			putc(',', f);
+		json__string(f, o->ev[i].name ? o->ev[i].name : "?");
+		putc(':', f);
+		json__double(f, v[i].ratio, 6);
+	}
+	putc('}', f);
 }
 
-static void json__energy(const struct output *o, const struct row *r,
-			 struct json_object *obj)
+static void json__energy(const struct output *o, const struct row *r, FILE *f)
 {
 	struct row_metrics m;
 
 	row__metrics(o, r, &m);
-	json_object_object_add(obj, "energy_j", json__double(r->energy_j, 10));
-	json_object_object_add(obj, "power_w", json__double(r->power_w, 10));
-	json_object_object_add(obj, "epi_nj", json__double(m.epi_nj, 6));
-	json_object_object_add(obj, "ipc", json__double(m.ipc, 6));
+	fputs(",\"energy_j\":", f);
+	json__double(f, r->energy_j, 10);
+	fputs(",\"power_w\":", f);
+	json__double(f, r->power_w, 10);
+	fputs(",\"epi_nj\":", f);
+	json__double(f, m.epi_nj, 6);
+	fputs(",\"ipc\":", f);
+	json__double(f, m.ipc, 6);
 	if (r->zone_mask) {	/* a socket's measured sub-zones */
-		struct json_object *z = json_object_new_object();
+		bool first = true;
 
-		for (int i = 0; i < 4; i++)
-			if (r->zone_mask & (1u << i))
-				json_object_object_add(z, row_zone_names[i],
-						       json__double(r->zone_j[i], 10));
-		json_object_object_add(obj, "zones_j", z);
+		fputs(",\"zones_j\":{", f);
+		for (int i = 0; i < 4; i++) {
+			if (!(r->zone_mask & (1u << i)))
+				continue;
+			if (!first)
+				putc(',', f);
+			first = false;
+			json__string(f, row_zone_names[i]);
+			putc(':', f);
+			json__double(f, r->zone_j[i], 10);
+		}
+		putc('}', f);
 	}
 }
 
-static struct json_object *json__row(const struct output *o, double t,
-				     const struct row *r)
+static void json__row(const struct output *o, double t, const struct row *r)
 {
-	struct json_object *obj = json_object_new_object();
-	char interval[64];
+	FILE *f = o->f;
 
-	if (!obj)
-		return NULL;
-	snprintf(interval, sizeof(interval), "%.6f", t);
-	json_object_object_add(obj, "interval",
-			       json_object_new_double_s(t, interval));
-	json_object_object_add(obj, "scope",
-			       json_object_new_string(scope__name(r->scope)));
-	json_object_object_add(obj, "key", json__key(r));
-	if (r->scope == SCOPE_PROCESS)
-		json_object_object_add(obj, "comm", json__string(r->comm));
-	if (r->scope == SCOPE_CONTAINER) {
-		json_object_object_add(obj, "runtime",
-				       json__string(r->runtime));
-		if (r->pod_uid)
-			json_object_object_add(obj, "pod_uid",
-					       json__string(r->pod_uid));
+	fprintf(f, "{\"interval\":%.6f,\"scope\":", t);
+	json__string(f, scope__name(r->scope));
+	fputs(",\"key\":", f);
+	json__key(f, r);
+	if (r->scope == SCOPE_PROCESS) {
+		fputs(",\"comm\":", f);
+		json__string(f, r->comm);
 	}
-	json__counters(o, r, obj);
+	if (r->scope == SCOPE_CONTAINER) {
+		fputs(",\"runtime\":", f);
+		json__string(f, r->runtime);
+		if (r->pod_uid) {
+			fputs(",\"pod_uid\":", f);
+			json__string(f, r->pod_uid);
+		}
+	}
+	json__counters(o, r, f);
 	if (r->has_energy)
-		json__energy(o, r, obj);
+		json__energy(o, r, f);
 	/* the system row names the source; with the model every row with
 	 * energy does, so no estimate is ever mistaken for a measurement */
 	if (o->energy_source && (r->scope == SCOPE_SYSTEM ||
 				 (o->energy_estimated && r->has_energy))) {
-		json_object_object_add(obj, "energy_source",
-				       json__string(o->energy_source));
-		json_object_object_add(obj, "split_by",
-				       json__string(o->split_by));
+		fputs(",\"energy_source\":", f);
+		json__string(f, o->energy_source);
+		fputs(",\"split_by\":", f);
+		json__string(f, o->split_by);
 	}
-	return obj;
+	fputs("}\n", f);
 }
 
 static void json__begin(struct output *o)
@@ -145,17 +235,9 @@ static void json__begin(struct output *o)
 static void json__interval(struct output *o, double t, double dt,
 			   const struct row *rows, int n)
 {
-	struct json_object *obj;
-	int k;
-
 	(void)dt;
-	for (k = 0; k < n; k++) {
-		obj = json__row(o, t, &rows[k]);
-		if (!obj)
-			continue;
-		fprintf(o->f, "%s\n",
-			json_object_to_json_string_ext(obj, JSON_FLAGS));
-		json_object_put(obj);
+	for (int k = 0; k < n; k++) {
+		json__row(o, t, &rows[k]);
 		o->rows_printed++;
 	}
 }

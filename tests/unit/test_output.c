@@ -851,6 +851,42 @@ static void test_json_escaping(void **state)
 	free(out);
 }
 
+/* Bytes that are not UTF-8 (a cgroup or comm can hold any) become U+FFFD,
+ * control characters \u00XX: the line stays valid JSON. */
+static void test_json_bad_bytes(void **state)
+{
+	static const struct {
+		const char *key, *want;
+	} cases[] = {
+		{ "/bad\xff", "/bad\xef\xbf\xbd" },
+		{ "/cut\xc3", "/cut\xef\xbf\xbd" },
+		{ "/over\xc0\xaflong", "/over\xef\xbf\xbd\xef\xbf\xbdlong" },
+		{ "/sur\xed\xa0\x80", "/sur\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "/ctl\x01\x1f\x7f", "/ctl\x01\x1f\x7f" },
+		{ "/emoji\xf0\x9f\x94\xa5", "/emoji\xf0\x9f\x94\xa5" },
+	};
+	struct json_object *objs[JSON_MAX];
+	struct row r[ARRAY_SIZE(cases)];
+	struct output o;
+	size_t k;
+	char *out;
+	int n;
+
+	(void)state;
+	output__setup(&o, &output_json_ops);
+	for (k = 0; k < ARRAY_SIZE(cases); k++)
+		row__setup(&r[k], SCOPE_CGROUP, cases[k].key, SEC, 1);
+	out = render(&o, 1.0, 1.0, r, ARRAY_SIZE(cases), 1.0);
+	assert_non_null(strstr(out, "\\u0001\\u001f\\u007f"));
+	n = json__lines(out, objs, JSON_MAX);
+	assert_int_equal(n, ARRAY_SIZE(cases));
+	for (k = 0; k < ARRAY_SIZE(cases); k++)
+		assert_string_equal(json_object_get_string(
+			json__get(objs[k], "key")), cases[k].want);
+	json__put_all(objs, n);
+	free(out);
+}
+
 static void test_json_no_begin_end(void **state)
 {
 	struct output o;
@@ -932,6 +968,7 @@ int main(void)
 		cmocka_unit_test(test_json_big_count),
 		cmocka_unit_test(test_json_energy),
 		cmocka_unit_test(test_json_escaping),
+		cmocka_unit_test(test_json_bad_bytes),
 		cmocka_unit_test(test_json_no_begin_end),
 		cmocka_unit_test(test_event_index_metrics),
 	};
