@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,6 +267,17 @@ void energy_source__warn(struct energy_source *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(s->warning + len, sizeof(s->warning) - len, fmt, ap);
 	va_end(ap);
+}
+
+int energy_step__check(double j, double range_j, double dt)
+{
+	if (!isfinite(j) || j < 0)
+		return -ERANGE;
+	if (range_j > 0 && j > range_j / 2)
+		return -ERANGE;
+	if (dt > 0 && j > ENERGY_MAX_WATTS * (dt + ENERGY_STEP_SLACK_S))
+		return -ERANGE;
+	return 0;
 }
 
 int rapl__read_str(const char *path, char *buf, size_t len)

@@ -48,8 +48,8 @@ const char *energy_domain__name(int dom);
 
 struct energy_pkg_sample {
 	/* false: no energy for this package this interval (the baseline
-	 * read, a file that vanished or held garbage): leave it out, do not
-	 * count it as 0 J. */
+	 * read, a file that vanished or held garbage, a counter reset):
+	 * leave it out, do not count it as 0 J. */
 	bool valid;
 	double joules;
 	unsigned int dom_mask;		/* 1 << dom: the source has it */
@@ -114,7 +114,9 @@ int energy_source__nr_cpus_of_package(const struct energy_source *s, int pkg);
 
 /*
  * Energy since the previous read; the first read only sets the baseline
- * (out->baseline, no package valid). dt: the interval's length, seconds.
+ * (out->baseline, no package valid). dt: the interval's length, seconds;
+ * measured sources refuse steps no zone can draw in it (a reset, see
+ * energy_step__check()), so it must be the real one, or 0 for unknown.
  * busy_ns[pkg]: ns of CPU time on the package's CPUs of every task but the
  * idle one (cpu-clock, minus tgid 0's) this interval; the model needs it,
  * other sources ignore it (may be NULL for them). Returns 0 (per-package
@@ -168,8 +170,47 @@ int energy_model__parse(const char *arg, double *idle_w, double *max_w);
  * cannot be seen: read well within the wrap time (minutes at full power).
  * range == 0 means unknown: then cur < prev cannot be resolved.
  * Returns 0, or -ERANGE (value above range; backwards with no range).
+ * A reset (firmware, driver, a rewritten fake tree) looks like a wrap
+ * here: energy_step__check() is what tells the two apart.
  */
 int rapl__delta_uj(__u64 prev, __u64 cur, __u64 range, __u64 *delta);
+
+/*
+ * The most power one zone (a package, a die, a sub-zone, the platform)
+ * can draw. The largest sockets sold are rated 500 W and burst to about
+ * twice that, so a counter step above this is a reset or garbage, never
+ * energy; 5x the worst real case leaves room for a read that comes late
+ * against the dt it is checked with.
+ */
+#define ENERGY_MAX_WATTS 5000.0
+/* Added to dt for that ceiling: RAPL counters move in ~1 ms updates, and a
+ * reader can be descheduled between taking the time and reading. */
+#define ENERGY_STEP_SLACK_S 0.01
+
+/*
+ * Pure: 0 when a counter step of j joules over dt seconds can be energy,
+ * -ERANGE when it cannot:
+ *  - more than half the counter's range (range_j; 0: unknown, no check).
+ *    A reset to a small value comes out of the wrap arithmetic as nearly
+ *    a whole lap, a genuine wrap between reads taken twice a lap or more
+ *    as less than half of one (reads come every second at most: a real
+ *    counter's half lap is minutes even at full power);
+ *  - more than ENERGY_MAX_WATTS x (dt + ENERGY_STEP_SLACK_S), when dt > 0
+ *    (dt <= 0: the caller does not know, no check);
+ *  - negative, infinite, or not a number.
+ * The caller then reports no energy for the interval and takes the new
+ * value as its baseline.
+ */
+int energy_step__check(double j, double range_j, double dt);
+
+/*
+ * Pure: the joules of a perf power event from count prev to cur (the
+ * kernel keeps a 64-bit total: no wrap), scale joules per count, over dt
+ * seconds. 0, or -ERANGE: cur < prev (a counter that went back: a reset)
+ * or a step energy_step__check() refuses.
+ */
+int perf_power__delta_j(__u64 prev, __u64 cur, double scale, double dt,
+			double *joules);
 
 /* Strict decimal of a sysfs file ("123\n"); 0, -EINVAL, -ERANGE. */
 int rapl__parse_u64(const char *s, __u64 *v);

@@ -4,7 +4,8 @@
  * package), ROOT/events/energy-{pkg,cores,ram,psys} with their .scale and
  * .unit. One counting event per package on its cpumask CPU (pid = -1),
  * read() from userspace: the kernel keeps a 64-bit total across the 32-bit
- * MSR wraps, so deltas are plain u64 differences.
+ * MSR wraps, so deltas are plain u64 differences; a step no package can
+ * draw (an MSR reset, which the kernel counts as a wrap) is refused.
  */
 #include <errno.h>
 #include <limits.h>
@@ -323,14 +324,43 @@ out:
 	return ret;
 }
 
+int perf_power__delta_j(__u64 prev, __u64 cur, double scale, double dt,
+			double *joules)
+{
+	double j;
+	int ret;
+
+	if (cur < prev)
+		return -ERANGE;
+	j = (double)(cur - prev) * scale;
+	ret = energy_step__check(j, 0, dt);
+	if (!ret)
+		*joules = j;
+	return ret;
+}
+
+static const char *pp__event_name(const struct perf_power_event *e)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof(pp_events) / sizeof(pp_events[0]); k++)
+		if (pp_events[k].dom == e->dom)
+			return pp_events[k].name;
+	return "?";
+}
+
 /*
  * This interval's joules of e: 0, or -errno. After a failed read the
  * event starts afresh, so the energy of an interval that could not be
- * read is not handed to the next one.
+ * read is not handed to the next one. The kernel's 64-bit total does not
+ * wrap, but the MSR under it can be reset (firmware), which the kernel
+ * takes for a 32-bit wrap: a step no zone can draw in dt gives nothing
+ * this interval, and counting goes on from the new value.
  */
 static int pp__read_event(struct energy_source *s, struct perf_power_event *e,
-			  double *joules)
+			  double dt, double *joules)
 {
+	char why[96];
 	__u64 v = 0;
 	ssize_t n;
 	int ret = 0;
@@ -339,22 +369,34 @@ static int pp__read_event(struct energy_source *s, struct perf_power_event *e,
 	if (n != sizeof(v)) {
 		ret = n < 0 ? -errno : -EIO;
 		if (!e->warned)
-			energy_source__warn(s, "perf power event on CPU %d: %s",
-					    e->cpu, strerror(-ret));
+			energy_source__warn(s, "perf power event %s on CPU %d: %s",
+					    pp__event_name(e), e->cpu,
+					    strerror(-ret));
 		e->warned = true;
 		e->has_prev = false;
 		goto out;
 	}
 	if (!e->has_prev) {
 		ret = -EAGAIN;
-		goto out;
+	} else {
+		ret = perf_power__delta_j(e->prev, v, e->scale, dt, joules);
+		if (ret && !e->warned) {
+			if (v < e->prev)
+				snprintf(why, sizeof(why), "went back");
+			else
+				snprintf(why, sizeof(why), "%.1f J in %.3f s",
+					 (double)(v - e->prev) * e->scale, dt);
+			energy_source__warn(s, "perf power event %s on CPU %d: %llu after %llu counts (%s): a counter reset, not energy: none this interval",
+					    pp__event_name(e), e->cpu,
+					    (unsigned long long)v,
+					    (unsigned long long)e->prev, why);
+			e->warned = true;
+		}
 	}
-	*joules = (double)(v - e->prev) * e->scale;
+	/* a first value, a good step or a reset: the next one starts here */
+	e->prev = v;
+	e->has_prev = true;
 out:
-	if (!ret || ret == -EAGAIN) {
-		e->prev = v;
-		e->has_prev = true;
-	}
 	return ret;
 }
 
@@ -367,13 +409,12 @@ static int perf_power__read(struct energy_source *s, bool first, double dt,
 	int i, p;
 
 	(void)first;
-	(void)dt;
 	(void)busy_ns;
 	for (i = 0; i < pp->nr; i++) {
 		struct perf_power_event *e = &pp->ev[i];
 		struct energy_pkg_sample *ps;
 		double j = 0;
-		int ret = pp__read_event(s, e, &j);
+		int ret = pp__read_event(s, e, dt, &j);
 
 		if (e->dom == PP_PSYS) {
 			out->has_psys = true;

@@ -333,10 +333,28 @@ static const char *zone__what(const struct rapl_zone *z)
 	return energy_domain__name(z->dom);
 }
 
-/* This interval's joules of z: 0, or -errno with the zone re-baselined. */
-static int zone__read(struct energy_source *s, struct rapl_zone *z,
-		      double *joules)
+/* A step from z->prev to cur that is not energy, said once per zone. */
+static void zone__warn_step(struct energy_source *s, struct rapl_zone *z,
+			    __u64 cur, const char *why)
 {
+	if (z->warned)
+		return;
+	energy_source__warn(s, "%s: %llu after %llu (range %llu)%s: no %s energy this interval",
+			    z->path, (unsigned long long)cur,
+			    (unsigned long long)z->prev,
+			    (unsigned long long)z->range, why, zone__what(z));
+	z->warned = true;
+}
+
+/*
+ * This interval's joules of z: 0, or -errno with the zone re-baselined.
+ * A step no zone can draw in dt (a reset taken for a wrap, garbage that
+ * parses) gives nothing this interval; counting goes on from the new value.
+ */
+static int zone__read(struct energy_source *s, struct rapl_zone *z,
+		      double dt, double *joules)
+{
+	char why[96];
 	__u64 cur, delta;
 	int ret;
 
@@ -358,13 +376,16 @@ static int zone__read(struct energy_source *s, struct rapl_zone *z,
 		goto out;
 	}
 	ret = rapl__delta_uj(z->prev, cur, z->range, &delta);
-	if (ret && !z->warned) {
-		energy_source__warn(s, "%s: %llu after %llu (range %llu): no %s energy this interval",
-				    z->path, (unsigned long long)cur,
-				    (unsigned long long)z->prev,
-				    (unsigned long long)z->range,
-				    zone__what(z));
-		z->warned = true;
+	if (ret) {
+		zone__warn_step(s, z, cur, "");
+	} else {
+		ret = energy_step__check(delta / 1e6, z->range / 1e6, dt);
+		if (ret) {
+			snprintf(why, sizeof(why), ": %s (%.1f J in %.3f s)",
+				 cur < z->prev ? "a counter reset, not a wrap" :
+				 "a jump, not energy", delta / 1e6, dt);
+			zone__warn_step(s, z, cur, why);
+		}
 	}
 	/* after a bad step, the next interval starts from here */
 	z->prev = cur;
@@ -377,7 +398,8 @@ out:
 /*
  * A package is valid when all its package zones (one per die) are; a
  * sub-zone only decides its own domain. Zones re-baselined after a
- * problem give nothing for this interval, so no energy is invented.
+ * problem (a reset among them) give nothing for this interval, so no
+ * energy is invented.
  */
 static int powercap__read(struct energy_source *s, bool first, double dt,
 			  const double *busy_ns, struct energy_sample *out)
@@ -388,13 +410,12 @@ static int powercap__read(struct energy_source *s, bool first, double dt,
 	int i, p;
 
 	(void)first;
-	(void)dt;
 	(void)busy_ns;
 	for (i = 0; i < pc->nr; i++) {
 		struct rapl_zone *z = &pc->zones[i];
 		struct energy_pkg_sample *ps;
 		double j = 0;
-		int ret = zone__read(s, z, &j);
+		int ret = zone__read(s, z, dt, &j);
 
 		if (z->dom == ZONE_PSYS) {
 			out->has_psys = true;

@@ -255,6 +255,81 @@ static void test_delta_uj_sum_over_wraps(void **state)
 	assert_true(sum == total);
 }
 
+/* What a counter step can be: half a lap at most, ENERGY_MAX_WATTS. */
+static void test_step_check(void **state)
+{
+	static const double real = 262143.32885;	/* an Intel package's range, J */
+	static const double ceil1 = ENERGY_MAX_WATTS * (1 + ENERGY_STEP_SLACK_S);
+	static const struct {
+		const char *what;
+		double j, range_j, dt;
+		int ret;
+	} cases[] = {
+		{ "20 W for 250 ms", 5, real, 0.25, 0 },
+		{ "nothing", 0, 40, 0.25, 0 },
+		{ "a wrap within half a lap", 5.000001, 40, 0.25, 0 },
+		{ "half a lap", 20, 40, 1, 0 },
+		{ "past half a lap", 20.000001, 40, 1, -ERANGE },
+		{ "a reset taken for a wrap", real - 36.574 + 0.001, real, 0.25, -ERANGE },
+		{ "a reset on the 40 J fake", 40 - 30 + 0.001, 40, 0.25, 0 },
+		{ "... past its half lap", 40 - 15 + 0.001, 40, 0.25, -ERANGE },
+		{ "no range: the ceiling only", 1000, 0, 1, 0 },
+		{ "at the ceiling", ceil1, 0, 1, 0 },
+		{ "above the ceiling", ceil1 * 1.000001, 0, 1, -ERANGE },
+		{ "above it, within half a lap", 2000, real, 0.25, -ERANGE },
+		{ "a 0.1 ms interval: the slack", 40, 0, 0.0001, 0 },
+		{ "dt unknown: no ceiling", 1e6, 0, 0, 0 },
+		{ "dt negative: no ceiling", 1e6, 0, -1, 0 },
+		{ "dt unknown, half a lap still", 30, 40, 0, -ERANGE },
+		{ "negative", -1e-9, 0, 1, -ERANGE },
+		{ "not a number", NAN, 40, 1, -ERANGE },
+		{ "infinite", INFINITY, 0, 0, -ERANGE },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		int ret = energy_step__check(cases[i].j, cases[i].range_j,
+					     cases[i].dt);
+
+		if (ret != cases[i].ret)
+			fail_msg("%s: %g J, range %g J, %g s: ret %d", cases[i].what,
+				 cases[i].j, cases[i].range_j, cases[i].dt, ret);
+	}
+}
+
+static void test_perf_delta(void **state)
+{
+	static const double unit = 1.0 / (1 << 14);	/* 61 uJ: Intel's unit */
+	static const struct {
+		const char *what;
+		__u64 prev, cur;
+		double scale, dt;
+		int ret;
+		double j;
+	} cases[] = {
+		{ "20 W for 250 ms", 1000, 1000 + 5 * 16384, unit, 0.25, 0, 5 },
+		{ "nothing", 42, 42, unit, 0.25, 0, 0 },
+		{ "near the u64 end", UINT64_MAX - 16384, UINT64_MAX, unit, 1, 0, 1 },
+		{ "went back", 5000, 4999, unit, 1, -ERANGE, 0 },
+		/* the MSR reset, which the kernel counts as a 32-bit wrap */
+		{ "an MSR reset", 1000, 1000 + (1ULL << 32), unit, 1, -ERANGE, 0 },
+		{ "dt unknown: no ceiling", 0, 1ULL << 32, unit, 0, 0, 262144 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		double j = 777;
+		int ret = perf_power__delta_j(cases[i].prev, cases[i].cur,
+					      cases[i].scale, cases[i].dt, &j);
+
+		if (ret != cases[i].ret ||
+		    fabs(j - (ret ? 777 : cases[i].j)) > J_EPS)
+			fail_msg("%s: ret %d, %.9f J", cases[i].what, ret, j);
+	}
+}
+
 static void test_model_joules(void **state)
 {
 	static const struct {
@@ -580,7 +655,7 @@ static void test_powercap_tree(void **state)
 	set_uj(t, "intel-rapl:0", 600000);		/* +0.5 J */
 	set_uj(t, "intel-rapl:0/intel-rapl:0:0", 251000);
 	set_uj(t, "intel-rapl:1", 750000);
-	set_uj(t, "intel-rapl:2", RANGE - 1);		/* +0.999999 J */
+	set_uj(t, "intel-rapl:2", RANGE / 2);		/* +0.5 J: half a lap */
 	assert_int_equal(energy_source__read(src, 1, NULL, &s), 0);
 	assert_false(s.baseline);
 	assert_string_equal(s.warning, "");
@@ -595,7 +670,7 @@ static void test_powercap_tree(void **state)
 	assert_float_equal(s.pkg[0].dom_j[ENERGY_DOM_DRAM], 0, J_EPS);
 	assert_int_equal(s.pkg[1].dom_mask, 1 << ENERGY_DOM_CORE);
 	assert_true(s.psys_valid);
-	assert_float_equal(s.psys_j, 0.999999, J_EPS);
+	assert_float_equal(s.psys_j, 0.5, J_EPS);
 
 	/* across the wrap: 600000 -> RANGE -> 0 -> 99999 is 0.5 J */
 	set_uj(t, "intel-rapl:0", 99999);
@@ -626,12 +701,12 @@ static void test_powercap_tree(void **state)
 	assert_float_equal(s.pkg[1].joules, 0.05, J_EPS);
 
 	/* a sub-zone vanishing: only its domain is lost */
-	put_u64(0, "%s/intel-rapl:0/energy_uj", t->pc);	/* 199999 -> 0: wrap */
+	set_uj(t, "intel-rapl:0", 599999);
 	assert_int_equal(unlink(pathf(path, "%s/intel-rapl:0/intel-rapl:0:0/energy_uj",
 					 t->pc)), 0);
 	assert_int_equal(energy_source__read(src, 1, NULL, &s), 0);
 	assert_true(s.pkg[0].valid);
-	assert_float_equal(s.pkg[0].joules, (RANGE - 199999 + 1) / 1e6, J_EPS);
+	assert_float_equal(s.pkg[0].joules, 0.4, J_EPS);
 	assert_int_equal(s.pkg[0].dom_valid & (1 << ENERGY_DOM_CORE), 0);
 	assert_true(s.pkg[0].dom_valid & (1 << ENERGY_DOM_UNCORE));
 	assert_non_null(strstr(s.warning, "intel-rapl:0:0/energy_uj"));
@@ -641,8 +716,105 @@ static void test_powercap_tree(void **state)
 	assert_int_equal(energy_source__read(src, 1, NULL, &s), 0);
 	assert_false(s.pkg[0].valid);
 	assert_true(s.pkg[1].valid);
-	assert_non_null(strstr(s.warning, "intel-rapl:0/energy_uj: 1000001 after 0"));
+	assert_non_null(strstr(s.warning, "intel-rapl:0/energy_uj: 1000001 after 599999"));
 
+	energy_source__close(src);
+}
+
+/*
+ * A reset is not a wrap: energy_uj dropping to a small value gives no
+ * energy that interval, one warning naming the file for the whole run, and
+ * the next interval counts from the new value. A wrap within half a lap
+ * still counts (fake-rapl's 40 J lap at 20 W, read every 250 ms); one past
+ * it cannot be told from a reset; a jump no zone can draw is refused.
+ * cpu0 -> package 0 (a real counter range), cpu1 -> package 1 (40 J).
+ */
+static void test_powercap_reset(void **state)
+{
+	const unsigned long long real = 262143328850ULL;
+	struct tree *t = *state;
+	struct energy_sample s;
+	struct energy_source *src;
+	char d[PATH_MAX], err[256];
+	int e;
+
+	put_cpu(t, 0, 0);
+	put_cpu(t, 1, 1);
+	put_zone(pathf(d, "%s/intel-rapl:0", t->pc), "package-0", 30000000, real);
+	put_zone(pathf(d, "%s/intel-rapl:1", t->pc), "package-1", 39900000, 40000000);
+	put_zone(pathf(d, "%s/intel-rapl:2", t->pc), "psys", 1000000, real);
+	src = open_tree(t, "powercap", 2, &e, err, sizeof(err));
+	if (!src)
+		fail_msg("open: %d %s", e, err);
+	assert_int_equal(energy_source__read(src, 0, NULL, &s), 0);
+	assert_string_equal(s.warning, "");
+
+	/* 20 W for 250 ms; package 1 wraps: 39.9 J -> 40 J -> 0 -> 4.9 J */
+	set_uj(t, "intel-rapl:0", 35000000);
+	set_uj(t, "intel-rapl:1", 4900000);
+	set_uj(t, "intel-rapl:2", 6000000);
+	assert_int_equal(energy_source__read(src, 0.25, NULL, &s), 0);
+	assert_string_equal(s.warning, "");
+	assert_true(s.pkg[0].valid);
+	assert_float_equal(s.pkg[0].joules, 5, J_EPS);
+	assert_true(s.pkg[1].valid);
+	assert_float_equal(s.pkg[1].joules, 5.000001, J_EPS);
+	assert_true(s.psys_valid);
+
+	/* package 0 reset: no energy, not a lap's worth; package 1 goes on */
+	set_uj(t, "intel-rapl:0", 1000);
+	set_uj(t, "intel-rapl:1", 9900000);
+	set_uj(t, "intel-rapl:2", 11000000);
+	assert_int_equal(energy_source__read(src, 0.25, NULL, &s), 0);
+	assert_false(s.pkg[0].valid);
+	assert_float_equal(s.pkg[0].joules, 0, J_EPS);
+	assert_true(s.pkg[1].valid);
+	assert_float_equal(s.pkg[1].joules, 5, J_EPS);
+	assert_non_null(strstr(s.warning, "/intel-rapl:0/energy_uj: 1000 after 35000000 (range 262143328850): a counter reset, not a wrap"));
+	assert_non_null(strstr(s.warning, "no package energy this interval"));
+	assert_null(strstr(s.warning, "intel-rapl:1"));
+	assert_null(strchr(s.warning, '\n'));
+
+	/* re-baselined at 1000 uJ: the next interval is right */
+	set_uj(t, "intel-rapl:0", 5001000);
+	assert_int_equal(energy_source__read(src, 0.25, NULL, &s), 0);
+	assert_string_equal(s.warning, "");
+	assert_true(s.pkg[0].valid);
+	assert_float_equal(s.pkg[0].joules, 5, J_EPS);
+
+	/* a second reset: no energy again, said once for the run */
+	set_uj(t, "intel-rapl:0", 0);
+	assert_int_equal(energy_source__read(src, 0.25, NULL, &s), 0);
+	assert_false(s.pkg[0].valid);
+	assert_string_equal(s.warning, "");
+	set_uj(t, "intel-rapl:0", 5000000);
+	assert_int_equal(energy_source__read(src, 0.25, NULL, &s), 0);
+	assert_true(s.pkg[0].valid);
+	assert_float_equal(s.pkg[0].joules, 5, J_EPS);
+
+	/* psys jumps 2 kJ in 250 ms (8 kW): within half its lap, refused */
+	set_uj(t, "intel-rapl:2", 11000000 + 2000000000ULL);
+	assert_int_equal(energy_source__read(src, 0.25, NULL, &s), 0);
+	assert_true(s.has_psys);
+	assert_false(s.psys_valid);
+	assert_true(s.pkg[0].valid);
+	assert_non_null(strstr(s.warning, "/intel-rapl:2/energy_uj: 2011000000 after 11000000"));
+	assert_non_null(strstr(s.warning, "a jump, not energy (2000.0 J in 0.250 s): no psys energy"));
+	set_uj(t, "intel-rapl:2", 2016000000ULL);
+	assert_int_equal(energy_source__read(src, 0.25, NULL, &s), 0);
+	assert_true(s.psys_valid);
+	assert_float_equal(s.psys_j, 5, J_EPS);
+
+	/* package 1 wraps past half its lap: 9.9 J -> 40 J -> 0 -> 0.5 J is
+	 * 30.6 J, no more believable than a reset to 0.5 J */
+	set_uj(t, "intel-rapl:1", 500000);
+	assert_int_equal(energy_source__read(src, 0.25, NULL, &s), 0);
+	assert_false(s.pkg[1].valid);
+	assert_non_null(strstr(s.warning, "/intel-rapl:1/energy_uj: 500000 after 9900000 (range 40000000): a counter reset, not a wrap (30.6 J in 0.250 s)"));
+	set_uj(t, "intel-rapl:1", 5500000);
+	assert_int_equal(energy_source__read(src, 0.25, NULL, &s), 0);
+	assert_true(s.pkg[1].valid);
+	assert_float_equal(s.pkg[1].joules, 5, J_EPS);
 	energy_source__close(src);
 }
 
@@ -982,6 +1154,8 @@ int main(void)
 		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_delta_uj),
 		cmocka_unit_test(test_delta_uj_sum_over_wraps),
+		cmocka_unit_test(test_step_check),
+		cmocka_unit_test(test_perf_delta),
 		cmocka_unit_test(test_model_joules),
 		cmocka_unit_test(test_model_parse),
 		cmocka_unit_test(test_perf_parse),
@@ -989,6 +1163,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_spec_errors, tree_setup, tree_teardown),
 		cmocka_unit_test_setup_teardown(test_missing_sources, tree_setup, tree_teardown),
 		cmocka_unit_test_setup_teardown(test_powercap_tree, tree_setup, tree_teardown),
+		cmocka_unit_test_setup_teardown(test_powercap_reset, tree_setup, tree_teardown),
 		cmocka_unit_test_setup_teardown(test_powercap_names, tree_setup, tree_teardown),
 		cmocka_unit_test_setup_teardown(test_perf_pmu_errors, tree_setup, tree_teardown),
 		cmocka_unit_test_setup_teardown(test_model_source, tree_setup, tree_teardown),
