@@ -12,6 +12,17 @@
  *           CPU's current slice and moves the CPU to the other buffer; once
  *           all have run, the old buffer has no writer left (see the BPF
  *           program's comment) and is read and emptied with batch ops.
+ * hotplug:  a CPU going offline takes its perf events out of its context
+ *           for good: they never count again, even once it is back. The
+ *           flush says which CPUs are online (offline ones refuse it with
+ *           ENXIO), so a CPU whose flush works again after failing, or
+ *           that had no events, gets new ones after the interval's read
+ *           (session__swap_cpu: BPF takes a baseline of each new event,
+ *           never a delta between an old one and a new one). A CPU offline and back between two flushes is told by
+ *           its clock: a live cpu-clock, task-clock or enabled time always
+ *           advances, the idle task's included. A CPU joins the CPU rows
+ *           once it has events (session_opts.online) and keeps its row
+ *           while offline, at 0: nothing ran there.
  *
  * Userspace does the heavy work once per interval; the BPF side stays
  * O(events) per context switch whatever is watched.
@@ -100,8 +111,8 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 	for (int i = 0; i < o->nr_events; i++)
 		if (o->events[i]->attr.type == PERF_TYPE_SOFTWARE)
 			k->rodata->counter_only |= 1u << i;
+	s->counter_only = k->rodata->counter_only;
 	err = err ?: bpf_map__set_max_entries(k->maps.events, o->nr_events * o->ncpus);
-	err = err ?: bpf_map__set_max_entries(k->maps.cpu_gen, o->ncpus);
 	err = err ?: bpf_map__set_value_size(k->maps.cgrp_counts0, cval);
 	err = err ?: bpf_map__set_value_size(k->maps.cgrp_counts1, cval);
 	err = err ?: bpf_map__set_value_size(k->maps.proc_counts0, pval);
@@ -115,24 +126,43 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 	return err;
 }
 
-static int session__install_events(struct session *s, const struct session_opts *o)
+/* Event i's fd on cpu, -1 when it is not open there. */
+static int session__fd(const struct session *s, int i, int cpu)
+{
+	const struct pmu_event *e = s->events[i];
+
+	return cpu < e->nr_fds ? e->fds[cpu] : -1;
+}
+
+/* Put cpu's event fds in the map; an event not open there is taken out. */
+static int session__install_cpu(struct session *s, int cpu)
 {
 	int map_fd = bpf_map__fd(s->skel->maps.events);
 
-	for (int i = 0; i < o->nr_events; i++) {
-		const struct pmu_event *e = o->events[i];
+	for (int i = 0; i < s->nr_events; i++) {
+		__u32 key = i * s->ncpus + cpu;
+		int fd = session__fd(s, i, cpu);
 
-		for (int cpu = 0; cpu < o->ncpus && cpu < e->nr_fds; cpu++) {
-			__u32 key = i * o->ncpus + cpu;
-			int fd = e->fds[cpu];
-
-			if (fd < 0)
-				continue;
+		if (fd >= 0) {
 			if (bpf_map_update_elem(map_fd, &key, &fd, BPF_ANY))
 				return -errno;
+		} else if (bpf_map_delete_elem(map_fd, &key) && errno != ENOENT) {
+			return -errno;
 		}
 	}
 	return 0;
+}
+
+static int session__install_events(struct session *s)
+{
+	int err = 0;
+
+	for (int cpu = 0; cpu < s->ncpus && !err; cpu++) {
+		err = session__install_cpu(s, cpu);
+		for (int i = 0; i < s->nr_events; i++)
+			s->cpu[cpu].live |= session__fd(s, i, cpu) >= 0;
+	}
+	return err;
 }
 
 int session__open(struct session *s, const struct session_opts *o,
@@ -144,6 +174,8 @@ int session__open(struct session *s, const struct session_opts *o,
 	memset(s, 0, sizeof(*s));
 	s->ncpus = o->ncpus;
 	s->nr_events = o->nr_events;
+	memcpy(s->events, o->events, sizeof(s->events));
+	s->online = o->online;
 	/* keys are (id, cpu): big hosts see more of them per interval */
 	s->max_cgroups = o->max_cgroups ?: max_u32(DEFAULT_MAX_CGROUPS, 32 * o->ncpus);
 	s->max_procs = o->max_procs ?: max_u32(DEFAULT_MAX_PROCS, 128 * o->ncpus);
@@ -151,7 +183,8 @@ int session__open(struct session *s, const struct session_opts *o,
 	s->pcpu_buf = calloc(o->ncpus, sizeof(struct emon_counts_max));
 	s->batch_keys = calloc(BATCH, sizeof(struct emon_cgrp_key));
 	s->batch_vals = calloc(BATCH, vmax);
-	if (!s->pcpu_buf || !s->batch_keys || !s->batch_vals) {
+	s->cpu = calloc(o->ncpus, sizeof(*s->cpu));
+	if (!s->pcpu_buf || !s->batch_keys || !s->batch_vals || !s->cpu) {
 		ret = -ENOMEM;
 		snprintf(err, errlen, "out of memory");
 		goto out;
@@ -174,7 +207,7 @@ int session__open(struct session *s, const struct session_opts *o,
 			 strerror(-ret));
 		goto out;
 	}
-	ret = session__install_events(s, o);
+	ret = session__install_events(s);
 	if (ret) {
 		snprintf(err, errlen, "cannot install perf events in the BPF map: %s",
 			 strerror(-ret));
@@ -212,18 +245,27 @@ out:
 	return ret;
 }
 
+/* Run the flush program on cpu: 0, -ENXIO when it is offline, or -errno. */
+static int session__flush_cpu(struct session *s, int cpu)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU,
+		    .cpu = cpu);
+
+	return bpf_prog_test_run_opts(s->flush_fd, &opts) ? -errno : 0;
+}
+
 /* Run the flush program on every possible CPU; offline ones refuse. */
 static int session__flush(struct session *s)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU);
-	int flushed = 0;
+	int flushed = 0, err;
 
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
-		opts.cpu = cpu;
-		if (bpf_prog_test_run_opts(s->flush_fd, &opts) == 0)
-			flushed++;
-		else if (errno != ENXIO)
-			return -errno;
+		err = session__flush_cpu(s, cpu);
+		if (err && err != -ENXIO)
+			return err;
+		s->cpu[cpu].was_flushed = s->cpu[cpu].flushed;
+		s->cpu[cpu].flushed = !err;
+		flushed += !err;
 	}
 	return flushed ? 0 : -ENXIO;
 }
@@ -356,6 +398,124 @@ static int session__read_stats(struct session *s, struct session_read *r)
 	return 0;
 }
 
+/*
+ * Put cpu's new events in place of its dead ones. The old ones are taken
+ * out of the map and cpu is flushed first: its reads fail, so BPF marks
+ * those events stale and takes its next good reading of each as a
+ * baseline, never a delta between an old event and a new one. The flush
+ * also moves cpu to the current buffer. -ENXIO: offline again.
+ */
+static int session__swap_cpu(struct session *s, int cpu)
+{
+	int map_fd = bpf_map__fd(s->skel->maps.events), err;
+
+	for (int i = 0; i < s->nr_events; i++) {
+		__u32 key = i * s->ncpus + cpu;
+
+		if (bpf_map_delete_elem(map_fd, &key) && errno != ENOENT)
+			return -errno;
+	}
+	err = session__flush_cpu(s, cpu);
+	return err ?: session__install_cpu(s, cpu);
+}
+
+/*
+ * cpu is online and its events do not count: it came (back) online since
+ * they were opened. Open new ones and swap them in. A CPU not ready for
+ * them yet (ENODEV: perf sets a CPU up after it is marked online) is
+ * tried again at the next interval; other failures are said once per CPU,
+ * with what is missing from then on.
+ */
+static void session__revive_cpu(struct session *s, int cpu)
+{
+	struct session_cpu *c = &s->cpu[cpu];
+	const char *failed = NULL;
+	int err = 0, ret, nr_open = 0;
+
+	for (int i = 0; i < s->nr_events; i++) {
+		ret = pmu_event__reopen_cpu(s->events[i], cpu);
+		nr_open += !ret;
+		if (ret && !err) {
+			err = ret;
+			failed = s->events[i]->name;
+		}
+	}
+	if (err == -ENODEV && !nr_open && !c->retried) {
+		c->retried = true;
+		return;
+	}
+	c->retried = false;
+	c->live = true;		/* no retries every interval: once per comeback */
+	ret = session__swap_cpu(s, cpu);
+	if (ret == -ENXIO)	/* offline again: the next flush says so */
+		ret = 0;
+	if (nr_open && s->online)
+		s->online[cpu] = true;
+	if (!err && !ret) {
+		pr_debug("cpu%d is online: its events reopened (%d)", cpu, nr_open);
+		return;
+	}
+	if (c->warned)
+		return;
+	c->warned = true;
+	if (err)
+		pr_warn("cpu%d is online again but '%s' cannot be counted there (%s): cpu%d's %s counts are missing from now on",
+			cpu, failed, pmu_event__strerror(err), cpu, failed);
+	else
+		pr_warn("cpu%d is online again but its events cannot be installed (%s): cpu%d's counts are missing from now on",
+			cpu, strerror(-ret), cpu);
+}
+
+/*
+ * Were cpu's events dead this whole interval, though it was online at both
+ * ends? It went offline and came back in between. A live cpu-clock or
+ * task-clock always advances, and so does the enabled time of an event
+ * read with its times; without such an event this cannot be told.
+ */
+static bool session__stalled(const struct session *s,
+			     const struct session_read *r, int cpu)
+{
+	bool told = false;
+
+	for (int i = 0; i < s->nr_events; i++) {
+		const struct emon_count *c = &r->cpu[cpu].c[i];
+
+		if (session__fd(s, i, cpu) < 0)
+			continue;
+		if (!(s->counter_only & (1u << i))) {
+			if (c->enabled)
+				return false;
+			told = true;
+		} else if (s->events[i]->is_time) {
+			if (c->counter)
+				return false;
+			told = true;
+		}
+	}
+	return told;
+}
+
+/* After an interval's flush and read: follow CPUs going and coming. */
+static void session__track_cpus(struct session *s, const struct session_read *r)
+{
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+		struct session_cpu *c = &s->cpu[cpu];
+
+		if (!c->flushed) {
+			if (c->live)
+				pr_debug("cpu%d went offline: counted again once it is back", cpu);
+			c->live = false;
+			continue;
+		}
+		if (c->live && c->was_flushed && session__stalled(s, r, cpu)) {
+			pr_debug("cpu%d went offline and came back within the interval", cpu);
+			c->live = false;
+		}
+		if (!c->live)
+			session__revive_cpu(s, cpu);
+	}
+}
+
 int session__interval(struct session *s, struct session_read *r)
 {
 	__u32 par;
@@ -378,6 +538,8 @@ int session__interval(struct session *s, struct session_read *r)
 	err = err ?: session__drain(s, par ? s->skel->maps.proc_counts1 :
 				    s->skel->maps.proc_counts0, r, false);
 	err = err ?: session__read_stats(s, r);
+	if (!err)
+		session__track_cpus(s, r);
 	return err;
 }
 
@@ -431,5 +593,6 @@ void session__close(struct session *s)
 	free(s->pcpu_buf);
 	free(s->batch_keys);
 	free(s->batch_vals);
+	free(s->cpu);
 	memset(s, 0, sizeof(*s));
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The BPF side of a run: open -> size maps -> load -> install event fds ->
- * attach; then, once per interval, flip the buffers, flush every CPU and
- * read the quiescent buffer.
+ * attach; then, once per interval, flip the buffers, flush every CPU, read
+ * the quiescent buffer and give CPUs that came (back) online new events.
  */
 #ifndef BPERF_SESSION_H
 #define BPERF_SESSION_H
@@ -17,6 +17,9 @@ struct session_opts {
 	struct pmu_event *events[EMON_MAX_EVENTS];	/* opened, supported */
 	int nr_events;
 	int ncpus;		/* possible CPUs */
+	/* [ncpus] CPUs online at the start; the session sets those that come
+	 * online later and get events (their rows are printed from then on) */
+	bool *online;
 	__u32 max_cgroups;	/* hash entries per buffer, 0: default */
 	__u32 max_procs;
 	bool follow_tree;	/* command mode: track forks of tree_root */
@@ -50,6 +53,15 @@ struct session_read {
 	__u64 stats[EMON_STAT_NR];	/* this interval's */
 };
 
+/* What the session knows of one CPU, for hotplug. */
+struct session_cpu {
+	bool live;		/* its events count: opened while it was online */
+	bool flushed;		/* the last flush ran there: it was online */
+	bool was_flushed;	/* and the one before */
+	bool retried;		/* a reopen found it not ready: tried again */
+	bool warned;		/* a reopen failed: said once */
+};
+
 struct emon_bpf;
 struct bpf_link;
 
@@ -61,6 +73,10 @@ struct session {
 	struct bpf_link *link_free;
 	int ncpus;
 	int nr_events;
+	struct pmu_event *events[EMON_MAX_EVENTS];	/* reopened on hotplug */
+	__u32 counter_only;	/* events read without their times (bit i) */
+	bool *online;		/* session_opts.online */
+	struct session_cpu *cpu;	/* [ncpus] */
 	__u32 epoch;
 	int flush_fd;
 	__u64 stats_prev[EMON_STAT_NR];

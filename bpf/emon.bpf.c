@@ -60,7 +60,14 @@ volatile __u32 epoch;
 struct emon_prev {
 	__u32 primed;
 	__u32 par;		/* the buffer this CPU writes */
-	__u32 gen;		/* cpu_gen[cpu] when c was read */
+	/*
+	 * Events whose last read failed (bit i: event i): their next good
+	 * reading is a baseline, not a delta. Userspace replacing a CPU's
+	 * events (it came back online: the old ones died with it) takes
+	 * them out of the map and flushes the CPU first, so the new ones
+	 * never count from an old one's reading.
+	 */
+	__u32 stale;
 	__u32 pad;
 	struct emon_count c[EMON_MAX_EVENTS];
 };
@@ -82,19 +89,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct emon_prev);
 } prev SEC(".maps");
-
-/*
- * Per CPU, bumped by userspace when it installs new events for the CPU
- * (it came back online: the old events died with it). A CPU whose prev
- * reading is of another generation takes a new baseline instead of a delta
- * between two different events.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);		/* nr_cpus */
-	__type(key, __u32);
-	__type(value, __u32);
-} cpu_gen SEC(".maps");
 
 /* Per epoch parity: [parity] the CPU's own counts, [2 + parity * EMON_OVF_NR
  * + slot] the overflow rows. */
@@ -323,17 +317,12 @@ static __always_inline void account(bool flush)
 	struct emon_counts *cc;
 	struct emon_prev *p;
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u32 z = 0, par, *gen;
+	__u32 z = 0, par;
 	void *val;
 
 	p = bpf_map_lookup_elem(&prev, &z);
 	if (!p)
 		return;
-	gen = bpf_map_lookup_elem(&cpu_gen, &cpu);
-	if (gen && *gen != p->gen) {	/* new events: a new baseline */
-		p->gen = *gen;
-		p->primed = 0;
-	}
 	par = p->par & 1;
 	if (flush)
 		p->par = epoch & 1;	/* later slices: the next interval */
@@ -345,6 +334,7 @@ static __always_inline void account(bool flush)
 
 			/* errors come back as -errno in the value itself */
 			if (c < 0 && c >= -4095) {
+				p->stale |= 1u << i;
 				stat_inc(EMON_STAT_READ_ERR);
 				continue;
 			}
@@ -352,7 +342,15 @@ static __always_inline void account(bool flush)
 			v.enabled = v.running = 0;
 		} else if (bpf_perf_event_read_value(&events, i * nr_cpus + cpu,
 						     &v, sizeof(v))) {
+			p->stale |= 1u << i;
 			stat_inc(EMON_STAT_READ_ERR);
+			continue;
+		}
+		if (p->stale & (1u << i)) {	/* a new event: its baseline */
+			p->stale &= ~(1u << i);
+			p->c[i].counter = v.counter;
+			p->c[i].enabled = v.enabled;
+			p->c[i].running = v.running;
 			continue;
 		}
 		/* u64 arithmetic: a counter that wrapped still gives its delta */

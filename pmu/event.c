@@ -422,6 +422,22 @@ void pmu_event__close(struct pmu_event *e)
 	e->supported = false;
 }
 
+int pmu_event__reopen_cpu(struct pmu_event *e, int cpu)
+{
+	int fd;
+
+	if (!e->fds || cpu < 0 || cpu >= e->nr_fds)
+		return -EINVAL;
+	if (e->fds[cpu] >= 0)
+		close(e->fds[cpu]);
+	e->fds[cpu] = -1;
+	fd = sys_perf_event_open(&e->attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	e->fds[cpu] = fd;
+	return 0;
+}
+
 /*
  * The first CPU decides whether the PMU can count the event at all; after
  * that every failure is a real error (descriptors, memory, a CPU that went

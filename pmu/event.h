@@ -60,6 +60,14 @@ int pmu_event__open(struct pmu_event *e, int ncpus, const bool *online,
 void pmu_event__close(struct pmu_event *e);
 
 /*
+ * cpu came (back) online: close e's event there, if any, and open a new
+ * one with the same attr. An event whose CPU went offline never counts
+ * again, even once the CPU is back. Returns 0 or -errno (-ENODEV: cpu is
+ * offline); fds[cpu] is -1 after a failure.
+ */
+int pmu_event__reopen_cpu(struct pmu_event *e, int cpu);
+
+/*
  * Can e be counted on cpu? Opens it there (pid = -1) and closes it at once.
  * Returns 0 or -errno; e is not changed.
  */
