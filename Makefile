@@ -74,7 +74,7 @@ $(O)/vmlinux.h:
 $(O)/bpf/%.bpf.o: bpf/%.bpf.c include/emon.h $(O)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+	$(Q)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 		-Iinclude -I$(O) -MMD -MP -c $< -o $@.tmp
 	$(Q)llvm-strip -g $@.tmp -o $@ 2>/dev/null || mv $@.tmp $@
 	$(Q)rm -f $@.tmp

@@ -11,7 +11,8 @@
  *           BPF_PROG_TEST_RUN + BPF_F_TEST_RUN_ON_CPU. Each flush counts the
  *           CPU's current slice and moves the CPU to the other buffer; once
  *           all have run, the old buffer has no writer left (see the BPF
- *           program's comment) and is read and emptied with batch ops.
+ *           program's comment): its used slots are read from the mmap'ed
+ *           arrays and zeroed, with no syscall per key.
  * hotplug:  a CPU going offline takes its perf events out of its context
  *           for good: they never count again, even once it is back. The
  *           flush says which CPUs are online (offline ones refuse it with
@@ -32,6 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "bperf/commands.h"
@@ -40,7 +43,6 @@
 
 #define DEFAULT_MAX_CGROUPS 8192
 #define DEFAULT_MAX_PROCS 32768
-#define BATCH 1024
 
 static __u32 max_u32(__u32 a, __u32 b)
 {
@@ -101,8 +103,9 @@ static const char *load_advice(int err)
 static int session__size_maps(struct session *s, const struct session_opts *o)
 {
 	struct emon_bpf *k = s->skel;
-	__u32 cval = o->nr_events * sizeof(struct emon_count);
-	__u32 pval = sizeof(struct emon_proc_hdr) + cval;
+	__u32 counts = o->nr_events * sizeof(struct emon_count);
+	__u32 cval = sizeof(struct emon_cgrp_hdr) + counts;
+	__u32 pval = sizeof(struct emon_proc_hdr) + counts;
 	int err = 0;
 
 	k->rodata->nr_events = o->nr_events;
@@ -113,15 +116,15 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 			k->rodata->counter_only |= 1u << i;
 	s->counter_only = k->rodata->counter_only;
 	err = err ?: bpf_map__set_max_entries(k->maps.events, o->nr_events * o->ncpus);
-	err = err ?: bpf_map__set_value_size(k->maps.cgrp_counts0, cval);
-	err = err ?: bpf_map__set_value_size(k->maps.cgrp_counts1, cval);
-	err = err ?: bpf_map__set_value_size(k->maps.proc_counts0, pval);
-	err = err ?: bpf_map__set_value_size(k->maps.proc_counts1, pval);
-	err = err ?: bpf_map__set_max_entries(k->maps.cgrp_counts0, s->max_cgroups);
-	err = err ?: bpf_map__set_max_entries(k->maps.cgrp_counts1, s->max_cgroups);
+	k->rodata->max_cgroups = s->max_cgroups;
+	k->rodata->max_procs = s->max_procs;
+	err = err ?: bpf_map__set_value_size(k->maps.cgrp_data, cval);
+	err = err ?: bpf_map__set_value_size(k->maps.proc_data, pval);
+	err = err ?: bpf_map__set_max_entries(k->maps.cgrp_data, 2 * s->max_cgroups);
+	err = err ?: bpf_map__set_max_entries(k->maps.proc_data, 2 * s->max_procs);
+	err = err ?: bpf_map__set_max_entries(k->maps.cgrp_idx, 2 * s->max_cgroups);
+	err = err ?: bpf_map__set_max_entries(k->maps.proc_idx, 2 * s->max_procs);
 	err = err ?: bpf_map__set_max_entries(k->maps.cgrp_parent, s->max_cgroups);
-	err = err ?: bpf_map__set_max_entries(k->maps.proc_counts0, s->max_procs);
-	err = err ?: bpf_map__set_max_entries(k->maps.proc_counts1, s->max_procs);
 	err = err ?: bpf_map__set_max_entries(k->maps.tree, s->max_procs);
 	return err;
 }
@@ -165,10 +168,28 @@ static int session__install_events(struct session *s)
 	return err;
 }
 
+/* mmap the count array of kind: both buffers of max slots each. */
+static int session__map_array(struct session *s, enum emon_kind kind,
+			      struct bpf_map *map, __u32 max)
+{
+	struct session_array *a = &s->data[kind];
+	long page = sysconf(_SC_PAGESIZE);
+
+	a->max = max;
+	a->stride = (bpf_map__value_size(map) + 7) & ~7u;
+	a->len = ((size_t)a->stride * 2 * max + page - 1) / page * page;
+	a->mem = mmap(NULL, a->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      bpf_map__fd(map), 0);
+	if (a->mem == MAP_FAILED) {
+		a->mem = NULL;
+		return -errno;
+	}
+	return 0;
+}
+
 int session__open(struct session *s, const struct session_opts *o,
 		  char *err, size_t errlen)
 {
-	size_t vmax = sizeof(struct emon_proc_hdr) + sizeof(struct emon_counts_max);
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -179,12 +200,9 @@ int session__open(struct session *s, const struct session_opts *o,
 	/* keys are (id, cpu): big hosts see more of them per interval */
 	s->max_cgroups = o->max_cgroups ?: max_u32(DEFAULT_MAX_CGROUPS, 32 * o->ncpus);
 	s->max_procs = o->max_procs ?: max_u32(DEFAULT_MAX_PROCS, 128 * o->ncpus);
-	s->batch_cap = BATCH;
 	s->pcpu_buf = calloc(o->ncpus, sizeof(struct emon_counts_max));
-	s->batch_keys = calloc(BATCH, sizeof(struct emon_cgrp_key));
-	s->batch_vals = calloc(BATCH, vmax);
 	s->cpu = calloc(o->ncpus, sizeof(*s->cpu));
-	if (!s->pcpu_buf || !s->batch_keys || !s->batch_vals || !s->cpu) {
+	if (!s->pcpu_buf || !s->cpu) {
 		ret = -ENOMEM;
 		snprintf(err, errlen, "out of memory");
 		goto out;
@@ -205,6 +223,12 @@ int session__open(struct session *s, const struct session_opts *o,
 	if (ret) {
 		snprintf(err, errlen, "loading BPF: %s (%s)", load_advice(ret),
 			 strerror(-ret));
+		goto out;
+	}
+	ret = session__map_array(s, EMON_KIND_CGRP, s->skel->maps.cgrp_data, s->max_cgroups);
+	ret = ret ?: session__map_array(s, EMON_KIND_PROC, s->skel->maps.proc_data, s->max_procs);
+	if (ret) {
+		snprintf(err, errlen, "cannot mmap the BPF count arrays: %s", strerror(-ret));
 		goto out;
 	}
 	ret = session__install_events(s);
@@ -304,81 +328,67 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-static void take_cgrp(struct session_read *r, const void *k, const void *v, int nr)
+static void take_cgrp(struct session_read *r, const void *slot, int nr)
 {
-	const struct emon_cgrp_key *key = k;
+	const struct emon_cgrp_hdr *h = slot;
 	struct sess_cgrp *e = &r->cgrp[r->nr_cgrp++];
 
-	e->cgid = key->cgid;
-	e->cpu = key->cpu;
+	e->cgid = h->key.cgid;
+	e->cpu = h->key.cpu;
 	memset(&e->c, 0, sizeof(e->c));
-	memcpy(e->c.c, v, sizeof(struct emon_count) * nr);
+	memcpy(e->c.c, (const char *)slot + sizeof(*h), sizeof(struct emon_count) * nr);
 }
 
-static void take_proc(struct session_read *r, const void *k, const void *v, int nr)
+static void take_proc(struct session_read *r, const void *slot, int nr)
 {
-	const struct emon_proc_key *key = k;
-	const struct emon_proc_hdr *h = v;
+	const struct emon_proc_hdr *h = slot;
 	struct sess_proc *e = &r->proc[r->nr_proc++];
 
-	e->tgid = key->tgid;
-	e->cpu = key->cpu;
-	e->start = key->start;
+	e->tgid = h->key.tgid;
+	e->cpu = h->key.cpu;
+	e->start = h->key.start;
 	memcpy(e->comm, h->comm, sizeof(e->comm));
 	e->comm[sizeof(e->comm) - 1] = '\0';
 	e->flags = h->flags;
 	memset(&e->c, 0, sizeof(e->c));
-	memcpy(e->c.c, (const char *)v + sizeof(*h), sizeof(struct emon_count) * nr);
+	memcpy(e->c.c, (const char *)slot + sizeof(*h), sizeof(struct emon_count) * nr);
 }
 
-/* Read and empty a quiescent hash map with batch operations. */
-static int session__drain(struct session *s, struct bpf_map *map,
-			  struct session_read *r, bool is_cgrp)
+/*
+ * Read the used slots of a quiescent buffer straight from the mmap'ed
+ * array, zero them for its next turn and hand its slots back: no syscall.
+ */
+static int session__drain(struct session *s, struct session_read *r,
+			  enum emon_kind kind, __u32 par)
 {
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	size_t ksz = bpf_map__key_size(map), vsz = bpf_map__value_size(map);
-	int fd = bpf_map__fd(map);
-	__u64 in = 0, out = 0;
-	bool first = true;
+	struct session_array *a = &s->data[kind];
+	volatile __u32 *used = &s->skel->bss->used[EMON_USED(kind, par)];
+	__u32 n = *used;
+	char *base;
 	int err;
 
-	for (;;) {
-		__u32 count = s->batch_cap;
+	if (n > a->max)		/* BPF counts on past max once it is full */
+		n = a->max;
+	base = (char *)a->mem + (size_t)par * a->max * a->stride;
+	if (kind == EMON_KIND_CGRP)
+		err = grow((void **)&r->cgrp, &r->cap_cgrp, r->nr_cgrp + n, sizeof(*r->cgrp));
+	else
+		err = grow((void **)&r->proc, &r->cap_proc, r->nr_proc + n, sizeof(*r->proc));
+	if (err)
+		return err;
+	for (__u32 i = 0; i < n; i++) {
+		const void *slot = base + (size_t)i * a->stride;
 
-		bool done = false;
-
-		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out,
-						      s->batch_keys, s->batch_vals,
-						      &count, &opts);
-		if (err) {
-			if (errno != ENOENT)
-				return -errno;
-			done = true;	/* the last batch, maybe empty */
-		}
-		if (is_cgrp)
-			err = grow((void **)&r->cgrp, &r->cap_cgrp,
-				   r->nr_cgrp + count, sizeof(*r->cgrp));
+		if (kind == EMON_KIND_CGRP)
+			take_cgrp(r, slot, s->nr_events);
 		else
-			err = grow((void **)&r->proc, &r->cap_proc,
-				   r->nr_proc + count, sizeof(*r->proc));
-		if (err)
-			return err;
-		for (__u32 i = 0; i < count; i++) {
-			const char *k = (const char *)s->batch_keys + i * ksz;
-			const char *v = (const char *)s->batch_vals + i * vsz;
-
-			if (is_cgrp)
-				take_cgrp(r, k, v, s->nr_events);
-			else
-				take_proc(r, k, v, s->nr_events);
-		}
-		if (done)
-			break;
-		first = false;
-		in = out;
+			take_proc(r, slot, s->nr_events);
 	}
+	memset(base, 0, (size_t)n * a->stride);
+	__atomic_store_n(used, 0, __ATOMIC_SEQ_CST);
 	return 0;
 }
+
 
 static int session__read_stats(struct session *s, struct session_read *r)
 {
@@ -533,10 +543,8 @@ int session__interval(struct session *s, struct session_read *r)
 	err = err ?: session__take_pcpu(s, 2 + par * EMON_OVF_NR + EMON_OVF_CGRP, r->ovf_cgrp);
 	err = err ?: session__take_pcpu(s, 2 + par * EMON_OVF_NR + EMON_OVF_PROC, r->ovf_proc);
 	err = err ?: session__take_pcpu(s, 2 + par * EMON_OVF_NR + EMON_OVF_CMD, r->ovf_cmd);
-	err = err ?: session__drain(s, par ? s->skel->maps.cgrp_counts1 :
-				    s->skel->maps.cgrp_counts0, r, true);
-	err = err ?: session__drain(s, par ? s->skel->maps.proc_counts1 :
-				    s->skel->maps.proc_counts0, r, false);
+	err = err ?: session__drain(s, r, EMON_KIND_CGRP, par);
+	err = err ?: session__drain(s, r, EMON_KIND_PROC, par);
 	err = err ?: session__read_stats(s, r);
 	if (!err)
 		session__track_cpus(s, r);
@@ -591,8 +599,9 @@ void session__close(struct session *s)
 	bpf_link__destroy(s->link_switch);
 	emon_bpf__destroy(s->skel);
 	free(s->pcpu_buf);
-	free(s->batch_keys);
-	free(s->batch_vals);
+	for (int k = 0; k < 2; k++)
+		if (s->data[k].mem)
+			munmap(s->data[k].mem, s->data[k].len);
 	free(s->cpu);
 	memset(s, 0, sizeof(*s));
 }

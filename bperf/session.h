@@ -81,8 +81,12 @@ struct session {
 	int flush_fd;
 	__u64 stats_prev[EMON_STAT_NR];
 	void *pcpu_buf;			/* per-CPU lookup buffer */
-	void *batch_keys, *batch_vals;
-	__u32 batch_cap;
+	struct session_array {
+		void *mem;	/* mmap of the BPF array: both buffers */
+		size_t len;
+		__u32 stride;	/* bytes per slot */
+		__u32 max;	/* slots per buffer */
+	} data[2];		/* by enum emon_kind */
 	__u32 max_cgroups, max_procs;
 };
 

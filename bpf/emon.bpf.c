@@ -17,22 +17,24 @@
  * whatever runs there since its last switch is then counted at the interval
  * edge instead of leaking into the next interval.
  *
- * Hash entries are keyed by (id, cpu), so only their own CPU writes them and
+ * Keys are (id, cpu), so only their own CPU writes a key's counts and
  * plain adds suffice: sched_switch runs with interrupts off, the flush either
  * in an IPI or with preemption off, so the two never interleave on one CPU.
- * When a hash map is full the slice goes to a per-CPU overflow row instead,
- * so nothing is dropped.
+ * Counts live in slots of mmap'able arrays (emon.h); an LRU hash maps a key
+ * to its slot. A key's first slice in an interval takes the next free slot
+ * (one atomic add, the only shared write); when none is left the slice goes
+ * to a per-CPU overflow row instead, so nothing is dropped.
  *
- * Every map of counts exists twice; each CPU writes the one its parity
- * names. Userspace ends an interval by bumping epoch and flushing every CPU:
- * the flush counts the CPU's last slice into the old buffer and moves the
- * CPU to the new one. The flush IPI cannot run until any accounting in
- * flight on that CPU (interrupts off) has finished, so once every CPU has
- * been flushed the old buffer is quiescent: userspace reads it and deletes
- * its entries.
- * All scopes of an interval thus come from the same slices (cpu, cgroup and
- * process rows add up exactly) and the maps only ever hold one interval's
- * keys: processes and cgroups that are gone disappear by themselves.
+ * Every array of counts exists twice (two buffers); each CPU writes the one
+ * its epoch's parity names. Userspace ends an interval by bumping epoch and
+ * flushing every CPU: the flush counts the CPU's last slice into the old
+ * buffer and moves the CPU to the new one. The flush IPI cannot run until
+ * any accounting in flight on that CPU (interrupts off) has finished, so
+ * once every CPU has been flushed the old buffer is quiescent: userspace
+ * reads its used slots from memory and zeroes them. All scopes of an
+ * interval thus come from the same slices (cpu, cgroup and process rows
+ * add up exactly), and a buffer only ever holds one interval's keys:
+ * processes and cgroups that are gone disappear by themselves.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -54,12 +56,15 @@ const volatile __u32 nr_cpus = 1;
 const volatile __u32 counter_only;
 /* Command mode: mark the processes of the command's tree. */
 const volatile bool follow_tree;
+/* Slots per buffer of cgrp_data and proc_data. */
+const volatile __u32 max_cgroups = 4096;
+const volatile __u32 max_procs = 16384;
 /* Written by userspace through the mmap'ed .bss. */
 volatile __u32 epoch;
 
 struct emon_prev {
 	__u32 primed;
-	__u32 par;		/* the buffer this CPU writes */
+	__u32 ep;		/* the epoch of its last flush: it writes buffer ep & 1 */
 	/*
 	 * Events whose last read failed (bit i: event i): their next good
 	 * reading is a baseline, not a delta. Userspace replacing a CPU's
@@ -106,35 +111,45 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-/* Never written: the zeroes a new hash entry starts from. */
+/*
+ * The count arrays (see emon.h): both buffers, one after the other, read by
+ * userspace through mmap. Value sizes and entries are set at load time.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct emon_cgrp_hdr) + sizeof(struct emon_counts));
+	__uint(max_entries, 2 * 4096);
+} cgrp_data SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(struct emon_proc_hdr) + sizeof(struct emon_counts));
-} zero SEC(".maps");
+	__uint(max_entries, 2 * 16384);
+} proc_data SEC(".maps");
 
-/* Value sizes and entries are set at load time (nr_events counts). */
-#define CGRP_MAP(name)							\
-struct {								\
-	__uint(type, BPF_MAP_TYPE_HASH);				\
-	__uint(key_size, sizeof(struct emon_cgrp_key));			\
-	__uint(value_size, sizeof(struct emon_counts));			\
-	__uint(max_entries, 4096);					\
-} name SEC(".maps")
-#define PROC_MAP(name)							\
-struct {								\
-	__uint(type, BPF_MAP_TYPE_HASH);				\
-	__uint(key_size, sizeof(struct emon_proc_key));			\
-	__uint(value_size, sizeof(struct emon_proc_hdr) +		\
-			   sizeof(struct emon_counts));			\
-	__uint(max_entries, 16384);					\
-} name SEC(".maps")
+/* Key -> its slots (emon.h). Twice the slots: a key per slot of either
+ * buffer, so the LRU only evicts keys that stopped running. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, struct emon_cgrp_key);
+	__type(value, struct emon_slot_ref);
+	__uint(max_entries, 2 * 4096);
+} cgrp_idx SEC(".maps");
 
-CGRP_MAP(cgrp_counts0);
-CGRP_MAP(cgrp_counts1);
-PROC_MAP(proc_counts0);
-PROC_MAP(proc_counts1);
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, struct emon_proc_key);
+	__type(value, struct emon_slot_ref);
+	__uint(max_entries, 2 * 16384);
+} proc_idx SEC(".maps");
+
+/* Slots handed out per kind and buffer (EMON_USED); userspace zeroes a
+ * buffer's once it has read them. May pass max: then the buffer is full. */
+__u32 used[4];
 
 /* cgroup id -> parent id and name, so cgroups removed before userspace saw
  * their path keep it. LRU: cgroups that keep running stay, long-gone ones
@@ -202,18 +217,74 @@ static __always_inline void overflow_add(__u32 par, __u32 slot,
 		stat_inc(EMON_STAT_PROC_FULL);
 }
 
-/* Both buffers' maps are named at every call site, so the verifier sees a
- * constant map on each path. */
-static __always_inline void *cgrp_lookup(__u32 par, struct emon_cgrp_key *k)
+#define NO_SLOT 0xffffffffu
+
+/* A new slot in buffer par of kind, or NO_SLOT when it is full. */
+static __always_inline __u32 slot_alloc(__u32 kind, __u32 par, __u32 max)
 {
-	return par ? bpf_map_lookup_elem(&cgrp_counts1, k) :
-		     bpf_map_lookup_elem(&cgrp_counts0, k);
+	__u32 *u = &used[EMON_USED(kind, par) & 3], s;
+
+	if (*u >= max)		/* full: no atomic op for every slice */
+		return NO_SLOT;
+	s = __sync_fetch_and_add(u, 1);
+	return s < max ? s : NO_SLOT;
 }
 
-static __always_inline void *proc_lookup(__u32 par, struct emon_proc_key *k)
+/* Remember key's slot in buffer par for epoch ep. */
+static __always_inline void slot_ref_set(void *idx_map, void *key,
+					 struct emon_slot_ref *ref,
+					 __u32 par, __u32 ep, __u32 s)
 {
-	return par ? bpf_map_lookup_elem(&proc_counts1, k) :
-		     bpf_map_lookup_elem(&proc_counts0, k);
+	struct emon_slot_ref n = { .ep = { NO_SLOT, NO_SLOT } };
+
+	if (ref) {		/* only this CPU writes its keys' refs */
+		ref->slot[par] = s;
+		ref->ep[par] = ep;
+		return;
+	}
+	if (par) {	/* constant offsets on the stack */
+		n.slot[1] = s;
+		n.ep[1] = ep;
+	} else {
+		n.slot[0] = s;
+		n.ep[0] = ep;
+	}
+	bpf_map_update_elem(idx_map, key, &n, BPF_ANY);
+}
+
+static __always_inline void *cgrp_slot(__u32 par, __u32 s)
+{
+	__u32 k = par * max_cgroups + s;
+
+	return bpf_map_lookup_elem(&cgrp_data, &k);
+}
+
+static __always_inline void *proc_slot(__u32 par, __u32 s)
+{
+	__u32 k = par * max_procs + s;
+
+	return bpf_map_lookup_elem(&proc_data, &k);
+}
+
+/* key's slot in the buffer the CPU writes (epoch ep), or NULL */
+static __always_inline void *cgrp_lookup(__u32 par, __u32 ep,
+					 struct emon_cgrp_key *k,
+					 struct emon_slot_ref **ref)
+{
+	*ref = bpf_map_lookup_elem(&cgrp_idx, k);
+	if (!*ref || (*ref)->ep[par] != ep)
+		return NULL;
+	return cgrp_slot(par, (*ref)->slot[par]);
+}
+
+static __always_inline void *proc_lookup(__u32 par, __u32 ep,
+					 struct emon_proc_key *k,
+					 struct emon_slot_ref **ref)
+{
+	*ref = bpf_map_lookup_elem(&proc_idx, k);
+	if (!*ref || (*ref)->ep[par] != ep)
+		return NULL;
+	return proc_slot(par, (*ref)->slot[par]);
 }
 
 /*
@@ -224,14 +295,17 @@ static __always_inline void *proc_lookup(__u32 par, struct emon_proc_key *k)
 #define CGRP_ANCESTORS 8
 
 /* Rare path: the first slice of a cgroup on this CPU in this interval. */
-static __always_inline void *cgrp_first_seen(__u32 par, struct emon_cgrp_key *k)
+static __always_inline void *cgrp_first_seen(__u32 par, __u32 ep,
+					     struct emon_cgrp_key *k,
+					     struct emon_slot_ref *ref)
 {
+	struct emon_cgrp_hdr *h;
+	__u32 s;
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct cgroup *cg = BPF_CORE_READ(task, cgroups, dfl_cgrp);
 	struct emon_cgrp_info *info;
 	__u64 id = k->cgid;
 	__u32 z = 0;
-	void *init;
 
 	/* record id -> parent up the tree, until an ancestor already is */
 	info = bpf_map_lookup_elem(&cgrp_scratch, &z);
@@ -252,14 +326,13 @@ static __always_inline void *cgrp_first_seen(__u32 par, struct emon_cgrp_key *k)
 		id = info->parent;
 	}
 
-	init = bpf_map_lookup_elem(&zero, &z);
-	if (!init)
+	s = slot_alloc(EMON_KIND_CGRP, par, max_cgroups);
+	h = s == NO_SLOT ? NULL : cgrp_slot(par, s);
+	if (!h)
 		return NULL;
-	if (par)
-		bpf_map_update_elem(&cgrp_counts1, k, init, BPF_NOEXIST);
-	else
-		bpf_map_update_elem(&cgrp_counts0, k, init, BPF_NOEXIST);
-	return cgrp_lookup(par, k);
+	h->key = *k;
+	slot_ref_set(&cgrp_idx, k, ref, par, ep, s);
+	return h;
 }
 
 /* exec keeps it: de_thread() gives the new leader the old one's */
@@ -285,22 +358,20 @@ static __always_inline bool in_tree(__u32 tgid)
  * Its name is taken here only, not on every switch: a later exec renames
  * the entry from on_exec.
  */
-static __always_inline void *proc_first_seen(__u32 par, struct emon_proc_key *k)
+static __always_inline void *proc_first_seen(__u32 par, __u32 ep,
+					     struct emon_proc_key *k,
+					     struct emon_slot_ref *ref)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct emon_proc_hdr *h;
-	__u32 z = 0;
-	void *init = bpf_map_lookup_elem(&zero, &z);
+	__u32 s;
 
-	if (!init)
-		return NULL;
-	if (par)
-		bpf_map_update_elem(&proc_counts1, k, init, BPF_NOEXIST);
-	else
-		bpf_map_update_elem(&proc_counts0, k, init, BPF_NOEXIST);
-	h = proc_lookup(par, k);
+	s = slot_alloc(EMON_KIND_PROC, par, max_procs);
+	h = s == NO_SLOT ? NULL : proc_slot(par, s);
 	if (!h)
 		return NULL;
+	h->key = *k;
+	slot_ref_set(&proc_idx, k, ref, par, ep, s);
 	/* direct BTF loads: no helper call */
 	__builtin_memcpy(h->comm, task->group_leader->comm, EMON_COMM_LEN);
 	if (in_tree(k->tgid))
@@ -314,18 +385,20 @@ static __always_inline void account(bool flush)
 	struct bpf_perf_event_value v;
 	struct emon_cgrp_key ck = {};
 	struct emon_proc_key pk = {};
+	struct emon_slot_ref *ref;
 	struct emon_counts *cc;
 	struct emon_prev *p;
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u32 z = 0, par;
+	__u32 z = 0, par, ep;
 	void *val;
 
 	p = bpf_map_lookup_elem(&prev, &z);
 	if (!p)
 		return;
-	par = p->par & 1;
+	ep = p->ep;
+	par = ep & 1;
 	if (flush)
-		p->par = epoch & 1;	/* later slices: the next interval */
+		p->ep = epoch;	/* later slices: the next interval */
 	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
 		if (i >= nr_events)
 			break;
@@ -374,20 +447,21 @@ static __always_inline void account(bool flush)
 
 	ck.cgid = bpf_get_current_cgroup_id();
 	ck.cpu = cpu;
-	val = cgrp_lookup(par, &ck);
+	val = cgrp_lookup(par, ep, &ck, &ref);
 	if (!val)
-		val = cgrp_first_seen(par, &ck);
+		val = cgrp_first_seen(par, ep, &ck, ref);
 	if (val)
-		counts_add(val, d);
+		counts_add(val + sizeof(struct emon_cgrp_hdr), d);
 	else
 		overflow_add(par, EMON_OVF_CGRP, d);
 
 	pk.tgid = bpf_get_current_pid_tgid() >> 32;
 	pk.cpu = cpu;
-	pk.start = proc_start(bpf_get_current_task_btf());
-	val = proc_lookup(par, &pk);
+	/* every CPU's idle task is one process, tgid 0 */
+	pk.start = pk.tgid ? proc_start(bpf_get_current_task_btf()) : 0;
+	val = proc_lookup(par, ep, &pk, &ref);
 	if (!val)
-		val = proc_first_seen(par, &pk);
+		val = proc_first_seen(par, ep, &pk, ref);
 	if (!val) {
 		overflow_add(par, EMON_OVF_PROC, d);
 		if (in_tree(pk.tgid))
@@ -439,17 +513,19 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid)
 		.cpu = bpf_get_smp_processor_id(),
 		.start = proc_start(p),
 	};
+	struct emon_slot_ref *ref;
 	struct emon_proc_hdr *h;
 	struct emon_prev *pv;
-	__u32 z = 0, par;
+	__u32 z = 0, par, ep;
 
 	pv = bpf_map_lookup_elem(&prev, &z);
 	if (!pv)
 		return 0;
-	par = pv->par & 1;
-	h = proc_lookup(par, &k);
+	ep = pv->ep;
+	par = ep & 1;
+	h = proc_lookup(par, ep, &k, &ref);
 	if (!h)
-		h = proc_first_seen(par, &k);
+		h = proc_first_seen(par, ep, &k, ref);
 	if (!h)
 		return 0;
 	__builtin_memcpy(h->comm, p->group_leader->comm, EMON_COMM_LEN);

@@ -54,12 +54,41 @@ struct emon_cgrp_info {
 	char name[EMON_CGRP_NAME_LEN];	/* NUL-terminated */
 };
 
-/* Process value: header then nr_events counts. */
-struct emon_proc_hdr {
-	char comm[EMON_COMM_LEN];	/* the group leader's, see flags */
-	__u32 flags;			/* EMON_PROC_* */
-	__u32 pad;
+/*
+ * The counts live in two mmap'able arrays per kind (cgrp_data, proc_data),
+ * each one buffer after the other: slot s of buffer b is element
+ * b * max + s. A slot is its header (its key first) then nr_events counts.
+ * BPF hands out slots in order (used[]), so the buffer's first used[]
+ * slots are all there is to read; userspace reads them from memory and
+ * zeroes them, with no syscall per key.
+ */
+struct emon_cgrp_hdr {
+	struct emon_cgrp_key key;
 };
+
+struct emon_proc_hdr {
+	struct emon_proc_key key;
+	__u32 flags;			/* EMON_PROC_* */
+	char comm[EMON_COMM_LEN];	/* the group leader's, see flags */
+};
+
+/*
+ * Key -> slot (cgrp_idx, proc_idx: LRU hashes): the slot a key has in
+ * each buffer, valid while ep[b] is the epoch the CPU writes. A key the
+ * LRU evicted while in use just gets a second slot: userspace adds up
+ * the slots of a key.
+ */
+struct emon_slot_ref {
+	__u32 ep[2];
+	__u32 slot[2];
+};
+
+/* used[] of the .bss, per kind and buffer: EMON_USED(kind, buffer) */
+enum emon_kind {
+	EMON_KIND_CGRP = 0,
+	EMON_KIND_PROC = 1,
+};
+#define EMON_USED(kind, buf) ((kind) * 2 + (buf))
 
 /* comm is the one the process exec'ed to on this CPU in this interval:
  * it wins over the names its other CPUs' entries saw before the exec. */
@@ -67,7 +96,7 @@ struct emon_proc_hdr {
 /* command mode: the process was in the command's tree when first seen */
 #define EMON_PROC_IN_TREE	(1u << 1)
 
-/* Indexes of the overflow array: where counts go when a hash map is full. */
+/* Indexes of the overflow array: where counts go when a buffer is full. */
 enum emon_overflow {
 	EMON_OVF_CGRP = 0,
 	EMON_OVF_PROC = 1,

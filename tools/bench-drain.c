@@ -11,6 +11,9 @@
  *   lookup_1024       bpf_map_lookup_batch only (read, no delete)
  *   lookup_delete     lookup_batch, then delete_batch of the keys read
  *   per_key           get_next_key + lookup + delete, one key at a time
+ *   mmap              what bperf/session.c does since the count arrays:
+ *                     KEYS slots of a BPF_F_MMAPABLE array copied out of
+ *                     the mapping and zeroed, no syscall
  *
  *   bench-drain [-n KEYS] [-e EVENTS] [-r REPEAT] [-p]   (-p: no prealloc)
  * prints per method: "method=NAME keys=K us=T ns_per_key=X"
@@ -21,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "emon.h"
@@ -32,6 +36,10 @@ struct drain_ctx {
 	__u32 nkeys, vsz;
 	struct emon_proc_key *keys;
 	char *vals;
+	int afd;		/* the mmap'able array */
+	char *arr;
+	size_t alen;
+	__u32 stride;
 };
 
 static double now_us(void)
@@ -96,6 +104,27 @@ static long m_lookup_delete(struct drain_ctx *c)
 	return n;
 }
 
+/* The slots BPF would have filled: a header with the key, then counts. */
+static int fill_array(struct drain_ctx *c)
+{
+	for (__u32 i = 0; i < c->nkeys; i++) {
+		struct emon_proc_hdr *h = (void *)(c->arr + (size_t)i * c->stride);
+
+		memset(h, 1, c->stride);
+		h->key.tgid = 1000 + i / 2;
+		h->key.cpu = i % 2;
+	}
+	return 0;
+}
+
+static long m_mmap(struct drain_ctx *c)
+{
+	for (__u32 i = 0; i < c->nkeys; i++)
+		memcpy(c->vals + (size_t)i * c->vsz, c->arr + (size_t)i * c->stride, c->vsz);
+	memset(c->arr, 0, (size_t)c->nkeys * c->stride);
+	return c->nkeys;
+}
+
 static long m_per_key(struct drain_ctx *c)
 {
 	struct emon_proc_key k, next;
@@ -131,6 +160,7 @@ int main(int argc, char **argv)
 		{ "lookup_1024", m_lookup_1024, false },
 		{ "lookup_delete", m_lookup_delete, true },
 		{ "per_key", m_per_key, true },
+		{ "mmap", m_mmap, true },
 	};
 	LIBBPF_OPTS(bpf_map_create_opts, mopts);
 	struct drain_ctx c = {};
@@ -161,6 +191,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-drain: cannot create the map: %s\n", strerror(errno));
 		return 1;
 	}
+	mopts.map_flags = BPF_F_MMAPABLE;
+	c.stride = (c.vsz + 7) & ~7u;
+	c.alen = ((size_t)c.stride * MAX_ENTRIES + 4095) & ~(size_t)4095;
+	c.afd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bench_drain_a", sizeof(__u32),
+			       c.vsz, MAX_ENTRIES, &mopts);
+	c.arr = c.afd < 0 ? MAP_FAILED :
+		mmap(NULL, c.alen, PROT_READ | PROT_WRITE, MAP_SHARED, c.afd, 0);
+	if (c.arr == MAP_FAILED) {
+		fprintf(stderr, "bench-drain: cannot create the array: %s\n", strerror(errno));
+		return 1;
+	}
 	for (size_t m = 0; m < sizeof(methods) / sizeof(methods[0]); m++) {
 		long n = 0;
 
@@ -168,7 +209,7 @@ int main(int argc, char **argv)
 			double t0;
 
 			if (methods[m].empties || r == 0) {
-				if (fill(&c)) {
+				if (methods[m].run == m_mmap ? fill_array(&c) : fill(&c)) {
 					fprintf(stderr, "bench-drain: fill: %s\n", strerror(errno));
 					return 1;
 				}
@@ -190,6 +231,8 @@ int main(int argc, char **argv)
 		if (!methods[m].empties)
 			m_and_delete_all(&c);
 	}
+	munmap(c.arr, c.alen);
+	close(c.afd);
 	close(c.fd);
 	return 0;
 }

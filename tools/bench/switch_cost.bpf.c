@@ -2,8 +2,11 @@
 /*
  * Where the time of emon-perf's sched_switch program goes (no PMU here, so
  * no perf record of BPF code): the steps of account() in bpf/emon.bpf.c,
- * rebuilt cumulatively as separate sched_switch programs with the same map
- * shapes, plus single primitives. tools/bench-switch-cost.c attaches one at
+ * rebuilt cumulatively as separate sched_switch programs, plus single
+ * primitives. The rows here are plain hashes, as the engine had before its
+ * count arrays (an LRU hash to a slot, then an inlined array lookup): the
+ * lookup costs the same, and the real program is measured as such by the
+ * bpfcost phase. tools/bench-switch-cost.c attaches one at
  * a time under a ping-pong and reads run_time_ns / run_cnt (bpf_stats).
  *
  *   empty      nothing: the floor of bpf_stats itself (sched_clock twice)
@@ -14,7 +17,8 @@
  *   cpu        read + per-CPU row + stats counter
  *   cgrp       cpu + cgroup hash row ((cgroup id, cpu) key)
  *   proc_nocomm cgrp + process hash row ((tgid, cpu) key), no comm copy
- *   full       proc_nocomm + comm copy: what emon-perf's on_switch does
+ *   full       proc_nocomm + comm copy on every switch (the engine now
+ *              copies it when a process first runs in an interval)
  *
  * and alternatives the engine could use:
  *   read1      one bpf_perf_event_read_value() (counter, enabled, running)
