@@ -103,10 +103,26 @@ static void json__double(FILE *f, double v, int prec)
 		fputs("null", f);
 		return;
 	}
+	if (v == 1.0) {		/* every unscaled count's ratio */
+		fputs("1.0", f);
+		return;
+	}
 	snprintf(buf, sizeof(buf), "%.*g", prec, v);
 	fputs(buf, f);
 	if (!strpbrk(buf, ".e"))
 		fputs(".0", f);
+}
+
+static void json__u64(FILE *f, __u64 v)
+{
+	char buf[24], *p = buf + sizeof(buf);
+
+	*--p = '\0';
+	do {
+		*--p = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	fputs(p, f);
 }
 
 /* Numbers for cpu, socket, process and command (pid) keys, strings
@@ -146,7 +162,7 @@ static void json__counters(const struct output *o, const struct row *r, FILE *f)
 		json__string(f, o->ev[i].name ? o->ev[i].name : "?");
 		putc(':', f);
 		if (v[i].state == VALUE_COUNTED)
-			fprintf(f, "%llu", (unsigned long long)v[i].count);
+			json__u64(f, v[i].count);
 		else
 			fputs("null", f);
 	}
