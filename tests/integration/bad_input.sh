@@ -38,6 +38,16 @@ bad frob "$EMON" frob
 bad "list" "$EMON" list --frob
 if command -v setpriv >/dev/null; then
 	bad "CAP_BPF" setpriv --reuid=65534 --regid=65534 --clear-groups "$EMON" stat --timeout 100
+	# CAP_BPF + CAP_PERFMON alone are enough (a copy nobody can run)
+	capbin=$(mktemp /tmp/emon-cap.XXXXXX) && cp "$EMON" "$capbin" && chmod 755 "$capbin"
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+bpf,+perfmon \
+		--ambient-caps=+bpf,+perfmon "$capbin" stat -e cpu-clock --by system,cgroup,process \
+		--energy none -j --timeout 300 >"$TMP/cap.jsonl" 2>"$TMP/cap.err"
+	rc=$?
+	rm -f "$capbin"
+	n=$(jrow "$TMP/cap.jsonl" system all cpu-clock)
+	check "as nobody with CAP_BPF + CAP_PERFMON only: counts ($n ns), exit 0, nothing on stderr" \
+		[ "$rc" -eq 0 -a "${n:-0}" -gt 0 -a ! -s "$TMP/cap.err" ]
 else
 	echo "SKIP  setpriv missing: the unprivileged case is not tried"
 fi
