@@ -6,8 +6,9 @@
  * reads and print at every -I or at the end.
  *
  * Every exit path goes through one cleanup: links destroyed, maps and
- * perf_event fds closed, the command reaped. The kernel drops BPF links and
- * perf events with the last fd, so even SIGKILL leaves nothing attached.
+ * perf_event fds closed, the command ended and reaped (bperf/command.c).
+ * The kernel drops BPF links and perf events with the last fd, so even
+ * SIGKILL leaves nothing attached.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,16 +19,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "bperf/attribute.h"
+#include "bperf/command.h"
 #include "bperf/commands.h"
 #include "bperf/stat.h"
 #include "rapl/energy.h"
 
 #define READ_PERIOD_MS 1000
+#define MIN_PERIOD_MS 50
 
 struct stat_run {
 	struct stat_opts o;
@@ -53,22 +55,23 @@ struct stat_run {
 	int ncpus;
 	char cgroot[PATH_MAX];
 	char target[512];
-	pid_t child;
-	int child_status;
-	bool child_done;
+	struct command cmd;
 	int forwarded;		/* signals passed on to the command */
 	__u64 ovf_warned[2];
 };
 
 static int sig_pipe[2] = { -1, -1 };
-static volatile sig_atomic_t stop_signal, nr_signals;
+static volatile sig_atomic_t stop_signal, stop_by_kernel, nr_signals;
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *info, void *uc)
 {
 	int saved = errno;
 
+	(void)uc;
 	if (sig != SIGCHLD) {
 		stop_signal = sig;
+		/* the terminal's (Ctrl-C): its foreground group has it too */
+		stop_by_kernel = info && info->si_code == SI_KERNEL;
 		nr_signals++;
 	}
 	if (write(sig_pipe[1], "x", 1) < 0) {
@@ -79,13 +82,13 @@ static void on_signal(int sig)
 
 static int setup_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_sigaction = on_signal };
 	int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD };
 
 	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
 		return -errno;
 	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
+	sa.sa_flags = SA_RESTART | SA_SIGINFO;
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaction(sigs[i], &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);	/* EPIPE on write stops the run instead */
@@ -360,70 +363,39 @@ static int setup_output(struct stat_run *st)
 	return 0;
 }
 
-/*
- * Fork the command stopped on a pipe, put it in the BPF tree map, then let
- * it exec: its whole tree is followed from its first instruction. An exec
- * failure comes back through a close-on-exec pipe.
- */
-static int spawn_command(struct stat_run *st)
+/* Before the command's exec: its tree is followed from its first step. */
+static void follow_command(pid_t pid, void *arg)
 {
-	int go[2], ex[2], e = 0;
-	ssize_t n;
-	char c;
+	struct stat_run *st = arg;
+	int err;
 
-	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC)) {
-		pr_err("pipe: %s", strerror(errno));
-		return 1;
-	}
-	st->child = fork();
-	if (st->child < 0) {
-		pr_err("fork: %s", strerror(errno));
-		return 1;
-	}
-	if (st->child == 0) {
-		signal(SIGPIPE, SIG_DFL);
-		close(go[1]);
-		close(ex[0]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		execvp(st->o.cmd[0], st->o.cmd);
-		e = errno;
-		if (write(ex[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(ex[1]);
-	st->sc.tree_root = st->child;
-	if (session__tree_add(&st->sess, st->child))
-		pr_warn("cannot follow the command's tree: %s", strerror(errno));
-	if (write(go[1], "g", 1) != 1)
-		pr_warn("cannot start the command: %s", strerror(errno));
-	close(go[1]);
-	n = read(ex[0], &e, sizeof(e));
-	close(ex[0]);
-	if (n == sizeof(e)) {
-		waitpid(st->child, NULL, 0);
-		st->child = 0;
-		pr_err("cannot run '%s': %s", st->o.cmd[0], strerror(e));
-		return 2;
-	}
-	return 0;
+	st->sc.tree_root = pid;
+	err = session__tree_add(&st->sess, pid);
+	if (err)
+		pr_warn("cannot follow the command's tree: %s", strerror(-err));
 }
 
-static void reap_child(struct stat_run *st, bool block)
+static int spawn_command(struct stat_run *st)
 {
-	int status;
-	pid_t p;
+	int err;
 
-	if (st->child <= 0 || st->child_done)
-		return;
-	p = waitpid(st->child, &status, block ? 0 : WNOHANG);
-	if (p == st->child) {
-		st->child_done = true;
-		st->child_status = WIFEXITED(status) ? WEXITSTATUS(status) :
-				   128 + WTERMSIG(status);
+	/*
+	 * Stopped while loading: the command is not started, rather than
+	 * given the signal in its first steps, where a shell may lose it
+	 * (dash, caught while forking a child, waits for that child anyway).
+	 */
+	if (nr_signals)
+		return 128 + stop_signal;
+	err = command__spawn(&st->cmd, st->o.cmd, follow_command, st);
+	if (err && st->cmd.exec_failed) {
+		pr_err("cannot run '%s': %s", st->o.cmd[0], strerror(-err));
+		return 2;
 	}
+	if (err) {
+		pr_err("cannot start the command: %s", strerror(-err));
+		return 1;
+	}
+	return 0;
 }
 
 static void warn_overflow(struct stat_run *st)
@@ -533,29 +505,56 @@ static void drain_signal_pipe(void)
 /* Signals and the command: true when the run should end now. */
 static bool stat_should_end(struct stat_run *st, double now, double deadline)
 {
-	reap_child(st, false);
-	if (nr_signals && st->child > 0 && !st->child_done && !st->forwarded) {
-		/* the command decides how it ends; a second signal ends us */
-		kill(st->child, stop_signal);
+	bool done = command__poll(&st->cmd);
+
+	/* the command decides how it ends; a second signal ends us */
+	if (nr_signals && !st->forwarded &&
+	    command__forward(&st->cmd, stop_signal, stop_by_kernel))
 		st->forwarded = nr_signals;
-	}
-	return st->child_done || (deadline && now >= deadline) ||
+	return done || (deadline && now >= deadline) ||
 	       (nr_signals && nr_signals > st->forwarded);
 }
 
 /*
+ * A storm of short processes can fill a map within a period: read sooner
+ * while a map came back more than half full, and go back to the full
+ * period once it is quiet (under an eighth full).
+ */
+static double adapt_period(const struct stat_run *st, double period, double full)
+{
+	double fill = (double)st->rd.nr_proc / st->sess.max_procs;
+	double cfill = (double)st->rd.nr_cgrp / st->sess.max_cgroups;
+
+	if (cfill > fill)
+		fill = cfill;
+	if (fill > 0.5 && period > MIN_PERIOD_MS / 1e3) {
+		period /= 2;
+		pr_debug("maps %.0f%% full: reading every %.0f ms", fill * 100, period * 1e3);
+	} else if (fill < 0.125 && period < full) {
+		period = period * 2 < full ? period * 2 : full;
+	}
+	return period;
+}
+
+/*
  * Reads come every period (at most 1 s, so the maps never hold more than a
- * second of keys), prints at every -I mark counted from the start, the
- * last one at the end; whichever is next wakes the loop.
+ * second of keys; less under a storm, see adapt_period), prints at every
+ * -I mark counted from the start, the last one at the end; whichever is
+ * next wakes the loop.
  */
 static int stat_loop(struct stat_run *st)
 {
 	double t0 = st->last_read, last_print = t0, next_read, next_print, deadline;
-	double period = READ_PERIOD_MS / 1e3, ival = st->o.interval_ms / 1e3;
+	double period = READ_PERIOD_MS / 1e3, ival = st->o.interval_ms / 1e3, full;
 	int err;
 
 	if (ival && ival < period)
 		period = ival;
+	full = period;
+	/* start short: a storm already running must not fill the first one */
+	period = full / 8 > MIN_PERIOD_MS / 1e3 ? full / 8 : MIN_PERIOD_MS / 1e3;
+	if (period > full)
+		period = full;
 	next_read = t0 + period;
 	next_print = ival ? t0 + ival : 0;
 	deadline = st->o.timeout_ms ? t0 + st->o.timeout_ms / 1e3 : 0;
@@ -579,8 +578,8 @@ static int stat_loop(struct stat_run *st)
 		err = take_interval(st, now);
 		if (err)
 			return err;
-		while (next_read <= now)	/* late: no burst of catch-up reads */
-			next_read += period;
+		period = adapt_period(st, period, full);
+		next_read = now + period;	/* late: no burst of catch-up reads */
 		if (ending) {
 			if (!ival || st->agg.reads)
 				err = print_interval(st, now - t0, now - last_print);
@@ -620,6 +619,7 @@ static int stat_setup(struct stat_run *st)
 		return ret;
 
 	so.ncpus = st->ncpus;
+	so.online = st->online;	/* CPU rows: those that come online join */
 	so.max_cgroups = st->o.max_cgroups;
 	so.max_procs = st->o.max_procs;
 	so.follow_tree = st->sc.command_mode;
@@ -657,21 +657,21 @@ static int stat_setup(struct stat_run *st)
 		return 1;
 	}
 	st->last_read = now_s();
-	/* the baseline, as close to the counting start as can be */
-	if (st->energy)
+	/* the baseline, as close to the counting start as can be; it brings
+	 * what the source found while opening (zones left out, wraps it
+	 * cannot tell from errors): said here, once */
+	if (st->energy) {
 		energy_source__read(st->energy, 0, NULL, &st->es);
+		if (st->es.warning[0])
+			pr_warn("energy: %s", st->es.warning);
+		st->es.warning[0] = '\0';
+	}
 	return st->o.cmd ? spawn_command(st) : 0;
 }
 
 static void stat_cleanup(struct stat_run *st)
 {
-	if (st->child > 0 && !st->child_done) {
-		reap_child(st, false);
-		if (!st->child_done) {
-			kill(st->child, SIGTERM);
-			reap_child(st, true);
-		}
-	}
+	command__stop(&st->cmd);
 	if (st->sess_open)
 		session__close(&st->sess);
 	for (int i = 0; i < st->events.nr; i++)
@@ -724,11 +724,8 @@ int cmd_stat(int argc, char **argv)
 		else if (st->energy_note[0])
 			pr_warn("%s", st->energy_note);
 	}
-	if (st->child > 0 && !ret) {
-		reap_child(st, false);
-		if (st->child_done)
-			ret = st->child_status;
-	}
+	if (!ret && command__poll(&st->cmd))
+		ret = st->cmd.status;
 out:
 	stat_cleanup(st);
 	free(st);
