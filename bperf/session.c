@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -278,9 +279,23 @@ static int session__flush_cpu(struct session *s, int cpu)
 	return bpf_prog_test_run_opts(s->flush_fd, &opts) ? -errno : 0;
 }
 
-/* Run the flush program on every possible CPU; offline ones refuse. */
+double session__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Run the flush program on every possible CPU; offline ones refuse. Each
+ * CPU's interval ends at its own flush: the middle of them all is the
+ * interval's end, taken after the flush (not before: a preemption there
+ * would move every CPU's end, not the timestamp).
+ */
 static int session__flush(struct session *s)
 {
+	double t0 = session__now(), t1;
 	int flushed = 0, err;
 
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
@@ -291,6 +306,9 @@ static int session__flush(struct session *s)
 		s->cpu[cpu].flushed = !err;
 		flushed += !err;
 	}
+	t1 = session__now();
+	s->flush_t = (t0 + t1) / 2;
+	s->flush_spread = t1 - t0;
 	return flushed ? 0 : -ENXIO;
 }
 
@@ -537,6 +555,8 @@ int session__interval(struct session *s, struct session_read *r)
 	if (err)
 		return err;
 	par = (s->epoch - 1) & 1;
+	r->t = s->flush_t;
+	r->spread = s->flush_spread;
 
 	r->nr_cgrp = r->nr_proc = 0;
 	err = session__take_pcpu(s, par, r->cpu);

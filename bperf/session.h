@@ -51,6 +51,8 @@ struct session_read {
 	struct sess_proc *proc;
 	size_t nr_proc, cap_proc;
 	__u64 stats[EMON_STAT_NR];	/* this interval's */
+	double t;		/* when it ended: the middle of the flush, s */
+	double spread;		/* the flush's length, s: the end's uncertainty */
 };
 
 /* What the session knows of one CPU, for hotplug. */
@@ -79,6 +81,7 @@ struct session {
 	struct session_cpu *cpu;	/* [ncpus] */
 	__u32 epoch;
 	int flush_fd;
+	double flush_t, flush_spread;	/* of the last flush, CLOCK_MONOTONIC */
 	__u64 stats_prev[EMON_STAT_NR];
 	void *pcpu_buf;			/* per-CPU lookup buffer */
 	struct session_array {
@@ -93,6 +96,8 @@ struct session {
 /* err gets a one-line message; returns 0 or -errno. */
 int session__open(struct session *s, const struct session_opts *o,
 		  char *err, size_t errlen);
+/* CLOCK_MONOTONIC in seconds: the clock of session_read.t. */
+double session__now(void);
 /* Start counting: the counts so far are discarded. */
 int session__start(struct session *s);
 /* End the current interval and fill r with it. */

@@ -26,39 +26,12 @@
 #include "bperf/command.h"
 #include "bperf/commands.h"
 #include "bperf/stat.h"
+#include "bperf/stat_run.h"
 #include "rapl/energy.h"
 
 #define READ_PERIOD_MS 1000
 #define MIN_PERIOD_MS 50
 
-struct stat_run {
-	struct stat_opts o;
-	struct pmu_event_list events;
-	struct session sess;
-	bool sess_open;
-	struct cgroup_names names;
-	struct aggregate agg;
-	struct session_read rd;
-	struct row_set rows;
-	struct output out;
-	struct stat_ctx sc;
-	struct cpu_topology topo;
-	struct energy_source *energy;
-	struct energy_sample es;
-	struct attr_input attr;
-	int clock_idx;		/* BPF index of cpu-clock, -1 if absent */
-	double *busy_ns;	/* [npkg] for the model */
-	double last_read;
-	char energy_note[512];	/* why auto found no source: said at the end */
-	int *cpu_pkg;
-	bool *online;
-	int ncpus;
-	char cgroot[PATH_MAX];
-	char target[512];
-	struct command cmd;
-	int forwarded;		/* signals passed on to the command */
-	__u64 ovf_warned[2];
-};
 
 static int sig_pipe[2] = { -1, -1 };
 static volatile sig_atomic_t stop_signal, stop_by_kernel, nr_signals;
@@ -97,270 +70,7 @@ static int setup_signals(void)
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Effective CAP_BPF + CAP_PERFMON, or CAP_SYS_ADMIN, or root. */
-static bool have_privileges(void)
-{
-	unsigned long long eff = 0;
-	char line[256];
-	FILE *f;
-
-	if (geteuid() == 0)
-		return true;
-	f = fopen("/proc/self/status", "re");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &eff) == 1)
-			break;
-	fclose(f);
-	return (eff & (1ULL << 21)) ||
-	       ((eff & (1ULL << 38)) && (eff & (1ULL << 39)));
-}
-
-/* /sys/devices/system/cpu/online: "0-3,8-11" */
-static int read_online(bool *online, int ncpus)
-{
-	char buf[4096], *p = buf;
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	int n = 0;
-
-	if (!f)
-		return -errno;
-	if (!fgets(buf, sizeof(buf), f)) {
-		fclose(f);
-		return -EIO;
-	}
-	fclose(f);
-	while (*p && *p != '\n') {
-		char *end;
-		long a = strtol(p, &end, 10), b = a;
-
-		if (end == p)
-			return -EINVAL;
-		p = end;
-		if (*p == '-')
-			b = strtol(p + 1, &p, 10);
-		for (long c = a; c <= b && c < ncpus; c++, n++)
-			online[c] = true;
-		if (*p == ',')
-			p++;
-	}
-	return n ? 0 : -EINVAL;
-}
-
-static int setup_cpus(struct stat_run *st)
-{
-	char err[256];
-	int ret;
-
-	st->ncpus = libbpf_num_possible_cpus();
-	if (st->ncpus <= 0) {
-		pr_err("cannot read the number of possible CPUs");
-		return 1;
-	}
-	st->online = calloc(st->ncpus, sizeof(*st->online));
-	st->cpu_pkg = calloc(st->ncpus, sizeof(*st->cpu_pkg));
-	if (!st->online || !st->cpu_pkg)
-		return 1;
-	if (read_online(st->online, st->ncpus)) {
-		pr_err("cannot read the online CPUs from /sys/devices/system/cpu/online");
-		return 1;
-	}
-	ret = cpu_topology__load(&st->topo, ENERGY_CPU_ROOT, st->ncpus, err, sizeof(err));
-	if (ret || st->topo.nr_packages < 1) {
-		/* no topology (odd containers): one package */
-		pr_debug("no CPU topology (%s): one package", err);
-		st->topo.nr_packages = 1;
-		st->topo.pkg_id[0] = 0;
-	}
-	for (int cpu = 0; cpu < st->ncpus; cpu++)
-		st->cpu_pkg[cpu] = st->topo.pkg_of_cpu && st->topo.pkg_of_cpu[cpu] >= 0 ?
-				   st->topo.pkg_of_cpu[cpu] : 0;
-	return 0;
-}
-
-static int setup_cgroups(struct stat_run *st)
-{
-	__u64 id;
-	int ret;
-
-	ret = cgroup__find_mount("/proc/mounts", st->cgroot, sizeof(st->cgroot));
-	if (ret) {
-		pr_err("no cgroup2 file system mounted (see /proc/mounts)");
-		return 1;
-	}
-	pr_debug("cgroup2 mounted at %s", st->cgroot);
-	for (int i = 0; i < st->o.nr_cgroups; i++) {
-		ret = cgroup__id(st->cgroot, st->o.cgroups[i], &id);
-		if (ret) {
-			pr_err("cgroup '%s' not found under %s: %s", st->o.cgroups[i],
-			       st->cgroot, strerror(-ret));
-			return 2;
-		}
-	}
-	if (cgroup_names__init(&st->names, st->cgroot))
-		return 1;
-	cgroup_names__walk(&st->names);
-	return 0;
-}
-
-static int parse_events(struct stat_run *st)
-{
-	char err[512];
-
-	if (pmu_event_list__parse(&st->events, st->o.events, err, sizeof(err))) {
-		pr_err("%s", err);
-		return 2;
-	}
-	return 0;
-}
-
-static int setup_events(struct stat_run *st, struct session_opts *so)
-{
-	char err[512];
-	int ret;
-
-	for (int i = 0; i < st->events.nr; i++) {
-		struct pmu_event *e = &st->events.ev[i];
-		struct row_event *re = &st->out.ev[i];
-
-		ret = pmu_event__open(e, st->ncpus, st->online, err, sizeof(err));
-		if (ret) {
-			pr_err("%s", err);
-			return ret == -EACCES || ret == -EPERM ? 2 : 1;
-		}
-		re->name = e->name;
-		re->is_time = e->is_time;
-		re->supported = e->supported;
-		re->bpf_idx = -1;
-		if (!e->supported) {
-			pr_debug("%s: %s", e->name, pmu_event__strerror(e->open_err));
-			continue;
-		}
-		re->bpf_idx = so->nr_events;
-		so->events[so->nr_events++] = e;
-	}
-	st->out.nr_events = st->events.nr;
-	if (!so->nr_events) {
-		pr_err("none of the events can be counted here (%s: %s)",
-		       st->events.ev[0].name,
-		       pmu_event__strerror(st->events.ev[0].open_err));
-		return 1;
-	}
-	return 0;
-}
-
-/* The BPF index of the event called name, or -1. */
-static int bpf_index(const struct stat_run *st, const char *name)
-{
-	int i = output__event_index(&st->out, name);
-
-	return i < 0 ? -1 : st->out.ev[i].bpf_idx;
-}
-
-/*
- * Open the energy source and choose the metric that splits it: --split-by,
- * else cycles, else cpu-clock (said in the output). Its packages replace
- * the CPU topology, so a CPU's package is the same for counts and joules.
- */
-static int setup_energy(struct stat_run *st)
-{
-	struct energy_opts eo = {
-		.spec = st->o.energy,
-		.powercap_root = st->o.powercap_root,
-		.ncpus = st->ncpus,
-	};
-	const char *split = st->o.split_by;
-	char err[512] = "";
-	int ret = 0;
-
-	st->clock_idx = bpf_index(st, "cpu-clock");
-	st->energy = energy_source__open_opts(&eo, &ret, err, sizeof(err));
-	if (!st->energy) {
-		if (ret) {
-			pr_err("%s", err);
-			return ret == -EINVAL || ret == -ENOENT ? 2 : 1;
-		}
-		/* auto found nothing: said once the counts are out, so an
-		 * error stays the only line of a failed run */
-		snprintf(st->energy_note, sizeof(st->energy_note), "%s%s", err,
-			 st->o.split_by || st->o.idle_watts ?
-			 " (--split-by and --idle-watts do nothing)" : "");
-		return 0;
-	}
-	if (split) {
-		if (bpf_index(st, split) < 0) {
-			pr_err("--split-by %s: not among the events that can be counted here", split);
-			return 2;
-		}
-	} else if (bpf_index(st, "cycles") >= 0) {
-		split = "cycles";
-	} else if (st->clock_idx >= 0) {
-		split = "cpu-clock";
-		pr_debug("energy split by cpu-clock: cycles are not counted here");
-	} else {
-		pr_err("energy needs cycles or cpu-clock among the events to split it by");
-		return 2;
-	}
-	if (energy_source__is_estimated(st->energy) && st->clock_idx < 0) {
-		pr_err("--energy model needs cpu-clock among the events (busy time)");
-		return 2;
-	}
-	st->attr.split_idx = bpf_index(st, split);
-	st->attr.es = &st->es;
-	st->out.energy_source = energy_source__name(st->energy);
-	st->out.split_by = st->events.ev[output__event_index(&st->out, split)].name;
-	st->out.energy_estimated = energy_source__is_estimated(st->energy);
-
-	st->topo.nr_packages = energy_source__nr_packages(st->energy);
-	for (int p = 0; p < st->topo.nr_packages; p++)
-		st->topo.pkg_id[p] = energy_source__package_id(st->energy, p);
-	for (int cpu = 0; cpu < st->ncpus; cpu++) {
-		int p = energy_source__package_of_cpu(st->energy, cpu);
-
-		st->cpu_pkg[cpu] = p < 0 ? 0 : p;
-	}
-	st->busy_ns = calloc(st->topo.nr_packages, sizeof(*st->busy_ns));
-	return st->busy_ns ? 0 : 1;
-}
-
-static int setup_output(struct stat_run *st)
-{
-	struct output *o = &st->out;
-
-	o->f = stdout;
-	if (st->o.output) {
-		o->f = fopen(st->o.output, "we");
-		if (!o->f) {
-			pr_err("cannot write '%s': %s", st->o.output, strerror(errno));
-			o->f = NULL;
-			return 2;
-		}
-	}
-	o->ops = st->o.json ? &output_json_ops :
-		 st->o.sep ? &output_csv_ops : &output_text_ops;
-	o->sep = st->o.sep;
-	o->interval_mode = st->o.interval_ms > 0;
-	o->ncpus = 0;
-	for (int cpu = 0; cpu < st->ncpus; cpu++)
-		o->ncpus += st->online[cpu];
-	if (st->o.cmd) {
-		size_t n = 0;
-
-		for (char **a = st->o.cmd; *a && n < sizeof(st->target) - 1; a++)
-			n += snprintf(st->target + n, sizeof(st->target) - n, "%s%s",
-				      a == st->o.cmd ? "" : " ", *a);
-		o->target = st->target;
-	} else {
-		o->target = "system wide";
-	}
-	return 0;
+	return session__now();
 }
 
 /* Before the command's exec: its tree is followed from its first step. */
@@ -450,28 +160,29 @@ static int take_energy(struct stat_run *st, double t)
 }
 
 /*
- * End an interval in BPF and add it, and its energy, to the sums. A
- * measured source is read right before the flush, so both end at the same
- * moment; the batch reads that follow the flush can take milliseconds.
+ * End an interval in BPF and add it, and its energy, to the sums; *t gets
+ * its end (the middle of the flush). A measured source is read right
+ * before the flush, so both end at the same moment.
  */
-static int take_interval(struct stat_run *st, double t)
+static int take_interval(struct stat_run *st, double *t)
 {
+	double t0 = now_s();
 	int err;
 
 	if (st->energy && !st->out.energy_estimated &&
-	    read_energy(st, t - st->last_read))
+	    read_energy(st, t0 - st->last_read))
 		return -EIO;
 	err = session__interval(&st->sess, &st->rd);
-
-	pr_debug("interval: flush + read of %zu cgroup and %zu process entries in %.0f us",
-		 st->rd.nr_cgrp, st->rd.nr_proc, (now_s() - t) * 1e6);
+	pr_debug("interval: flush of %.0f us, flush + read of %zu cgroup and %zu process entries in %.0f us",
+		 st->rd.spread * 1e6, st->rd.nr_cgrp, st->rd.nr_proc, (now_s() - t0) * 1e6);
 	if (!err)
 		err = aggregate__add(&st->agg, &st->rd);
 	if (err) {
 		pr_err("reading the BPF maps: %s", strerror(-err));
 		return err;
 	}
-	return take_energy(st, t);
+	*t = st->rd.t;
+	return take_energy(st, *t);
 }
 
 static int print_interval(struct stat_run *st, double t, double dt)
@@ -574,8 +285,7 @@ static int stat_loop(struct stat_run *st)
 				drain_signal_pipe();
 			continue;
 		}
-		now = now_s();	/* the flush follows: the interval ends here */
-		err = take_interval(st, now);
+		err = take_interval(st, &now);	/* now: the interval's end */
 		if (err)
 			return err;
 		period = adapt_period(st, period, full);
@@ -604,17 +314,12 @@ static int stat_setup(struct stat_run *st)
 	char err[512];
 	int ret;
 
-	if (!have_privileges()) {
+	if (!stat__have_privileges()) {
 		pr_err("need root, or CAP_BPF and CAP_PERFMON (try sudo)");
 		return 2;
 	}
 	st->out.scopes = st->o.by | (st->sc.command_mode ? 1u << SCOPE_COMMAND : 0);
-	ret = setup_cpus(st);
-	ret = ret ?: setup_cgroups(st);
-	ret = ret ?: parse_events(st);	/* before -o truncates a file */
-	ret = ret ?: setup_output(st);
-	ret = ret ?: setup_events(st, &so);
-	ret = ret ?: setup_energy(st);
+	ret = stat__setup_inputs(st, &so);
 	if (ret)
 		return ret;
 
@@ -656,7 +361,7 @@ static int stat_setup(struct stat_run *st)
 		pr_err("cannot flush the CPUs: %s", strerror(-ret));
 		return 1;
 	}
-	st->last_read = now_s();
+	st->last_read = st->sess.flush_t;
 	/* the baseline, as close to the counting start as can be; it brings
 	 * what the source found while opening (zones left out, wraps it
 	 * cannot tell from errors): said here, once */
