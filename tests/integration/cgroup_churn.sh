@@ -126,15 +126,16 @@ read -r same nstray nremoved <"$TMP/b.jsonl.res"
 check "--by cgroup: the churned cgroups' rows under each parent add up to perf's count for it (1%)" [ "$same" = 1 ]
 check "--by cgroup: no counts outside their parents (no top-level [removed cgroup] or [unknown] rows)" [ "$nstray" -eq 0 ]
 check "--by cgroup: counts kept under each churned cgroup's last path ($nremoved rows named [removed cgroup N])" [ "$nremoved" -eq 0 ]
-"$PY3" - "$TMP/b.rss" <<'PY'
+"$PY3" - "$TMP/b.rss" "$RSS_SLACK_KB" <<'PY'
 import sys
+slack = int(sys.argv[2])
 s = [tuple(map(float, l.split())) for l in open(sys.argv[1]) if len(l.split()) == 3]
 q = s[len(s) // 4][1]
 end = max(x[1] for x in s[-3:])
 print(f"      --by cgroup instance RSS: {s[0][1] / 1024:.1f} MiB at the start, {q / 1024:.1f} MiB at a quarter "
       f"of the run, {end / 1024:.1f} MiB at the end, peak {max(x[1] for x in s) / 1024:.1f} MiB; "
       f"fds {s[0][2]:.0f}..{max(x[2] for x in s):.0f}")
-open(sys.argv[1] + ".res", "w").write(f"{int(end <= q + 1024)}\n")
+open(sys.argv[1] + ".res", "w").write(f"{int(end <= q + slack)}\n")
 PY
-check "--by cgroup instance: RSS flat under churn (end <= a quarter of the run + 1 MiB)" [ "$(cat "$TMP/b.rss.res")" = 1 ]
+check "--by cgroup instance: RSS flat under churn (end <= a quarter of the run + $((RSS_SLACK_KB / 1024)) MiB)" [ "$(cat "$TMP/b.rss.res")" = 1 ]
 finish

@@ -28,6 +28,8 @@ check "b/(a+b) share matches within 1%" near \
 	"$(python3 -c "print($eb / ($ea + $eb))")" "$(python3 -c "print($ub / ($ua + $ub))")" 1
 ep=$(jrow "$TMP/out.jsonl" cgroup "$TESTCG" cpu-clock)
 check "the parent's row includes both children (perf -G semantics): $ep = $ea + $eb" [ "$ep" -eq $((ea + eb)) ]
-check "the burners' known work: a >= 1.0 s" [ "$ea" -ge 1000000000 ]
-check "the burners' known work: b >= 2.0 s" [ "$eb" -ge 2000000000 ]
+# a burner's 1.0 s of CPU time includes its shell's, before it joined the
+# cgroup (about a millisecond): 0.5% slack
+check "the burners' known work: a >= 0.995 s" [ "$ea" -ge 995000000 ]
+check "the burners' known work: b >= 1.99 s" [ "$eb" -ge 1990000000 ]
 finish
