@@ -34,8 +34,23 @@ int aggregate__init(struct aggregate *a, int ncpus, int npkg,
 	return 0;
 }
 
+static void agg_entry__put(void *ctx, void *val)
+{
+	struct aggregate *a = ctx;
+	struct agg_entry *e = val;
+
+	e->next_free = a->free_list;
+	a->free_list = e;
+}
+
 void aggregate__exit(struct aggregate *a)
 {
+	while (a->free_list) {
+		struct agg_entry *e = a->free_list;
+
+		a->free_list = e->next_free;
+		free(e);
+	}
 	idmap__clear(&a->cgrps, free);
 	idmap__clear(&a->procs, free);
 	free(a->cpu);
@@ -71,11 +86,17 @@ struct agg_entry *aggregate__entry(struct aggregate *a, struct idmap *m,
 
 	if (e)
 		return e;
-	e = agg_entry__new(a->npkg);
-	if (!e)
-		return NULL;
+	if (a->free_list) {
+		e = a->free_list;
+		a->free_list = e->next_free;
+		memset(e, 0, sizeof(*e) + a->npkg * sizeof(struct counts));
+	} else {
+		e = agg_entry__new(a->npkg);
+		if (!e)
+			return NULL;
+	}
 	if (idmap__put(m, id, id2, e)) {
-		free(e);
+		agg_entry__put(a, e);
 		return NULL;
 	}
 	return e;
@@ -132,8 +153,8 @@ void aggregate__reset(struct aggregate *a)
 {
 	size_t sz = sizeof(struct agg_entry) + a->npkg * sizeof(struct counts);
 
-	idmap__clear(&a->cgrps, free);
-	idmap__clear(&a->procs, free);
+	idmap__reset(&a->cgrps, agg_entry__put, a);
+	idmap__reset(&a->procs, agg_entry__put, a);
 	memset(a->cpu, 0, a->ncpus * sizeof(*a->cpu));
 	memset(a->ovf_cgrp, 0, sz);
 	memset(a->ovf_proc, 0, sz);

@@ -12,6 +12,7 @@
 #include "bperf/session.h"
 
 struct agg_entry {
+	struct agg_entry *next_free;	/* in aggregate.free_list */
 	char comm[EMON_COMM_LEN];	/* processes: see aggregate__add */
 	__u32 flags;			/* processes: EMON_PROC_* of any read */
 	__u32 comm_flags;		/* the flags of the read comm came from */
@@ -28,7 +29,10 @@ struct aggregate {
 	const int *cpu_pkg;		/* [ncpus] package of each CPU */
 	struct counts *cpu;		/* [ncpus] */
 	struct idmap cgrps;		/* cgid -> agg_entry */
-	struct idmap procs;		/* tgid -> agg_entry */
+	struct idmap procs;		/* (tgid, start) -> agg_entry */
+	/* entries of past intervals, reused: a storm of short processes
+	 * does not churn the heap, and memory stays at its peak interval's */
+	struct agg_entry *free_list;
 	struct agg_entry *ovf_cgrp;	/* counts the full cgroup map missed */
 	struct agg_entry *ovf_proc;
 	struct agg_entry *ovf_cmd;	/* the command's part of ovf_proc */

@@ -3,6 +3,7 @@
  * that churns through exited processes never degrades. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "bperf/idmap.h"
 
 static size_t idmap__hash(__u64 a, __u64 b)
@@ -118,6 +119,16 @@ struct idmap_slot *idmap__next(const struct idmap *m, size_t *iter)
 			return s;
 	}
 	return NULL;
+}
+
+void idmap__reset(struct idmap *m, void (*put_val)(void *, void *), void *ctx)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slots[i].val && put_val)
+			put_val(ctx, m->slots[i].val);
+	if (m->slots)
+		memset(m->slots, 0, m->cap * sizeof(*m->slots));
+	m->nr = 0;
 }
 
 void idmap__clear(struct idmap *m, void (*free_val)(void *))

@@ -29,6 +29,9 @@ int idmap__put(struct idmap *m, __u64 a, __u64 b, void *val);
 void *idmap__del(struct idmap *m, __u64 a, __u64 b);
 /* Iterate: for (i = 0; (s = idmap__next(m, &i)); ) */
 struct idmap_slot *idmap__next(const struct idmap *m, size_t *iter);
+/* Empty it but keep the table (no reallocation next time): every value
+ * goes to put_val(ctx, val) first (put_val may be NULL). */
+void idmap__reset(struct idmap *m, void (*put_val)(void *ctx, void *val), void *ctx);
 /* Free every value with free_val (may be NULL) and the table. */
 void idmap__clear(struct idmap *m, void (*free_val)(void *));
 
