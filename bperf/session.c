@@ -288,14 +288,42 @@ double session__now(void)
 }
 
 /*
- * Run the flush program on every possible CPU; offline ones refuse. Each
- * CPU's interval ends at its own flush: the middle of them all is the
- * interval's end, taken after the flush (not before: a preemption there
- * would move every CPU's end, not the timestamp).
+ * When the interval ended: each CPU's ends where its flush read its
+ * counters, as the flush recorded it; the interval's end is their mean,
+ * so the CPUs' cpu-clock adds up to exactly ncpu x dt whatever delayed
+ * an IPI or preempted us (falls back to t, taken after the flush).
  */
+static void session__flush_time(struct session *s, double t)
+{
+	int fd = bpf_map__fd(s->skel->maps.flush_ns);
+	double sum = 0, lo = 0, hi = 0;
+	__u64 *ns = s->pcpu_buf;
+	__u32 z = 0;
+	int n = 0;
+
+	s->flush_t = t;
+	s->flush_spread = 0;
+	if (bpf_map_lookup_elem(fd, &z, ns))
+		return;
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+		double v = ns[cpu] / 1e9;
+
+		if (!s->cpu[cpu].flushed || !ns[cpu])
+			continue;
+		sum += v;
+		lo = n && lo < v ? lo : v;
+		hi = n && hi > v ? hi : v;
+		n++;
+	}
+	if (n) {
+		s->flush_t = sum / n;
+		s->flush_spread = hi - lo;
+	}
+}
+
+/* Run the flush program on every possible CPU; offline ones refuse. */
 static int session__flush(struct session *s)
 {
-	double t0 = session__now(), t1;
 	int flushed = 0, err;
 
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
@@ -306,9 +334,7 @@ static int session__flush(struct session *s)
 		s->cpu[cpu].flushed = !err;
 		flushed += !err;
 	}
-	t1 = session__now();
-	s->flush_t = (t0 + t1) / 2;
-	s->flush_spread = t1 - t0;
+	session__flush_time(s, session__now());
 	return flushed ? 0 : -ENXIO;
 }
 

@@ -51,8 +51,8 @@ struct session_read {
 	struct sess_proc *proc;
 	size_t nr_proc, cap_proc;
 	__u64 stats[EMON_STAT_NR];	/* this interval's */
-	double t;		/* when it ended: the middle of the flush, s */
-	double spread;		/* the flush's length, s: the end's uncertainty */
+	double t;		/* when it ended: the mean of the CPUs' flushes, s */
+	double spread;		/* between the first and last CPU's flush, s */
 };
 
 /* What the session knows of one CPU, for hotplug. */

@@ -104,6 +104,15 @@ struct {
 	__type(value, struct emon_counts);
 } cpu_counts SEC(".maps");
 
+/* When the CPU's last flush read its counters (CLOCK_MONOTONIC ns): each
+ * CPU's interval ends there, so userspace times the interval from these. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} flush_ns SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, EMON_STAT_NR);
@@ -433,6 +442,12 @@ static __always_inline void account(bool flush)
 		p->c[i].counter = v.counter;
 		p->c[i].enabled = v.enabled;
 		p->c[i].running = v.running;
+	}
+	if (flush) {
+		__u64 *ft = bpf_map_lookup_elem(&flush_ns, &z);
+
+		if (ft)
+			*ft = bpf_ktime_get_ns();
 	}
 	/* The first reading on a CPU is the baseline, not a slice. */
 	if (!p->primed) {
