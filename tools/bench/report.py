@@ -538,7 +538,7 @@ def report(b, md_path, svg_path):
         ("cpu", "+ per-CPU row + stats counter"),
         ("cgrp", "+ cgroup id + (cgroup, cpu) hash row"),
         ("proc_nocomm", "+ (tgid, cpu) hash row"),
-        ("full", "+ comm copy = emon-perf's on_switch"),
+        ("full", "+ comm copy on every switch (the engine now copies it only at first sight)"),
     ]
     prev = None
     for prog, what in steps:
@@ -578,7 +578,8 @@ def report(b, md_path, svg_path):
       "200 ms (random phase), so every one is in the maps in every interval (and, to show "
       "what the load does, 10,000 waking every second). Time from "
       "emon-perf's `-v` line `interval: flush + read of N cgroup and M process entries in "
-      "X us` (flush on every CPU + batch read-and-delete of the maps), first interval "
+      "X us` (flush on every CPU + reading the used slots of the mmap'ed count arrays and "
+      "zeroing them), first interval "
       "left out; median [min–max] over the intervals.")
     w("")
     w("| live | cgroup keys | process keys | flush + read | CPUs idle meanwhile |")
@@ -601,8 +602,10 @@ def report(b, md_path, svg_path):
             if d:
                 drain.append(d)
     if drain:
-        w("The read alone, on a quiet map (`tools/bench-drain.c`: a preallocated hash shaped "
-          "like the process map, 32768 entries, filled from userspace, median of 7):")
+        w("The read alone (`tools/bench-drain.c`, median of 7): `mmap` is what the engine "
+          "does (the used slots of a BPF_F_MMAPABLE array copied out of the mapping and "
+          "zeroed); the others are the ways to empty a preallocated hash shaped like the "
+          "process map (32768 entries) that the engine used before its count arrays:")
         w("")
         w("| method | keys | time | per key |")
         w("|---|---:|---:|---:|")
@@ -734,11 +737,12 @@ def limits_notes(b, floor, raw3, net3):
     comm1 = b.brk_ns("comm", ev3)
     if comm_d is not None and comm1 is not None and floor is not None:
         n.append(f"The comm copy on every switch: {comm1 - floor:.0f} ns net on its own "
-                 f"(`comm`), {comm_d:+.0f} ns as a step (full − proc_nocomm); it is only "
-                 "needed when a process is first seen in an interval.")
+                 f"(`comm`), {comm_d:+.0f} ns as a step (full − proc_nocomm); the engine "
+                 "now copies it only when a process is first seen in an interval, and on exec.")
     if lean is not None and floor is not None:
         n.append(f"Even the lean variant (counter-only reads, no comm, no stats counter) is "
-                 f"{lean - floor:.0f} ns net with 3 events: two hash lookups "
+                 f"{lean - floor:.0f} ns net with 3 events: two hash lookups (the engine's "
+                 "key-to-slot LRU lookups cost the same) "
                  f"(~{(b.brk_ns('hash', ev3) or 0) - floor:.0f} ns each) and the cgroup id "
                  f"(~{(b.brk_ns('cgid', ev3) or 0) - floor:.0f} ns) remain.")
     se = [b.slowdown("pp", "emon", k) for k in (1, 16, 64, 256, 1024)]
@@ -761,7 +765,7 @@ def limits_notes(b, floor, raw3, net3):
                          ("json__interval", "of which the JSON writer"),
                          ("stat_rows__build", "the rows (roll-up, naming)"),
                          ("take_interval", "the interval's flush + map read"),
-                         ("bpf_map_lookup_and_delete_batch", "of which the batch syscalls"),
+                         ("session__drain", "of which reading the count arrays"),
                          ("aggregate__add", "summing the read into the interval")):
             if fn in prof:
                 parts.append(f"{what} {prof[fn]:.0f}%")
@@ -770,10 +774,12 @@ def limits_notes(b, floor, raw3, net3):
                  + "; ".join(parts) + " of its samples (inclusive, profile above).")
     fl, _, _ = b.flush_us("procs_10000_200")
     if fl:
-        n.append("Flush + read time is dominated by the batch read-and-delete of the hash "
-                 "maps (see bench-drain: a few hundred ns per key, about the same without "
-                 "delete), and it grows when the CPUs are busy: with 10,000 sleepers waking "
-                 "every 200 ms this VM has little idle time, so emon-perf's read waits for CPU.")
+        n.append("Flush + read: the read is a copy of the used slots out of the mmap'ed "
+                 "count arrays (bench-drain `mmap`: a few ns per key, against a few hundred "
+                 "for the batch read-and-delete of the hash maps the engine had before); "
+                 "what is left is the flush (one IPI per CPU) and, on a busy machine, "
+                 "waiting for a CPU: with 10,000 sleepers waking every 200 ms this VM has "
+                 "little idle time.")
     n.append("This is a shared 2-CPU VM: other tasks (including the hypervisor's memory "
              "monitor `kdamond`) and steal move absolute rates by tens of percent between "
              "minutes, which is why every figure is a ratio to an unmonitored run of the "
