@@ -119,8 +119,61 @@ static void test_aggregate_split(void **state)
 	aggregate__reset(&a);
 	assert_int_equal(a.reads, 0);
 	assert_null(idmap__get(&a.cgrps, 100, 0));
+	assert_null(idmap__get(&a.procs, 42, 0));
 	aggregate__system(&a, &sys);
 	assert_true(counts__is_zero(&sys, 2));
+
+	/* the next interval reuses the entries, which start from zero */
+	assert_non_null(a.free_list);
+	assert_int_equal(aggregate__add(&a, &r), 0);
+	e = idmap__get(&a.procs, 42, 0);
+	assert_non_null(e);
+	assert_int_equal(e->total.c[0].counter, 15);
+	assert_int_equal(e->energy_j, 0);
+	e = idmap__get(&a.cgrps, 200, 0);
+	assert_non_null(e);
+	assert_int_equal(e->total.c[0].counter, 7);
+	assert_int_equal(e->pkg[1].c[0].counter, 7);
+	assert_int_equal(e->pkg[0].c[0].counter, 0);
+	aggregate__exit(&a);
+}
+
+/* A pid reused within one interval: two processes, told apart by their
+ * start; the command's tree counts only its own. */
+static void test_aggregate_pid_reuse(void **state)
+{
+	struct sess_proc pr[] = {
+		{ .tgid = 7, .cpu = 0, .start = 111, .comm = "mine",
+		  .flags = EMON_PROC_IN_TREE, .c = mk(10, 1) },
+		{ .tgid = 7, .cpu = 0, .start = 222, .comm = "other", .c = mk(90, 1) },
+		{ .tgid = 7, .cpu = 1, .start = 111, .comm = "mine2",
+		  .flags = EMON_PROC_IN_TREE | EMON_PROC_EXEC, .c = mk(5, 1) },
+		{ .tgid = 7, .cpu = 0, .start = 111, .comm = "mine3",
+		  .flags = EMON_PROC_IN_TREE, .c = mk(1, 1) },
+	};
+	struct counts cpu[2] = { mk(101, 1), mk(5, 1) };
+	struct counts none[2] = {};
+	struct session_read r = {
+		.cpu = cpu, .ovf_cgrp = none, .ovf_proc = none, .ovf_cmd = none,
+		.proc = pr, .nr_proc = 4,
+	};
+	struct agg_entry *e;
+	struct aggregate a;
+
+	(void)state;
+	assert_int_equal(aggregate__init(&a, 2, 1, NULL, 1), 0);
+	assert_int_equal(aggregate__add(&a, &r), 0);
+	assert_int_equal(a.procs.nr, 2);
+	e = idmap__get(&a.procs, 7, 111);
+	assert_non_null(e);
+	assert_int_equal(e->total.c[0].counter, 16);
+	/* an exec's name wins over the others of the same read */
+	assert_string_equal(e->comm, "mine2");
+	e = idmap__get(&a.procs, 7, 222);
+	assert_non_null(e);
+	assert_int_equal(e->total.c[0].counter, 90);
+	/* the command: its own process only */
+	assert_int_equal(a.cmd->total.c[0].counter, 16);
 	aggregate__exit(&a);
 }
 
@@ -227,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_idmap),
 		cmocka_unit_test(test_aggregate_split),
 		cmocka_unit_test(test_aggregate_unknown_cpu),
+		cmocka_unit_test(test_aggregate_pid_reuse),
 		cmocka_unit_test(test_energy_split),
 	};
 
