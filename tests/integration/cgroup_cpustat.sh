@@ -24,8 +24,12 @@ eb=$(jrow "$TMP/out.jsonl" cgroup "$b" cpu-clock)
 echo "      cpu.stat: a=$ua b=$ub  emon-perf: a=$ea b=$eb (ns)"
 check "cgroup a cpu-clock matches cpu.stat within 3%" near_steal "$ea" "$ua" 3 "$steal"
 check "cgroup b cpu-clock matches cpu.stat within 3%" near_steal "$eb" "$ub" 3 "$steal"
-check "b/(a+b) share matches within 1%" near \
-	"$(python3 -c "print($eb / ($ea + $eb))")" "$(python3 -c "print($ub / ($ua + $ub))")" 1
+# steal falls on whatever runs: the share's tolerance grows with the
+# part of the machine's time the hypervisor took
+sys=$(jrow "$TMP/out.jsonl" system all cpu-clock)
+tol=$(python3 -c "print(round(1 + 100 * $steal / $sys, 2))")
+check "b/(a+b) share matches within 1% (+ the run's steal: $tol%)" near \
+	"$(python3 -c "print($eb / ($ea + $eb))")" "$(python3 -c "print($ub / ($ua + $ub))")" "$tol"
 ep=$(jrow "$TMP/out.jsonl" cgroup "$TESTCG" cpu-clock)
 check "the parent's row includes both children (perf -G semantics): $ep = $ea + $eb" [ "$ep" -eq $((ea + eb)) ]
 # a burner's 1.0 s of CPU time includes its shell's, before it joined the

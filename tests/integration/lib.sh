@@ -137,6 +137,14 @@ print(f"      {a:.6g} vs {b:.6g}: {err / b * 100:.3f}% (tolerance {tol}% + steal
 sys.exit(0 if err <= allowed else 1)' "$1" "$2" "$3" "$4"
 }
 
+# steal_part STEAL PART WHOLE: the steal (ns) that could have fallen in
+# PART of WHOLE (e.g. a cgroup's cpu-clock of the system's): steal lands
+# on whatever runs, in proportion. Two counters of one run (emon-perf and
+# perf -G) can disagree by up to that, on top of their own tolerance.
+steal_part() {
+	python3 -c 'import sys; s, p, w = map(float, sys.argv[1:4]); print(f"{s * p / w if w > 0 else s:.0f}")' "$1" "$2" "$3"
+}
+
 # fake_rapl DIR WATTS [ARGS...]: a powercap tree advancing at WATTS per
 # package in the background, ready when this returns
 fake_rapl() {
