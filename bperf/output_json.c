@@ -51,7 +51,17 @@ static void json__put_string(FILE *f, const char *str)
 
 	putc('"', f);
 	while (*s) {
-		int n = utf8_len(s);
+		const unsigned char *run = s;
+		int n;
+
+		/* the common case: a run of printable ASCII, written at once */
+		while (*s >= 0x20 && *s < 0x7f && *s != '"' && *s != '\\')
+			s++;
+		if (s > run)
+			fwrite(run, 1, s - run, f);
+		if (!*s)
+			break;
+		n = utf8_len(s);
 
 		if (!n) {
 			fputs("\\ufffd", f);
@@ -208,11 +218,12 @@ static void json__energy(const struct output *o, const struct row *r, FILE *f)
 	}
 }
 
-static void json__row(const struct output *o, double t, const struct row *r)
+/* head: '{"interval":T,"scope":', the same for every row of an interval */
+static void json__row(const struct output *o, const char *head, const struct row *r)
 {
 	FILE *f = o->f;
 
-	fprintf(f, "{\"interval\":%.6f,\"scope\":", t);
+	fputs(head, f);
 	json__string(f, scope__name(r->scope));
 	fputs(",\"key\":", f);
 	json__key(f, r);
@@ -251,9 +262,12 @@ static void json__begin(struct output *o)
 static void json__interval(struct output *o, double t, double dt,
 			   const struct row *rows, int n)
 {
+	char head[64];
+
 	(void)dt;
+	snprintf(head, sizeof(head), "{\"interval\":%.6f,\"scope\":", t);
 	for (int k = 0; k < n; k++) {
-		json__row(o, t, &rows[k]);
+		json__row(o, head, &rows[k]);
 		o->rows_printed++;
 	}
 }

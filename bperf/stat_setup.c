@@ -255,6 +255,8 @@ static int setup_output(struct stat_run *st)
 			return 2;
 		}
 	}
+	/* each interval ends with a flush: one write for thousands of rows */
+	setvbuf(o->f, NULL, _IOFBF, 1 << 16);
 	o->ops = st->o.json ? &output_json_ops :
 		 st->o.sep ? &output_csv_ops : &output_text_ops;
 	o->sep = st->o.sep;
