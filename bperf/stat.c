@@ -160,6 +160,21 @@ static int take_energy(struct stat_run *st, double t)
 }
 
 /*
+ * Name the cgroups of a read while BPF's record of them is fresh: rows are
+ * built at the print, which without -I is the end of the run, and a
+ * cgroup removed meanwhile would by then be known by id only (its record
+ * is in an LRU sized for one interval's cgroups).
+ */
+static void name_cgroups(struct stat_run *st)
+{
+	if (!(st->out.scopes & ((1u << SCOPE_CGROUP) | (1u << SCOPE_CONTAINER))))
+		return;
+	for (size_t i = 0; i < st->rd.nr_cgrp; i++)
+		cgroup_names__path(&st->names, st->rd.cgrp[i].cgid,
+				   session__cgroup_info, &st->sess);
+}
+
+/*
  * End an interval in BPF and add it, and its energy, to the sums; *t gets
  * its end (the middle of the flush). A measured source is read right
  * before the flush, so both end at the same moment.
@@ -181,6 +196,7 @@ static int take_interval(struct stat_run *st, double *t)
 		pr_err("reading the BPF maps: %s", strerror(-err));
 		return err;
 	}
+	name_cgroups(st);
 	*t = st->rd.t;
 	return take_energy(st, *t);
 }

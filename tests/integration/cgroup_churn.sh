@@ -41,7 +41,11 @@ cg_run $join $CGCHURN -d $secs -j 1 -w 5 -J -o $TMP/join.txt $CGROOT$join &
 wait
 EOF
 st0=$(steal_ns)
-"$EMON" stat -a --energy none -e cpu-clock,context-switches -G "$all" -j -o "$TMP/a.jsonl" -- \
+# --max-cgroups 1024: BPF's record of the cgroups' names (an LRU of that
+# size) cannot hold all of the run's (1,300+): the names must be taken at
+# each read, not at the print at the end
+"$EMON" stat -a --energy none -e cpu-clock,context-switches -G "$all" --max-cgroups 1024 \
+	-j -o "$TMP/a.jsonl" -- \
 	perf stat -a -x, -e cpu-clock,context-switches --for-each-cgroup "$pcgs" -o "$TMP/perf.csv" -- \
 	bash "$TMP/work.sh" 2>"$TMP/a.err"
 rc=$?
