@@ -125,7 +125,7 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 	err = err ?: bpf_map__set_max_entries(k->maps.proc_data, 2 * s->max_procs);
 	err = err ?: bpf_map__set_max_entries(k->maps.cgrp_idx, 2 * s->max_cgroups);
 	err = err ?: bpf_map__set_max_entries(k->maps.proc_idx, 2 * s->max_procs);
-	err = err ?: bpf_map__set_max_entries(k->maps.cgrp_parent, s->max_cgroups);
+	err = err ?: bpf_map__set_max_entries(k->maps.cgrp_parent, 2 * s->max_cgroups);
 	err = err ?: bpf_map__set_max_entries(k->maps.tree, s->max_procs);
 	return err;
 }
