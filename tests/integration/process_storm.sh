@@ -94,8 +94,9 @@ check "the cgroup's cpu-clock matches perf stat -G within 1% (+ its part of the 
 check "the cgroup's context-switches match perf stat -G within 1%" near "$ecs" "$pcs" 1
 check "the cgroup's cpu-clock matches cpu.stat within 5% (+ steal)" near_steal "$e" "$u" 5 "$steal"
 
-"$PY3" - "$TMP/rss" <<'PY'
+"$PY3" - "$TMP/rss" "$secs" <<'PY'
 import sys
+secs = float(sys.argv[2])
 s = [tuple(map(float, l.split())) for l in open(sys.argv[1]) if len(l.split()) == 3]
 if len(s) < 4:
     print(f"FAIL  only {len(s)} RSS samples")
@@ -107,10 +108,18 @@ second = max(r for t, r, f in s if t - t0 > half)
 peak = max(r for t, r, f in s)
 print(f"      RSS: {len(s)} samples, first half max {first / 1024:.1f} MiB, "
       f"second half max {second / 1024:.1f} MiB, peak {peak / 1024:.1f} MiB")
-# The per-read buffers follow the storm's rate and the read period (up to
-# ~230 B a key, 16k keys: 4 MiB); a leak of even 100 B per process would
-# be 10+ MiB over the 100k+ processes of the run.
-sys.exit(0 if second <= first * 1.10 + 4096 and peak <= 256 * 1024 else 1)
+# Memory follows the busiest interval (per-read buffers, the interval's
+# entries and rows: ~1 KiB per process of an interval, pooled), which a
+# 5 s storm may reach late; it is bounded by the map sizes. Flat (no leak:
+# 100 B per process would be 10+ MiB) is asserted on the 30 s stress run,
+# whose second half comes long after the peak.
+bounded = peak <= 128 * 1024
+flat = second <= first * 1.10 + 4096
+print(f"      bounded (<= 128 MiB): {bounded}; flat: {flat}" + ("" if secs >= 20 else " (not asserted: short run)"))
+sys.exit(0 if bounded and (flat or secs < 20) else 1)
 PY
-check "RSS bounded (<= 256 MiB) and flat (second half <= first half + 10% + 4 MiB)" [ $? -eq 0 ]
+rc=$?
+what="RSS bounded (<= 128 MiB)"
+[ "$secs" -ge 20 ] && what="$what, and flat (second half <= first half + 10% + 4 MiB)"
+check "$what" [ $rc -eq 0 ]
 finish
