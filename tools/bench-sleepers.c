@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "tools/tool.h"
 
 static volatile sig_atomic_t stop;
 
@@ -30,22 +31,6 @@ static void on_stop(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static int join_cgroup(const char *dir)
-{
-	char path[4096], pid[32];
-	int fd, n, err = 0;
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	n = snprintf(pid, sizeof(pid), "%d\n", getpid());
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, pid, n) != n)
-		err = -errno;
-	close(fd);
-	return err;
 }
 
 static void sleep_ns(long ns)
@@ -70,7 +55,7 @@ static void sleeper(int *ready, int *failed, const char *cg, long period_ns,
 	sched_setaffinity(0, sizeof(all), &all);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
-	if (cg && join_cgroup(cg)) {
+	if (cg && tool_join_cgroup(cg)) {
 		fprintf(stderr, "bench-sleepers: cannot join %s: %s\n", cg,
 			strerror(errno));
 		__atomic_store_n(failed, 1, __ATOMIC_SEQ_CST);

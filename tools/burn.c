@@ -10,18 +10,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static double cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "tools/tool.h"
 
 int main(int argc, char **argv)
 {
-	volatile unsigned long sink = 0;
 	const char *pidfile = NULL;
 	double secs;
 	char *end;
@@ -43,8 +35,6 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	while (cpu_s() < secs)
-		for (int i = 0; i < 10000; i++)
-			sink += i;
+	tool_spin_cpu_s(secs, 10000);
 	return 0;
 }

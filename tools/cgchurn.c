@@ -41,6 +41,7 @@
 #include <linux/sched.h>
 #include <time.h>
 #include <unistd.h>
+#include "tools/tool.h"
 
 #define MAX_JOBS 64
 #define MAX_DEPTH 8
@@ -70,45 +71,6 @@ static void on_stop(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void spin_cpu_ms(long ms)
-{
-	volatile unsigned long sink = 0;
-	struct timespec ts;
-
-	for (;;) {
-		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-		if (ts.tv_sec * 1000L + ts.tv_nsec / 1000000 >= ms)
-			return;
-		for (int i = 0; i < 1000; i++)
-			sink += i;
-	}
-}
-
-static int join_cgroup(const char *dir)
-{
-	char path[PATH_MAX], buf[32];
-	int fd, n, err = 0;
-
-	if (snprintf(path, sizeof(path), "%s/cgroup.procs", dir) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	n = snprintf(buf, sizeof(buf), "%d\n", getpid());
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, n) != n)
-		err = -errno;
-	close(fd);
-	return err;
 }
 
 /*
@@ -176,9 +138,9 @@ static pid_t run_in(const char *dir, long work_ms, bool join)
 	if (p == 0) {
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
-		if (join && join_cgroup(dir))
+		if (join && tool_join_cgroup(dir))
 			_exit(1);
-		spin_cpu_ms(work_ms);
+		tool_spin_cpu_s(work_ms / 1e3, 1000);
 		_exit(0);
 	}
 	if (fd >= 0)
@@ -195,7 +157,7 @@ static void worker(const struct churn_opts *o, struct churn_shared *sh, int j,
 
 	signal(SIGTERM, on_stop);
 	signal(SIGINT, on_stop);
-	for (long i = 0; !stop && mono_s() < deadline; i++) {
+	for (long i = 0; !stop && tool_mono_s() < deadline; i++) {
 		if (o->count &&
 		    __atomic_fetch_add(&sh->made, 1, __ATOMIC_SEQ_CST) >= o->count)
 			break;
@@ -292,16 +254,10 @@ bad:
 	return -EINVAL;
 }
 
-static double tv_s(const struct timeval *tv)
-{
-	return tv->tv_sec + tv->tv_usec / 1e6;
-}
-
 static int report(const struct churn_opts *o, const struct churn_shared *sh,
 		  double secs)
 {
 	long cg = 0, procs = 0, busy = 0, failed = 0;
-	struct rusage ch, self;
 	FILE *f = stdout;
 
 	for (int j = 0; j < o->jobs; j++) {
@@ -310,15 +266,13 @@ static int report(const struct churn_opts *o, const struct churn_shared *sh,
 		busy += sh->busy[j];
 		failed += sh->failed[j];
 	}
-	getrusage(RUSAGE_CHILDREN, &ch);
-	getrusage(RUSAGE_SELF, &self);
 	if (o->output && !(f = fopen(o->output, "w"))) {
 		perror(o->output);
 		return -1;
 	}
 	fprintf(f, "cgroups=%ld procs=%ld seconds=%.6f children_cpu_s=%.6f self_cpu_s=%.6f busy_retries=%ld failed=%ld\n",
-		cg, procs, secs, tv_s(&ch.ru_utime) + tv_s(&ch.ru_stime),
-		tv_s(&self.ru_utime) + tv_s(&self.ru_stime), busy, failed);
+		cg, procs, secs, tool_rusage_s(RUSAGE_CHILDREN),
+		tool_rusage_s(RUSAGE_SELF), busy, failed);
 	if (fflush(f) || (f != stdout && fclose(f)))
 		return -1;
 	return failed ? -1 : 0;
@@ -345,7 +299,7 @@ int main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	t0 = mono_s();
+	t0 = tool_mono_s();
 	for (int j = 0; j < o.jobs; j++) {
 		workers[j] = fork();
 		if (workers[j] < 0) {
@@ -368,7 +322,7 @@ int main(int argc, char **argv)
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
 			ret = 1;
 	}
-	if (report(&o, sh, mono_s() - t0))
+	if (report(&o, sh, tool_mono_s() - t0))
 		ret = 1;
 	return ret;
 }

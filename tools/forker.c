@@ -33,6 +33,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "tools/tool.h"
 
 #define MAX_JOBS 256
 
@@ -60,46 +61,6 @@ static void on_stop(int sig)
 	stop = 1;
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Spin until this process has used us microseconds of CPU time. */
-static void spin_cpu_us(long us)
-{
-	volatile unsigned long sink = 0;
-	struct timespec ts;
-
-	for (;;) {
-		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-		if (ts.tv_sec * 1000000L + ts.tv_nsec / 1000 >= us)
-			return;
-		for (int i = 0; i < 100; i++)
-			sink += i;
-	}
-}
-
-static int join_cgroup(const char *dir)
-{
-	char path[4096], buf[32];
-	int fd, n, err = 0;
-
-	if (snprintf(path, sizeof(path), "%s/cgroup.procs", dir) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	n = snprintf(buf, sizeof(buf), "%d\n", getpid());
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, n) != n)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
 static void sleep_until(double t)
 {
 	struct timespec ts = { (time_t)t, (long)((t - (time_t)t) * 1e9) };
@@ -121,7 +82,7 @@ static __attribute__((noinline)) pid_t spawn(int use_vfork)
 	if (p == 0) {
 		/* vfork: the worker waits for this; only spin and _exit */
 		if (child_work_us)
-			spin_cpu_us(child_work_us);
+			tool_spin_cpu_s(child_work_us / 1e6, 100);
 		_exit(0);
 	}
 	return p;
@@ -137,7 +98,7 @@ static void worker(const struct forker_opts *o, struct worker_stats *ws,
 	signal(SIGTERM, on_stop);
 	signal(SIGINT, on_stop);
 	while (!stop) {
-		double now = mono_s();
+		double now = tool_mono_s();
 
 		if (now >= deadline)
 			break;
@@ -145,7 +106,7 @@ static void worker(const struct forker_opts *o, struct worker_stats *ws,
 			if (now < next)
 				sleep_until(next < deadline ? next : deadline);
 			next += period;
-			if (mono_s() >= deadline)
+			if (tool_mono_s() >= deadline)
 				break;
 		}
 		p = spawn(o->use_vfork);
@@ -233,20 +194,12 @@ bad:
 	return -EINVAL;
 }
 
-static double tv_s(const struct timeval *tv)
-{
-	return tv->tv_sec + tv->tv_usec / 1e6;
-}
-
 static int report(const struct forker_opts *o, long procs, long failed,
 		  double secs)
 {
-	struct rusage ch, self;
 	FILE *f = stdout;
 	int err = 0;
 
-	getrusage(RUSAGE_CHILDREN, &ch);
-	getrusage(RUSAGE_SELF, &self);
 	if (o->output) {
 		f = fopen(o->output, "w");
 		if (!f) {
@@ -256,8 +209,7 @@ static int report(const struct forker_opts *o, long procs, long failed,
 	}
 	fprintf(f, "procs=%ld seconds=%.6f rate=%.1f children_cpu_s=%.6f self_cpu_s=%.6f failed=%ld\n",
 		procs, secs, secs > 0 ? procs / secs : 0,
-		tv_s(&ch.ru_utime) + tv_s(&ch.ru_stime),
-		tv_s(&self.ru_utime) + tv_s(&self.ru_stime), failed);
+		tool_rusage_s(RUSAGE_CHILDREN), tool_rusage_s(RUSAGE_SELF), failed);
 	if (fflush(f) || (f != stdout && fclose(f)))
 		err = -EIO;
 	return err;
@@ -276,7 +228,7 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &o))
 		return 2;
 	if (o.cgroup) {
-		err = join_cgroup(o.cgroup);
+		err = tool_join_cgroup(o.cgroup);
 		if (err) {
 			fprintf(stderr, "forker: cannot join %s: %s\n", o.cgroup,
 				strerror(-err));
@@ -293,7 +245,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	child_work_us = o.work_us;
-	t0 = mono_s();
+	t0 = tool_mono_s();
 	deadline = t0 + o.seconds;
 	for (int j = 0; j < o.jobs; j++) {
 		workers[j] = fork();
@@ -322,7 +274,7 @@ int main(int argc, char **argv)
 	}
 	if (failed)
 		ret = 1;
-	if (report(&o, procs, failed, mono_s() - t0))
+	if (report(&o, procs, failed, tool_mono_s() - t0))
 		ret = 1;
 	return ret;
 }

@@ -38,20 +38,13 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "tools/tool.h"
 
 struct shared {
 	unsigned long hops;	/* token passes: one context switch each */
 	int ready;
 	int failed;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Sum of the processes' CPU time in ns (0 if one cannot be read). */
 static unsigned long long ring_cpu_ns(const pid_t *pids, int n)
@@ -83,20 +76,7 @@ static void sleep_s(double s)
 
 static int join_cgroup(const char *dir)
 {
-	char path[4096], pid[32];
-	int fd, n, err = 0;
-
-	if (!strcmp(dir, "-"))
-		return 0;
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	n = snprintf(pid, sizeof(pid), "%d\n", getpid());
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, pid, n) != n)
-		err = -errno;
-	close(fd);
-	return err;
+	return strcmp(dir, "-") ? tool_join_cgroup(dir) : 0;
 }
 
 static int pin(int cpu, int prio)
@@ -200,9 +180,9 @@ int main(int argc, char **argv)
 		if (pids[i] == 0)
 			ring_member(sh, pipes, n, i, argv[optind + i], cpu, prio);
 	}
-	deadline = now_s() + 30;
+	deadline = tool_mono_s() + 30;
 	while (__atomic_load_n(&sh->ready, __ATOMIC_SEQ_CST) < n) {
-		if (sh->failed || now_s() > deadline) {
+		if (sh->failed || tool_mono_s() > deadline) {
 			fprintf(stderr, "pingpong: the processes did not start\n");
 			ret = 1;
 			goto out;
@@ -217,10 +197,10 @@ int main(int argc, char **argv)
 	sleep_s(warm);
 	c0 = ring_cpu_ns(pids, n);
 	r0 = __atomic_load_n(&sh->hops, __ATOMIC_RELAXED);
-	t0 = now_s();
+	t0 = tool_mono_s();
 	sleep_s(secs);
 	r1 = __atomic_load_n(&sh->hops, __ATOMIC_RELAXED);
-	t1 = now_s();
+	t1 = tool_mono_s();
 	c1 = ring_cpu_ns(pids, n);
 	printf("round_trips_per_s=%.0f switches_per_s=%.0f cpu_round_trips_per_s=%.0f procs=%d cpu=%d seconds=%.3f\n",
 	       (double)(r1 - r0) / n / (t1 - t0), (r1 - r0) / (t1 - t0),
