@@ -112,9 +112,15 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 	k->rodata->nr_events = o->nr_events;
 	k->rodata->nr_cpus = o->ncpus;
 	k->rodata->follow_tree = o->follow_tree;
-	for (int i = 0; i < o->nr_events; i++)
-		if (o->events[i]->attr.type == PERF_TYPE_SOFTWARE)
+	for (int i = 0; i < o->nr_events; i++) {
+		const struct perf_event_attr *a = &o->events[i]->attr;
+
+		if (a->type == PERF_TYPE_SOFTWARE)
 			k->rodata->counter_only |= 1u << i;
+		if (a->type == PERF_TYPE_SOFTWARE &&
+		    a->config == PERF_COUNT_SW_CONTEXT_SWITCHES)
+			k->rodata->switch_events |= 1u << i;
+	}
 	s->counter_only = k->rodata->counter_only;
 	err = err ?: bpf_map__set_max_entries(k->maps.events, o->nr_events * o->ncpus);
 	k->rodata->max_cgroups = s->max_cgroups;
@@ -249,6 +255,13 @@ int session__open(struct session *s, const struct session_opts *o,
 	if (!s->link_exec) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot attach to sched_process_exec: %s",
+			 strerror(-ret));
+		goto out;
+	}
+	s->link_attach = bpf_program__attach(s->skel->progs.on_attach);
+	if (!s->link_attach) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot attach to cgroup_attach_task: %s",
 			 strerror(-ret));
 		goto out;
 	}
@@ -641,6 +654,7 @@ void session__close(struct session *s)
 {
 	bpf_link__destroy(s->link_free);
 	bpf_link__destroy(s->link_fork);
+	bpf_link__destroy(s->link_attach);
 	bpf_link__destroy(s->link_exec);
 	bpf_link__destroy(s->link_switch);
 	emon_bpf__destroy(s->skel);

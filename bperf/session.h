@@ -73,6 +73,7 @@ struct session {
 	struct bpf_link *link_fork;
 	struct bpf_link *link_exec;
 	struct bpf_link *link_free;
+	struct bpf_link *link_attach;
 	int ncpus;
 	int nr_events;
 	struct pmu_event *events[EMON_MAX_EVENTS];	/* reopened on hotplug */

@@ -122,6 +122,9 @@ static void warn_overflow(struct stat_run *st)
 	if (st->agg.stats[EMON_STAT_READ_ERR])
 		pr_debug("%llu failed counter reads",
 			 (unsigned long long)st->agg.stats[EMON_STAT_READ_ERR]);
+	if (st->agg.stats[EMON_STAT_UNTRACED])
+		pr_debug("%llu slices followed context switches the kernel did not trace (tasks hidden from tracepoints): each split by CFS run time where known, else counted for the task that ran last",
+			 (unsigned long long)st->agg.stats[EMON_STAT_UNTRACED]);
 }
 
 /* End an interval in BPF and add it to the running sums. */

@@ -54,6 +54,12 @@ const volatile __u32 nr_cpus = 1;
  * running = 0, which userspace takes as "not scaled".
  */
 const volatile __u32 counter_only;
+/*
+ * context-switches events (bit i = event i): the kernel counts a switch
+ * after its tracepoint, for the task going out (perf stat -G does too);
+ * a read at the tracepoint would give it to the task coming in.
+ */
+const volatile __u32 switch_events;
 /* Command mode: mark the processes of the command's tree. */
 const volatile bool follow_tree;
 /* Slots per buffer of cgrp_data and proc_data. */
@@ -73,7 +79,20 @@ struct emon_prev {
 	 * never count from an old one's reading.
 	 */
 	__u32 stale;
-	__u32 pad;
+	/*
+	 * The running task as of the last count (its switch-in, or a flush
+	 * or move since): pid, process key and cgroup (v2 id) it had then,
+	 * its task_struct (for names only, read with probe reads), and the
+	 * task clock of that switch (0: not known). cgid 0: not
+	 * known yet. Its slice is counted in that cgroup: a task that moves
+	 * itself is counted up to the move where it was (see on_attach).
+	 */
+	__u32 pid;
+	__u32 tgid;
+	__u32 start;
+	__u64 cgid;
+	__u64 task;
+	__u64 clk;
 	struct emon_count c[EMON_MAX_EVENTS];
 };
 
@@ -192,6 +211,14 @@ struct {
 	__uint(max_entries, 16384);
 } tree SEC(".maps");
 
+/* Rare path: the part of a slice split off for a task that left untraced. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct emon_counts);
+} split_scratch SEC(".maps");
+
 static __always_inline void stat_inc(__u32 slot)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &slot);
@@ -247,8 +274,8 @@ static __always_inline void slot_ref_set(void *idx_map, void *key,
 	struct emon_slot_ref n = { .ep = { NO_SLOT, NO_SLOT } };
 
 	if (ref) {		/* only this CPU writes its keys' refs */
-		ref->slot[par] = s;
-		ref->ep[par] = ep;
+		ref->slot[par & 1] = s;
+		ref->ep[par & 1] = ep;
 		return;
 	}
 	if (par) {	/* constant offsets on the stack */
@@ -281,9 +308,9 @@ static __always_inline void *cgrp_lookup(__u32 par, __u32 ep,
 					 struct emon_slot_ref **ref)
 {
 	*ref = bpf_map_lookup_elem(&cgrp_idx, k);
-	if (!*ref || (*ref)->ep[par] != ep)
+	if (!*ref || (*ref)->ep[par & 1] != ep)
 		return NULL;
-	return cgrp_slot(par, (*ref)->slot[par]);
+	return cgrp_slot(par, (*ref)->slot[par & 1]);
 }
 
 static __always_inline void *proc_lookup(__u32 par, __u32 ep,
@@ -291,9 +318,9 @@ static __always_inline void *proc_lookup(__u32 par, __u32 ep,
 					 struct emon_slot_ref **ref)
 {
 	*ref = bpf_map_lookup_elem(&proc_idx, k);
-	if (!*ref || (*ref)->ep[par] != ep)
+	if (!*ref || (*ref)->ep[par & 1] != ep)
 		return NULL;
-	return proc_slot(par, (*ref)->slot[par]);
+	return proc_slot(par, (*ref)->slot[par & 1]);
 }
 
 /*
@@ -306,11 +333,11 @@ static __always_inline void *proc_lookup(__u32 par, __u32 ep,
 /* Rare path: the first slice of a cgroup on this CPU in this interval. */
 static __always_inline void *cgrp_first_seen(__u32 par, __u32 ep,
 					     struct emon_cgrp_key *k,
-					     struct emon_slot_ref *ref)
+					     struct emon_slot_ref *ref,
+					     struct task_struct *task)
 {
 	struct emon_cgrp_hdr *h;
 	__u32 s;
-	struct task_struct *task = bpf_get_current_task_btf();
 	struct cgroup *cg = BPF_CORE_READ(task, cgroups, dfl_cgrp);
 	struct emon_cgrp_info *info;
 	__u64 id = k->cgid;
@@ -357,9 +384,17 @@ static __always_inline bool tree_has(__u32 tgid, struct task_struct *task)
 	return v && (!*v || *v == (__u64)task->group_leader);
 }
 
-static __always_inline bool in_tree(__u32 tgid)
+/* task: current (direct loads), or one remembered (probe reads) */
+static __always_inline bool in_tree(__u32 tgid, struct task_struct *task, bool cur)
 {
-	return follow_tree && tree_has(tgid, bpf_get_current_task_btf());
+	__u64 *v;
+
+	if (!follow_tree)
+		return false;
+	if (cur)
+		return tree_has(tgid, task);
+	v = bpf_map_lookup_elem(&tree, &tgid);
+	return v && (!*v || *v == (__u64)BPF_CORE_READ(task, group_leader));
 }
 
 /*
@@ -369,9 +404,9 @@ static __always_inline bool in_tree(__u32 tgid)
  */
 static __always_inline void *proc_first_seen(__u32 par, __u32 ep,
 					     struct emon_proc_key *k,
-					     struct emon_slot_ref *ref)
+					     struct emon_slot_ref *ref,
+					     struct task_struct *task, bool cur)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	struct emon_proc_hdr *h;
 	__u32 s;
 
@@ -381,29 +416,124 @@ static __always_inline void *proc_first_seen(__u32 par, __u32 ep,
 		return NULL;
 	h->key = *k;
 	slot_ref_set(&proc_idx, k, ref, par, ep, s);
-	/* direct BTF loads: no helper call */
-	__builtin_memcpy(h->comm, task->group_leader->comm, EMON_COMM_LEN);
-	if (in_tree(k->tgid))
+	if (cur)	/* direct BTF loads: no helper call */
+		__builtin_memcpy(h->comm, task->group_leader->comm, EMON_COMM_LEN);
+	else
+		BPF_CORE_READ_STR_INTO(&h->comm, task, group_leader, comm);
+	if (in_tree(k->tgid, task, cur))
 		h->flags |= EMON_PROC_IN_TREE;
 	return h;
 }
 
-static __always_inline void account(bool flush)
+/* The task's cgroup v2 id: what bpf_get_current_cgroup_id() gives for it. */
+static __always_inline __u64 task_cgid(struct task_struct *t)
 {
-	struct emon_count d[EMON_MAX_EVENTS] = {};
-	struct bpf_perf_event_value v;
-	struct emon_cgrp_key ck = {};
-	struct emon_proc_key pk = {};
+	return t->cgroups->dfl_cgrp->kn->id;
+}
+
+/* Remember t as the running task from now on (see struct emon_prev). */
+static __always_inline void set_running(struct emon_prev *p,
+					struct task_struct *t, __u64 clk)
+{
+	p->pid = t->pid;
+	p->tgid = t->tgid;
+	/* every CPU's idle task is one process, tgid 0 */
+	p->start = p->tgid ? proc_start(t) : 0;
+	p->cgid = task_cgid(t);
+	p->task = (__u64)t;
+	p->clk = clk;
+}
+
+/*
+ * Add d to the cgroup and the process of a slice: the running task's
+ * (task is current, read with direct loads) or, for the part of a slice
+ * that belongs to a task that left untraced, that task's as remembered.
+ */
+static __always_inline void owner_add(__u32 par, __u32 ep, __u32 cpu,
+				      __u64 cgid, __u32 tgid, __u32 start,
+				      struct task_struct *task, bool cur,
+				      const struct emon_count *d)
+{
+	struct emon_cgrp_key ck = { .cgid = cgid, .cpu = cpu };
+	struct emon_proc_key pk = { .tgid = tgid, .cpu = cpu, .start = start };
 	struct emon_slot_ref *ref;
-	struct emon_counts *cc;
-	struct emon_prev *p;
-	__u32 cpu = bpf_get_smp_processor_id();
-	__u32 z = 0, par, ep;
 	void *val;
 
-	p = bpf_map_lookup_elem(&prev, &z);
-	if (!p)
+	val = cgrp_lookup(par, ep, &ck, &ref);
+	if (!val)
+		val = cgrp_first_seen(par, ep, &ck, ref, task);
+	if (val)
+		counts_add(val + sizeof(struct emon_cgrp_hdr), d);
+	else
+		overflow_add(par, EMON_OVF_CGRP, d);
+
+	val = proc_lookup(par, ep, &pk, &ref);
+	if (!val)
+		val = proc_first_seen(par, ep, &pk, ref, task, cur);
+	if (!val) {
+		overflow_add(par, EMON_OVF_PROC, d);
+		if (in_tree(pk.tgid, task, cur))
+			overflow_add(par, EMON_OVF_CMD, d);
 		return;
+	}
+	counts_add(val + sizeof(struct emon_proc_hdr), d);
+}
+
+/* uapi sched.h: the policies CFS runs */
+#define SCHED_NORMAL 0
+#define SCHED_BATCH 3
+#define SCHED_IDLE 5
+
+/* CFS keeps the task times a split needs; not the idle task's. */
+static __always_inline bool fair(struct task_struct *t)
+{
+	return t->pid && (t->policy == SCHED_NORMAL || t->policy == SCHED_BATCH ||
+			  t->policy == SCHED_IDLE);
+}
+
+/*
+ * At a traced switch of the current task (fair), the part of the slice
+ * since p->clk that ran before it was switched in, in 1/65536ths: CFS
+ * stamped the switch in se.exec_start (the task clock), and the task's
+ * run since it was picked is sum_exec_runtime - prev_sum_exec_runtime.
+ */
+static __always_inline __u64 untraced_part(struct emon_prev *p,
+					   struct task_struct *cur)
+{
+	__u64 span, ran;
+
+	if (!p->clk || !fair(cur))
+		return 0;
+	span = cur->se.exec_start - p->clk;
+	ran = cur->se.sum_exec_runtime - cur->se.prev_sum_exec_runtime;
+	if ((__s64)span <= 0 || ran >= span)
+		return 0;
+	return ((span - ran) << 16) / span;
+}
+
+/*
+ * Count the CPU's slice since the last count: read every event, add the
+ * deltas to the CPU, and to the cgroup and the process of the running
+ * task. switched: called from a traced switch of the current task.
+ *
+ * A switch can go untraced: a kernel may keep tasks out of its
+ * tracepoints (a sandbox's own agent, say), and a switch from such a task
+ * fires nothing. The next count then finds another task running than the
+ * one it last saw switched in: the slice holds that task's time and the
+ * current one's. Split by the
+ * current task's own run time (CFS) when both are CFS tasks and the count
+ * is a switch's, else all counted for the current task.
+ */
+static __always_inline void account(struct emon_prev *p, bool flush, bool switched)
+{
+	struct emon_count d[EMON_MAX_EVENTS] = {};
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct bpf_perf_event_value v;
+	struct emon_counts *cc, *dh;
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 tgid, start, par, ep, z = 0;
+	__u64 cgid, part = 0;
+
 	ep = p->ep;
 	par = ep & 1;
 	if (flush)
@@ -435,8 +565,16 @@ static __always_inline void account(bool flush)
 			p->c[i].running = v.running;
 			continue;
 		}
+		/* the switch being traced is counted just after: it is prev's */
+		if (switched && (switch_events & (1u << i)))
+			v.counter++;
 		/* u64 arithmetic: a counter that wrapped still gives its delta */
 		d[i].counter = v.counter - p->c[i].counter;
+		/* a switch counted ahead that never came (the CPU went offline) */
+		if ((switch_events & (1u << i)) && (__s64)d[i].counter < 0) {
+			d[i].counter = 0;
+			v.counter = p->c[i].counter;
+		}
 		d[i].enabled = v.enabled - p->c[i].enabled;
 		d[i].running = v.running - p->c[i].running;
 		p->c[i].counter = v.counter;
@@ -460,43 +598,90 @@ static __always_inline void account(bool flush)
 	if (cc)
 		counts_add(cc->c, d);
 
-	ck.cgid = bpf_get_current_cgroup_id();
-	ck.cpu = cpu;
-	val = cgrp_lookup(par, ep, &ck, &ref);
-	if (!val)
-		val = cgrp_first_seen(par, ep, &ck, ref);
-	if (val)
-		counts_add(val + sizeof(struct emon_cgrp_hdr), d);
-	else
-		overflow_add(par, EMON_OVF_CGRP, d);
-
-	pk.tgid = bpf_get_current_pid_tgid() >> 32;
-	pk.cpu = cpu;
-	/* every CPU's idle task is one process, tgid 0 */
-	pk.start = pk.tgid ? proc_start(bpf_get_current_task_btf()) : 0;
-	val = proc_lookup(par, ep, &pk, &ref);
-	if (!val)
-		val = proc_first_seen(par, ep, &pk, ref);
-	if (!val) {
-		overflow_add(par, EMON_OVF_PROC, d);
-		if (in_tree(pk.tgid))
-			overflow_add(par, EMON_OVF_CMD, d);
-		return;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	start = tgid ? proc_start(cur) : 0;
+	cgid = p->cgid;
+	if (cgid && p->pid != cur->pid) {	/* switches went untraced */
+		stat_inc(EMON_STAT_UNTRACED);
+		if (switched)
+			part = untraced_part(p, cur);
+		cgid = 0;
 	}
-	counts_add(val + sizeof(struct emon_proc_hdr), d);
+	dh = part ? bpf_map_lookup_elem(&split_scratch, &z) : NULL;
+	if (dh) {
+		for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
+			if (i >= nr_events)
+				break;
+			struct emon_count *h = &dh->c[i];
+
+			h->counter = d[i].counter * part >> 16;
+			h->enabled = d[i].enabled * part >> 16;
+			h->running = d[i].running * part >> 16;
+			d[i].counter -= h->counter;
+			d[i].enabled -= h->enabled;
+			d[i].running -= h->running;
+		}
+		owner_add(par, ep, cpu, p->cgid, p->tgid, p->start,
+			  (struct task_struct *)p->task, false, dh->c);
+	}
+	owner_add(par, ep, cpu, cgid ?: bpf_get_current_cgroup_id(), tgid, start,
+		  cur, true, d);
 }
 
 SEC("tp_btf/sched_switch")
-int BPF_PROG(on_switch)
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev_task,
+	     struct task_struct *next)
 {
-	account(false);
+	__u32 z = 0;
+	struct emon_prev *p = bpf_map_lookup_elem(&prev, &z);
+
+	if (!p)
+		return 0;
+	account(p, false, true);
+	/* CFS picked next: its exec_start is now, in the task clock */
+	set_running(p, next, fair(next) ? next->se.exec_start : 0);
 	return 0;
 }
 
 SEC("raw_tp")
 int flush(void *ctx)
 {
-	account(true);
+	__u32 z = 0;
+	struct emon_prev *p = bpf_map_lookup_elem(&prev, &z);
+
+	if (!p)
+		return 0;
+	account(p, true, false);
+	/* a task moved while it ran elsewhere counts in its new cgroup from here */
+	set_running(p, bpf_get_current_task_btf(), 0);
+	return 0;
+}
+
+/*
+ * A task moved to another cgroup (cgroup.procs or cgroup.threads). Its
+ * slice so far belongs to the cgroup it left: when the running task here
+ * is the one that moved (a process writing its own pid, as cgexec and
+ * `echo $$ > cgroup.procs` do), count the slice now, then go on in the new
+ * cgroup. The writer usually sleeps before the move (the threadgroup
+ * rwsem's RCU sync), which ends its slice anyway, but not when another
+ * writer is already in that sync, nor on kernels that favour dynamic
+ * cgroup changes. The tracepoint fires after the move with a spinlock held
+ * and interrupts off, so no switch can come in between. A task moved while
+ * it runs on another CPU is counted in its old cgroup until it is switched
+ * out or that CPU is flushed (at most one read period).
+ */
+SEC("tp_btf/cgroup_attach_task")
+int BPF_PROG(on_attach, struct cgroup *dst, const char *path,
+	     struct task_struct *task, bool threadgroup)
+{
+	__u32 z = 0;
+	struct emon_prev *p = bpf_map_lookup_elem(&prev, &z);
+
+	/* not us (the writer did not move), or a v1 hierarchy */
+	if (!p || p->cgid == bpf_get_current_cgroup_id())
+		return 0;
+	account(p, false, false);
+	set_running(p, bpf_get_current_task_btf(), 0);
 	return 0;
 }
 
@@ -540,7 +725,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid)
 	par = ep & 1;
 	h = proc_lookup(par, ep, &k, &ref);
 	if (!h)
-		h = proc_first_seen(par, ep, &k, ref);
+		h = proc_first_seen(par, ep, &k, ref, p, true);
 	if (!h)
 		return 0;
 	__builtin_memcpy(h->comm, p->group_leader->comm, EMON_COMM_LEN);

@@ -110,10 +110,11 @@ enum emon_overflow {
 
 /* Slots of the per-CPU stats array (diagnostics, summed by userspace). */
 enum emon_stat {
-	EMON_STAT_SWITCHES = 0,	/* accounting runs (switches + flushes) */
+	EMON_STAT_SWITCHES = 0,	/* accounting runs (switches, flushes, self-moves) */
 	EMON_STAT_READ_ERR,	/* bpf_perf_event_read_value failures */
 	EMON_STAT_CGRP_FULL,	/* slices sent to the cgroup overflow row */
 	EMON_STAT_PROC_FULL,	/* slices sent to the process overflow row */
+	EMON_STAT_UNTRACED,	/* counts that found switches gone untraced */
 	EMON_STAT_NR,
 };
 
