@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Processes that move themselves between cgroups while they run, as
+# cgexec and `echo $$ > cgroup.procs` do: six shells start in P, each
+# writes itself into P/A, spins there, writes itself into P/B and execs a
+# burner. Several writers at once: one's write often finds another already
+# through the RCU sync, so it moves without sleeping, in mid-slice.
+#  - -G P, A, B: cpu-clock matches perf stat --for-each-cgroup on the same
+#    run within 1% (+ its part of the steal): a slice is counted up to the
+#    move in the cgroup the task left (the cgroup_attach_task hook), not
+#    wholly in the one it went to;
+#  - context-switches match perf within 3: a switch is counted for the task
+#    that goes out (perf's rule), so a task that arrived in B by moving,
+#    not by a switch, is not a switch short there;
+#  - P holds the six burners' known CPU time (6 x 0.15 s, 5% + steal).
+. "$(dirname "$0")/lib.sh"
+command -v perf >/dev/null || skip "perf not installed"
+
+# within A B N: integers A and B differ by at most N
+within() {
+	[[ $1 =~ ^[0-9]+$ && $2 =~ ^[0-9]+$ ]] && [ $(($1 > $2 ? $1 - $2 : $2 - $1)) -le "$3" ]
+}
+
+P=$(cg_new P) A=$(cg_new P/A) B=$(cg_new P/B)
+n=6 secs=0.15
+cat >"$TMP/work.sh" <<EOF
+echo \$\$ >$CGROOT$P/cgroup.procs || exit 1
+for k in \$(seq $n); do
+	sh -c 'echo \$\$ >$CGROOT$A/cgroup.procs || exit 1
+i=0; while [ \$i -lt 20000 ]; do i=\$((i + 1)); done
+echo \$\$ >$CGROOT$B/cgroup.procs || exit 1
+exec $BURN $secs' &
+done
+wait
+EOF
+st0=$(steal_ns)
+"$EMON" stat -a --energy none -e cpu-clock,context-switches -G "$P,$A,$B" -j -o "$TMP/e.jsonl" -- \
+	perf stat -a -x, -e cpu-clock,context-switches \
+	--for-each-cgroup "${P#/},${A#/},${B#/}" -o "$TMP/perf.csv" -- \
+	bash "$TMP/work.sh" 2>"$TMP/err"
+rc=$?
+steal=$(($(steal_ns) - st0))
+check "exits 0" [ $rc -eq 0 ]
+check "nothing on stderr" [ ! -s "$TMP/err" ]
+sed 's/^/      | /' "$TMP/err" | head -5
+
+sys=$(jrow "$TMP/e.jsonl" system all cpu-clock)
+for g in "$P" "$A" "$B"; do
+	e=$(jrow "$TMP/e.jsonl" cgroup "$g" cpu-clock) p=$(perf_cg "$TMP/perf.csv" cpu-clock "$g")
+	check "-G $g: cpu-clock matches perf within 1% (+ its part of the steal)" \
+		near_steal "$e" "$p" 1 "$(steal_part "$steal" "$e" "$sys")"
+	e=$(jrow "$TMP/e.jsonl" cgroup "$g" context-switches)
+	p=$(perf_cg "$TMP/perf.csv" context-switches "$g")
+	echo "      $g context-switches: emon-perf $e, perf $p"
+	check "-G $g: context-switches match perf within 3" within "$e" "$p" 3
+done
+e=$(jrow "$TMP/e.jsonl" cgroup "$P" cpu-clock)
+check "-G $P: holds the burners' known CPU time, $n x $secs s (5% + steal)" \
+	near_steal "$e" "$(echo "$n * $secs * 1000000000 / 1" | bc)" 5 "$steal"
+finish
