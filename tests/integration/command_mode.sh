@@ -94,7 +94,7 @@ wait $pid
 # terminal sends to that whole group, reaches it once, not a second time
 # from emon-perf. Its status (how many SIGINTs it got) comes back.
 "$PY3" - "$EMON" >"$TMP/tty.txt" 2>&1 <<'PY'
-import os, pty, select, sys, time
+import os, pty, re, select, sys, time
 cmd = [sys.argv[1], "stat", "--energy", "none", "-e", "cpu-clock", "-o", "/dev/null", "--",
        sys.executable, "-c", """
 import os, signal, sys, time
@@ -122,12 +122,16 @@ while time.time() < end:
         if not d:
             break
         out += d
-    if not sent and b"groups" in out:
+    if not sent and re.search(rb"groups \d+ \d+\r?\n", out):	# the whole line
         os.write(fd, b"\x03")
         sent = True
 _, st = os.waitpid(pid, 0)
-g = [l.split() for l in out.decode(errors="replace").splitlines() if l.startswith("groups")]
-print("same_group", int(bool(g) and g[0][1] == g[0][2]))
+# anywhere in a line: emon-perf's own output shares the terminal
+text = out.decode(errors="replace")
+g = re.findall(r"groups (\d+) (\d+)", text)
+print("same_group", int(bool(g) and g[0][0] == g[0][1]))
+if not g or g[0][0] != g[0][1]:
+    print("terminal output:", repr(text[-2000:]))
 print("status", os.waitstatus_to_exitcode(st))
 PY
 sed 's/^/      | /' "$TMP/tty.txt"
