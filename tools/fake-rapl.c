@@ -217,10 +217,11 @@ static int run(const struct fake_opts *o)
 	long long elapsed = 0;
 	int err;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	err = setup(o);
 	if (err)
 		return err;
+	/* energy flows from when the tree is ready, not from before setup */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	next = t0;
 	while (!stop) {
 		ts_add_ns(&next, period_ns);

@@ -158,11 +158,21 @@ fake_rapl() {
 		"$TOOLS/fake-rapl" "$@" &
 	fi
 	BG_PIDS+=($!)
+	local e0 e
 	for _ in $(seq 200); do
-		[ -e "$dir/.ready" ] && return 0
+		[ -e "$dir/.ready" ] && break
 		sleep 0.01
 	done
-	echo "FAIL  fake-rapl did not start"
+	[ -e "$dir/.ready" ] || { echo "FAIL  fake-rapl did not start"; return 1; }
+	# and its writer is running: a baseline read before a starved writer's
+	# first update would give the first intervals energy from before it
+	e0=$(cat "$dir/intel-rapl:0/energy_uj")
+	for _ in $(seq 200); do
+		e=$(cat "$dir/intel-rapl:0/energy_uj")
+		[ "$e" != "$e0" ] && return 0
+		sleep 0.01
+	done
+	echo "FAIL  fake-rapl's energy does not advance"
 	return 1
 }
 
