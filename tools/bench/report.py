@@ -744,7 +744,9 @@ def limits_notes(b, floor, raw3, net3):
                  f"{lean - floor:.0f} ns net with 3 events: two hash lookups (the engine's "
                  "key-to-slot LRU lookups cost the same) "
                  f"(~{(b.brk_ns('hash', ev3) or 0) - floor:.0f} ns each) and the cgroup id "
-                 f"(~{(b.brk_ns('cgid', ev3) or 0) - floor:.0f} ns) remain.")
+                 f"(~{(b.brk_ns('cgid', ev3) or 0) - floor:.0f} ns) remain. The engine no "
+                 "longer calls the cgroup id helper: it reads the incoming task's cgroup "
+                 "(task->cgroups->dfl_cgrp->kn->id) with plain loads when it is switched in.")
     se = [b.slowdown("pp", "emon", k) for k in (1, 16, 64, 256, 1024)]
     sp = [b.slowdown("pp", "perf", k) for k in (1, 16, 64, 256, 1024)]
     if all(x is not None for x in se + sp):
