@@ -4,7 +4,9 @@
  *
  * open:     size the maps from the run (events x CPUs, value sizes from the
  *           number of events, entries from the options), load, put each
- *           event's per-CPU fd in the PERF_EVENT_ARRAY, attach sched_switch.
+ *           event's per-CPU fd in the PERF_EVENT_ARRAY, attach sched_switch,
+ *           sched_process_exec and cgroup_attach_task (and, in command
+ *           mode, sched_process_fork and _free).
  * start:    flush every CPU once so each has a baseline reading, then end a
  *           first interval and throw it away: counting starts there.
  * interval: bump epoch and run the flush program on every CPU with
