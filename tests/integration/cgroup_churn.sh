@@ -2,7 +2,8 @@
 # cgroups created and removed while watched (tools/cgchurn; CHURN_S
 # seconds, 4 here, longer in tests/stress/cgroup_churn.sh):
 #  - three cgroups given to -G, each with a burner of known size, removed
-#    mid-run: their rows keep their counts (perf stat -G within 1%);
+#    mid-run: their rows keep their counts (perf stat -G within 1%; perf
+#    counts task-clock, PERF_TIME in lib.sh);
 #  - under -G parents that exist at the start, children created, used and
 #    removed by the hundred after it, one level deep (flat), three levels
 #    deep with only the deepest running (deep), and with processes moving
@@ -50,7 +51,7 @@ maxcg=
 # shellcheck disable=SC2086
 "$EMON" stat -a --energy none -e cpu-clock,context-switches -G "$all" $maxcg \
 	-j -o "$TMP/a.jsonl" -- \
-	perf stat -a -x, -e cpu-clock,context-switches --for-each-cgroup "$pcgs" -o "$TMP/perf.csv" -- \
+	perf stat -a -x, -e $PERF_TIME,context-switches --for-each-cgroup "$pcgs" -o "$TMP/perf.csv" -- \
 	bash "$TMP/work.sh" 2>"$TMP/a.err"
 rc=$?
 steal=$(($(steal_ns) - st0))
@@ -67,7 +68,7 @@ sed 's/^/      | /' "$TMP/a.err" "$TMP/b.err" | head -5
 # removed -G cgroups keep their counts
 sys=$(jrow "$TMP/a.jsonl" system all cpu-clock)
 for g in $g1 $g2 $g3; do
-	e=$(jrow "$TMP/a.jsonl" cgroup "$g" cpu-clock) p=$(perf_cg "$TMP/perf.csv" cpu-clock "$g")
+	e=$(jrow "$TMP/a.jsonl" cgroup "$g" cpu-clock) p=$(perf_cg "$TMP/perf.csv" "$PERF_TIME" "$g")
 	check "-G $g, removed mid-run: cpu-clock matches perf within 1% (+ its part of the steal)" \
 		near_steal "$e" "$p" 1 "$(steal_part "$steal" "$e" "$sys")"
 	check "-G $g, removed mid-run: has its burner's 0.3 s" [ "$e" -ge 291000000 ]
@@ -79,7 +80,7 @@ known() { # FILE: the churner's CPU time in ns
 }
 for f in flat deep join; do
 	g=$TESTCG/$f
-	e=$(jrow "$TMP/a.jsonl" cgroup "$g" cpu-clock) p=$(perf_cg "$TMP/perf.csv" cpu-clock "$g")
+	e=$(jrow "$TMP/a.jsonl" cgroup "$g" cpu-clock) p=$(perf_cg "$TMP/perf.csv" "$PERF_TIME" "$g")
 	k=$(known "$TMP/$f.txt")
 	echo "      $g: emon-perf $e, perf $p, churner's CPU time $k (ns)"
 	case $f in
@@ -100,8 +101,8 @@ check "the common parent's row is exactly the sum of its six children's ($top = 
 
 # B: where the churned cgroups' counts went
 "$PY3" - "$TMP/b.jsonl" "$TESTCG" \
-	"$(perf_cg "$TMP/perf.csv" cpu-clock "$flat")" "$(perf_cg "$TMP/perf.csv" cpu-clock "$deep")" \
-	"$(perf_cg "$TMP/perf.csv" cpu-clock "$join")" <<'PY'
+	"$(perf_cg "$TMP/perf.csv" "$PERF_TIME" "$flat")" "$(perf_cg "$TMP/perf.csv" "$PERF_TIME" "$deep")" \
+	"$(perf_cg "$TMP/perf.csv" "$PERF_TIME" "$join")" <<'PY'
 import json, sys, collections
 top = sys.argv[2]
 ref = dict(zip(("flat", "deep", "join"), map(float, sys.argv[3:6])))

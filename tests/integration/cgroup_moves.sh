@@ -4,8 +4,8 @@
 # writes itself into P/A, spins there, writes itself into P/B and execs a
 # burner. Several writers at once: one's write often finds another already
 # through the RCU sync, so it moves without sleeping, in mid-slice.
-#  - -G P, A, B: cpu-clock matches perf stat --for-each-cgroup on the same
-#    run within 1% (+ its part of the steal): a slice is counted up to the
+#  - -G P, A, B: cpu-clock matches perf stat --for-each-cgroup (its
+#    task-clock: PERF_TIME in lib.sh) on the same run within 1% (+ its part of the steal): a slice is counted up to the
 #    move in the cgroup the task left (the cgroup_attach_task hook), not
 #    wholly in the one it went to;
 #  - context-switches match perf within 3: a switch is counted for the task
@@ -36,7 +36,7 @@ times >$TMP/times	# CPU time of this shell and of its children: all of P
 EOF
 st0=$(steal_ns)
 "$EMON" stat -a --energy none -e cpu-clock,context-switches -G "$P,$A,$B" -j -o "$TMP/e.jsonl" -- \
-	perf stat -a -x, -e cpu-clock,context-switches \
+	perf stat -a -x, -e $PERF_TIME,context-switches \
 	--for-each-cgroup "${P#/},${A#/},${B#/}" -o "$TMP/perf.csv" -- \
 	bash "$TMP/work.sh" 2>"$TMP/err"
 rc=$?
@@ -47,7 +47,7 @@ sed 's/^/      | /' "$TMP/err" | head -5
 
 sys=$(jrow "$TMP/e.jsonl" system all cpu-clock)
 for g in "$P" "$A" "$B"; do
-	e=$(jrow "$TMP/e.jsonl" cgroup "$g" cpu-clock) p=$(perf_cg "$TMP/perf.csv" cpu-clock "$g")
+	e=$(jrow "$TMP/e.jsonl" cgroup "$g" cpu-clock) p=$(perf_cg "$TMP/perf.csv" "$PERF_TIME" "$g")
 	check "-G $g: cpu-clock matches perf within 1% (+ its part of the steal)" \
 		near_steal "$e" "$p" 1 "$(steal_part "$steal" "$e" "$sys")"
 	e=$(jrow "$TMP/e.jsonl" cgroup "$g" context-switches)

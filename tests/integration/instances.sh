@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Two, then ten emon-perf instances at once on the same cgroups, with
-# perf stat --for-each-cgroup beside them: burners of known size run in
+# perf stat --for-each-cgroup beside them (task-clock: PERF_TIME in lib.sh): burners of known size run in
 # two cgroups (0.5 s in a, 2 x 0.5 s in b) while all are attached. Each
 # instance exits 0 with nothing on stderr, and each one's rows match perf
 # within 1%, the other instances within 1%, the known work (-3%: a
@@ -18,7 +18,7 @@ for k in 2 10; do
 			-o "$TMP/i$k.$i.jsonl" 2>"$TMP/i$k.$i.err" &
 		pids+=($!)
 	done
-	perf stat -a -x, -e cpu-clock,context-switches --for-each-cgroup "${a#/},${b#/}" \
+	perf stat -a -x, -e $PERF_TIME,context-switches --for-each-cgroup "${a#/},${b#/}" \
 		-o "$TMP/perf$k.csv" -- sleep 600 2>/dev/null &
 	perf_pid=$!
 	for p in "${pids[@]}"; do wait_attached "$p"; done
@@ -40,7 +40,7 @@ for k in 2 10; do
 	wait $perf_pid
 	check "$k instances: all exit 0" [ $bad_rc -eq 0 ]
 	check "$k instances: nothing on stderr" [ -z "$(cat "$TMP"/i$k.*.err)" ]
-	pa=$(perf_cg "$TMP/perf$k.csv" cpu-clock "$a") pb=$(perf_cg "$TMP/perf$k.csv" cpu-clock "$b")
+	pa=$(perf_cg "$TMP/perf$k.csv" "$PERF_TIME" "$a") pb=$(perf_cg "$TMP/perf$k.csv" "$PERF_TIME" "$b")
 	echo "      cpu.stat: a $ua, b $ub; perf: a $pa, b $pb (ns); steal $((steal / 1000000)) ms"
 	"$PY3" - "$TMP" "$k" "$a" "$b" "$pa" "$pb" "$ua" "$ub" "$steal" <<'PY'
 import json, sys

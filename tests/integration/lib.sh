@@ -337,6 +337,19 @@ steal_ns() {
 	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" { printf "%.0f\n", $9 * 1e9 / hz }' /proc/stat
 }
 
+# The time event perf stat -G counts beside emon-perf's cpu-clock: task-clock.
+# At every cgroup switch the kernel schedules out and back in every event of
+# each PMU context that holds cgroup events (perf_cgroup_switch ->
+# ctx_sched_out/ctx_sched_in with EVENT_CGROUP select whole PMU contexts),
+# and a cpu-clock event does not count between its del and add. Cgroup
+# cpu-clock events would so stop emon-perf's per-CPU cpu-clock events, which
+# share their PMU, at every cgroup switch (measured: CPU 1's cpu-clock 12%
+# short of wall time under a cross-cgroup ping-pong). task-clock events have a
+# PMU of their own, and in a cgroup they count what cpu-clock would.
+# Counting events (context-switches) lose nothing: no switch is counted
+# inside the reschedule.
+PERF_TIME=task-clock
+
 # perf_csv_ns FILE EVENT: perf stat -x, value of EVENT (msec) in ns
 perf_csv_ns() {
 	awk -F, -v ev="$2" '$3 == ev { printf "%.0f\n", $1 * 1e6 }' "$1"

@@ -61,7 +61,7 @@ check "nothing else on stderr" [ "$(grep -vc 'map full' "$TMP/err")" -eq 0 ]
 # must show what is missing
 p=$TESTCG/p
 "$EMON" stat -a --energy none -e cpu-clock,context-switches --max-cgroups 16 -G "$p" -j -o "$TMP/g.jsonl" -- \
-	perf stat -a -x, -e cpu-clock,context-switches --for-each-cgroup "${p#/}" -o "$TMP/perf.csv" -- sleep 2 2>"$TMP/err"
+	perf stat -a -x, -e $PERF_TIME,context-switches --for-each-cgroup "${p#/}" -o "$TMP/perf.csv" -- sleep 2 2>"$TMP/err"
 check "-G with --max-cgroups 16: exits 0" [ $? -eq 0 ]
 e=$(jrow "$TMP/g.jsonl" cgroup "$p" context-switches) pc=$(perf_cg "$TMP/perf.csv" context-switches "$p")
 o=$(jrow "$TMP/g.jsonl" cgroup overflow context-switches)

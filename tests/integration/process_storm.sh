@@ -4,7 +4,8 @@
 # least STORM_MIN_RATE, 5,000, must be reached) for
 # STORM_S seconds (5 here, 30 in tests/stress/process_storm.sh). All of it
 # is counted: every process has a process row, the cgroup's cpu-clock and
-# context switches match perf stat -G in the same run within 1% and
+# context switches match perf stat -G (task-clock: PERF_TIME in lib.sh)
+# in the same run within 1% and
 # cpu.stat within 5% (plus steal); per interval the process rows, overflow
 # included, add up to the system row; no overflow at the default map sizes,
 # or an overflow row and a warning that say how much; emon-perf's memory
@@ -21,7 +22,7 @@ c=$(cg_new storm)
 u0=$(cg_usage_ns "$c") st0=$(steal_ns)
 "$EMON" stat -a --energy none -e cpu-clock,context-switches -G "$c" --by system,cgroup,process \
 	-I 500 -j -o "$TMP/out.jsonl" -- \
-	perf stat -a -x, -e cpu-clock,context-switches -G "${c#/},${c#/}" -o "$TMP/perf.csv" -- \
+	perf stat -a -x, -e $PERF_TIME,context-switches -G "${c#/},${c#/}" -o "$TMP/perf.csv" -- \
 	"$FORKER" -d "$secs" -j $jobs -c "$CGROOT$c" -o "$TMP/forker.txt" 2>"$TMP/err" &
 epid=$!
 sample_proc $epid "$TMP/rss" 0.25
@@ -85,7 +86,7 @@ fi
 
 e=$(jsum_counter "$TMP/out.jsonl" cgroup "$c" cpu-clock)
 ecs=$(jsum_counter "$TMP/out.jsonl" cgroup "$c" context-switches)
-p=$(perf_csv_ns "$TMP/perf.csv" cpu-clock)
+p=$(perf_csv_ns "$TMP/perf.csv" "$PERF_TIME")
 pcs=$(awk -F, '$3 == "context-switches" { print $1 }' "$TMP/perf.csv")
 echo "      cgroup cpu-clock: emon-perf $e, perf -G $p, cpu.stat $u (ns); steal $((steal / 1000000)) ms"
 sys=$(jsum_counter "$TMP/out.jsonl" system all cpu-clock)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Hundreds of short-lived processes in a cgroup, all exited before the run
 # ends: every one has a process row with the 2 ms of CPU it burnt, and the
-# cgroup's cpu-clock (exited processes included) matches perf stat -G on
-# the same run. cpu.stat is printed too: for fork-heavy loads in a VM it
+# cgroup's cpu-clock (exited processes included) matches perf stat -G's
+# task-clock (PERF_TIME in lib.sh) on the same run. cpu.stat is printed too: for fork-heavy loads in a VM it
 # falls several percent below any cpu-clock (perf's alike), see README.
 . "$(dirname "$0")/lib.sh"
 command -v perf >/dev/null || skip "perf not installed"
@@ -11,7 +11,7 @@ n=300
 c=$(cg_new short)
 u0=$(cg_usage_ns "$c")
 "$EMON" stat -a -e cpu-clock,context-switches -G "$c" --by cgroup,process -j -o "$TMP/out.jsonl" -- \
-	perf stat -a -x, -e cpu-clock,context-switches -G "${c#/},${c#/}" -o "$TMP/perf.csv" -- \
+	perf stat -a -x, -e $PERF_TIME,context-switches -G "${c#/},${c#/}" -o "$TMP/perf.csv" -- \
 	sh -c "echo \$\$ > $CGROOT$c/cgroup.procs; for i in \$(seq $n); do $BURN -p $TMP/pids 0.002; done"
 check "stat exits 0" [ $? -eq 0 ]
 u=$(( $(cg_usage_ns "$c") - u0 ))
@@ -35,7 +35,7 @@ sys.exit(1 if missing or clk[0] < 1.0 or total < 0.97 * 2 * len(pids) else 0)
 PY
 check "every short-lived process is counted, with its 2 ms of work" [ $? -eq 0 ]
 e=$(jrow "$TMP/out.jsonl" cgroup "$c" cpu-clock)
-p=$(perf_csv_ns "$TMP/perf.csv" cpu-clock)
+p=$(perf_csv_ns "$TMP/perf.csv" "$PERF_TIME")
 ecs=$(jrow "$TMP/out.jsonl" cgroup "$c" context-switches)
 pcs=$(awk -F, '$3 == "context-switches" { print $1 }' "$TMP/perf.csv")
 echo "      cgroup cpu-clock: emon-perf $e, perf -G $p, cpu.stat $u (ns)"
