@@ -47,6 +47,8 @@ result() { # name rc
 	0) pass=$((pass + 1)); printf 'PASS  %s\n' "$1" ;;
 	77) skip=$((skip + 1)); printf 'SKIP  %s: %s\n' "$1" "$(grep -m1 '^SKIP' "$log/out" | sed 's/^SKIP:* *//')" ;;
 	*) fail=$((fail + 1)); failed+=("$1"); printf 'FAIL  %s (exit %s)\n' "$1" "$2"
+	   # every failed check, wherever it is, then the end of the output
+	   grep -E '^(FAIL|ERROR|\[  FAILED)' "$log/out" | sed 's/^/      ! /'
 	   sed 's/^/      | /' "$log/out" | tail -40 ;;
 	esac
 }

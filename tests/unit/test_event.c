@@ -590,7 +590,11 @@ static void test_list(void **state)
 	again = list__capture(false);
 	verbose = list__capture(true);
 	assert_string_equal(out, again);	/* stable */
-	assert_contains(out, "emon-perf list -v");
+	/* the hint to -v only when libpfm4 knows this CPU's PMUs */
+	if (strstr(out, "PMU-specific events") && !strstr(out, "  none found\n"))
+		assert_contains(out, "emon-perf list -v");
+	else
+		print_message("libpfm4 lists no PMU-specific events on this CPU\n");
 	assert_null(strstr(verbose, "emon-perf list -v"));
 	assert_contains(out, "rNNNN");
 
