@@ -68,6 +68,22 @@ const volatile __u32 max_procs = 16384;
 /* Written by userspace through the mmap'ed .bss. */
 volatile __u32 epoch;
 
+/*
+ * A key's slot in the buffer its CPU writes, remembered per CPU in front of
+ * cgrp_idx and proc_idx: their lookups (a hash and a bucket walk, a helper
+ * call each) were most of a switch's cost after the counter reads, and the
+ * tasks a CPU switches between within one interval are few. Direct-mapped;
+ * an entry is good while ep is the epoch its CPU writes (slots are handed
+ * out anew every interval). slot is the slot + 1: 0 is an empty entry.
+ */
+#define SLOT_CACHE 64
+
+struct slot_cache {
+	__u64 id;	/* cgroup: its v2 id; process: tgid << 32 | start */
+	__u32 ep;
+	__u32 slot;
+};
+
 struct emon_prev {
 	__u32 primed;
 	__u32 ep;		/* the epoch of its last flush: it writes buffer ep & 1 */
@@ -94,6 +110,8 @@ struct emon_prev {
 	__u64 task;
 	__u64 clk;
 	struct emon_count c[EMON_MAX_EVENTS];
+	struct slot_cache cgrp_cache[SLOT_CACHE];
+	struct slot_cache proc_cache[SLOT_CACHE];
 };
 
 struct emon_counts {
@@ -302,25 +320,16 @@ static __always_inline void *proc_slot(__u32 par, __u32 s)
 	return bpf_map_lookup_elem(&proc_data, &k);
 }
 
-/* key's slot in the buffer the CPU writes (epoch ep), or NULL */
-static __always_inline void *cgrp_lookup(__u32 par, __u32 ep,
-					 struct emon_cgrp_key *k,
-					 struct emon_slot_ref **ref)
+/* A slot found or taken for a key: remember it in the CPU's cache. */
+static __always_inline __u32 slot_cached(struct slot_cache *c, __u64 id,
+					 __u32 ep, __u32 s)
 {
-	*ref = bpf_map_lookup_elem(&cgrp_idx, k);
-	if (!*ref || (*ref)->ep[par & 1] != ep)
-		return NULL;
-	return cgrp_slot(par, (*ref)->slot[par & 1]);
-}
-
-static __always_inline void *proc_lookup(__u32 par, __u32 ep,
-					 struct emon_proc_key *k,
-					 struct emon_slot_ref **ref)
-{
-	*ref = bpf_map_lookup_elem(&proc_idx, k);
-	if (!*ref || (*ref)->ep[par & 1] != ep)
-		return NULL;
-	return proc_slot(par, (*ref)->slot[par & 1]);
+	if (s != NO_SLOT) {
+		c->id = id;
+		c->ep = ep;
+		c->slot = s + 1;
+	}
+	return s;
 }
 
 /*
@@ -331,7 +340,7 @@ static __always_inline void *proc_lookup(__u32 par, __u32 ep,
 #define CGRP_ANCESTORS 8
 
 /* Rare path: the first slice of a cgroup on this CPU in this interval. */
-static __always_inline void *cgrp_first_seen(__u32 par, __u32 ep,
+static __always_inline __u32 cgrp_first_seen(__u32 par, __u32 ep,
 					     struct emon_cgrp_key *k,
 					     struct emon_slot_ref *ref,
 					     struct task_struct *task)
@@ -365,10 +374,10 @@ static __always_inline void *cgrp_first_seen(__u32 par, __u32 ep,
 	s = slot_alloc(EMON_KIND_CGRP, par, max_cgroups);
 	h = s == NO_SLOT ? NULL : cgrp_slot(par, s);
 	if (!h)
-		return NULL;
+		return NO_SLOT;
 	h->key = *k;
 	slot_ref_set(&cgrp_idx, k, ref, par, ep, s);
-	return h;
+	return s;
 }
 
 /* exec keeps it: de_thread() gives the new leader the old one's */
@@ -402,7 +411,7 @@ static __always_inline bool in_tree(__u32 tgid, struct task_struct *task, bool c
  * Its name is taken here only, not on every switch: a later exec renames
  * the entry from on_exec.
  */
-static __always_inline void *proc_first_seen(__u32 par, __u32 ep,
+static __always_inline __u32 proc_first_seen(__u32 par, __u32 ep,
 					     struct emon_proc_key *k,
 					     struct emon_slot_ref *ref,
 					     struct task_struct *task, bool cur)
@@ -413,7 +422,7 @@ static __always_inline void *proc_first_seen(__u32 par, __u32 ep,
 	s = slot_alloc(EMON_KIND_PROC, par, max_procs);
 	h = s == NO_SLOT ? NULL : proc_slot(par, s);
 	if (!h)
-		return NULL;
+		return NO_SLOT;
 	h->key = *k;
 	slot_ref_set(&proc_idx, k, ref, par, ep, s);
 	if (cur)	/* direct BTF loads: no helper call */
@@ -422,7 +431,46 @@ static __always_inline void *proc_first_seen(__u32 par, __u32 ep,
 		BPF_CORE_READ_STR_INTO(&h->comm, task, group_leader, comm);
 	if (in_tree(k->tgid, task, cur))
 		h->flags |= EMON_PROC_IN_TREE;
-	return h;
+	return s;
+}
+
+/*
+ * The slot of cgroup cgid on this CPU in buffer par (the CPU's epoch ep):
+ * from the CPU's cache, else from cgrp_idx, else a new one at the key's
+ * first slice. NO_SLOT: the buffer is full.
+ */
+static __always_inline __u32 cgrp_get(struct emon_prev *p, __u32 par, __u32 ep,
+				      __u32 cpu, __u64 cgid,
+				      struct task_struct *task)
+{
+	struct slot_cache *c = &p->cgrp_cache[cgid & (SLOT_CACHE - 1)];
+	struct emon_cgrp_key k = { .cgid = cgid, .cpu = cpu };
+	struct emon_slot_ref *ref;
+
+	if (c->id == cgid && c->ep == ep && c->slot)
+		return c->slot - 1;
+	ref = bpf_map_lookup_elem(&cgrp_idx, &k);
+	if (ref && ref->ep[par & 1] == ep)
+		return slot_cached(c, cgid, ep, ref->slot[par & 1]);
+	return slot_cached(c, cgid, ep, cgrp_first_seen(par, ep, &k, ref, task));
+}
+
+/* The same for the process (tgid, start); task: see in_tree(). */
+static __always_inline __u32 proc_get(struct emon_prev *p, __u32 par, __u32 ep,
+				      __u32 cpu, __u32 tgid, __u32 start,
+				      struct task_struct *task, bool cur)
+{
+	struct slot_cache *c = &p->proc_cache[tgid & (SLOT_CACHE - 1)];
+	struct emon_proc_key k = { .tgid = tgid, .cpu = cpu, .start = start };
+	__u64 id = (__u64)tgid << 32 | start;
+	struct emon_slot_ref *ref;
+
+	if (c->id == id && c->ep == ep && c->slot)
+		return c->slot - 1;
+	ref = bpf_map_lookup_elem(&proc_idx, &k);
+	if (ref && ref->ep[par & 1] == ep)
+		return slot_cached(c, id, ep, ref->slot[par & 1]);
+	return slot_cached(c, id, ep, proc_first_seen(par, ep, &k, ref, task, cur));
 }
 
 /* The task's cgroup v2 id: what bpf_get_current_cgroup_id() gives for it. */
@@ -449,30 +497,26 @@ static __always_inline void set_running(struct emon_prev *p,
  * (task is current, read with direct loads) or, for the part of a slice
  * that belongs to a task that left untraced, that task's as remembered.
  */
-static __always_inline void owner_add(__u32 par, __u32 ep, __u32 cpu,
-				      __u64 cgid, __u32 tgid, __u32 start,
-				      struct task_struct *task, bool cur,
-				      const struct emon_count *d)
+static __always_inline void owner_add(struct emon_prev *p, __u32 par, __u32 ep,
+				      __u32 cpu, __u64 cgid, __u32 tgid,
+				      __u32 start, struct task_struct *task,
+				      bool cur, const struct emon_count *d)
 {
-	struct emon_cgrp_key ck = { .cgid = cgid, .cpu = cpu };
-	struct emon_proc_key pk = { .tgid = tgid, .cpu = cpu, .start = start };
-	struct emon_slot_ref *ref;
 	void *val;
+	__u32 s;
 
-	val = cgrp_lookup(par, ep, &ck, &ref);
-	if (!val)
-		val = cgrp_first_seen(par, ep, &ck, ref, task);
+	s = cgrp_get(p, par, ep, cpu, cgid, task);
+	val = s == NO_SLOT ? NULL : cgrp_slot(par, s);
 	if (val)
 		counts_add(val + sizeof(struct emon_cgrp_hdr), d);
 	else
 		overflow_add(par, EMON_OVF_CGRP, d);
 
-	val = proc_lookup(par, ep, &pk, &ref);
-	if (!val)
-		val = proc_first_seen(par, ep, &pk, ref, task, cur);
+	s = proc_get(p, par, ep, cpu, tgid, start, task, cur);
+	val = s == NO_SLOT ? NULL : proc_slot(par, s);
 	if (!val) {
 		overflow_add(par, EMON_OVF_PROC, d);
-		if (in_tree(pk.tgid, task, cur))
+		if (in_tree(tgid, task, cur))
 			overflow_add(par, EMON_OVF_CMD, d);
 		return;
 	}
@@ -621,10 +665,10 @@ static __always_inline void account(struct emon_prev *p, bool flush, bool switch
 			d[i].enabled -= h->enabled;
 			d[i].running -= h->running;
 		}
-		owner_add(par, ep, cpu, p->cgid, p->tgid, p->start,
+		owner_add(p, par, ep, cpu, p->cgid, p->tgid, p->start,
 			  (struct task_struct *)p->task, false, dh->c);
 	}
-	owner_add(par, ep, cpu, cgid ?: bpf_get_current_cgroup_id(), tgid, start,
+	owner_add(p, par, ep, cpu, cgid ?: bpf_get_current_cgroup_id(), tgid, start,
 		  cur, true, d);
 }
 
@@ -708,24 +752,18 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid)
 {
-	struct emon_proc_key k = {
-		.tgid = bpf_get_current_pid_tgid() >> 32,
-		.cpu = bpf_get_smp_processor_id(),
-		.start = proc_start(p),
-	};
-	struct emon_slot_ref *ref;
 	struct emon_proc_hdr *h;
 	struct emon_prev *pv;
-	__u32 z = 0, par, ep;
+	__u32 z = 0, par, ep, s;
 
 	pv = bpf_map_lookup_elem(&prev, &z);
 	if (!pv)
 		return 0;
 	ep = pv->ep;
 	par = ep & 1;
-	h = proc_lookup(par, ep, &k, &ref);
-	if (!h)
-		h = proc_first_seen(par, ep, &k, ref, p, true);
+	s = proc_get(pv, par, ep, bpf_get_smp_processor_id(), p->tgid,
+		     proc_start(p), p, true);
+	h = s == NO_SLOT ? NULL : proc_slot(par, s);
 	if (!h)
 		return 0;
 	__builtin_memcpy(h->comm, p->group_leader->comm, EMON_COMM_LEN);
