@@ -108,6 +108,26 @@ bool count__scaled_u64(const struct emon_count *c, __u64 *value)
 	return ok;
 }
 
+double clock__deficit(const struct counts *cpu, int idx, const double *dt,
+		      int ncpus, int *worst)
+{
+	double most = 0;
+
+	*worst = -1;
+	for (int i = 0; i < ncpus; i++) {
+		double d;
+
+		if (!(dt[i] >= 0.01))
+			continue;
+		d = 1 - cpu[i].c[idx].counter / (dt[i] * 1e9);
+		if (*worst < 0 || d > most) {
+			most = d;
+			*worst = i;
+		}
+	}
+	return most;
+}
+
 double metric__ratio(double a, double b)
 {
 	if (isnan(a) || isnan(b) || b == 0.0)

@@ -32,6 +32,16 @@ bool count__scaled(const struct emon_count *c, double *value, double *ratio);
  * (double would round counts above 2^53); UINT64_MAX if it overflows. */
 bool count__scaled_u64(const struct emon_count *c, __u64 *value);
 
+/*
+ * How much a per-CPU time event (cpu-clock, event idx of cpu[]) fell short
+ * of the time between its CPU's two reads, as a fraction: the worst CPU's,
+ * *worst set to it (-1 when none is known). dt[cpu] is the seconds between
+ * the reads (0: not known, such as a CPU that was offline). Periods under
+ * 10 ms are left out: the reads' own jitter is too large there.
+ */
+double clock__deficit(const struct counts *cpu, int idx, const double *dt,
+		      int ncpus, int *worst);
+
 /* a / b, or NAN when b is zero or either side is not counted. */
 double metric__ratio(double a, double b);
 

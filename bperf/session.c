@@ -76,7 +76,8 @@ int session_read__init(struct session_read *r, int ncpus)
 	r->ovf_cgrp = calloc(ncpus, sizeof(*r->ovf_cgrp));
 	r->ovf_proc = calloc(ncpus, sizeof(*r->ovf_proc));
 	r->ovf_cmd = calloc(ncpus, sizeof(*r->ovf_cmd));
-	if (!r->cpu || !r->ovf_cgrp || !r->ovf_proc || !r->ovf_cmd) {
+	r->cpu_dt = calloc(ncpus, sizeof(*r->cpu_dt));
+	if (!r->cpu || !r->ovf_cgrp || !r->ovf_proc || !r->ovf_cmd || !r->cpu_dt) {
 		session_read__exit(r);
 		return -ENOMEM;
 	}
@@ -89,6 +90,7 @@ void session_read__exit(struct session_read *r)
 	free(r->ovf_cgrp);
 	free(r->ovf_proc);
 	free(r->ovf_cmd);
+	free(r->cpu_dt);
 	free(r->cgrp);
 	free(r->proc);
 	memset(r, 0, sizeof(*r));
@@ -318,12 +320,20 @@ static void session__flush_time(struct session *s, double t)
 
 	s->flush_t = t;
 	s->flush_spread = 0;
-	if (bpf_map_lookup_elem(fd, &z, ns))
+	if (bpf_map_lookup_elem(fd, &z, ns)) {
+		for (int cpu = 0; cpu < s->ncpus; cpu++)
+			s->cpu[cpu].flush_ns = s->cpu[cpu].dt = 0;
 		return;
+	}
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
 		double v = ns[cpu] / 1e9;
 
-		if (!s->cpu[cpu].flushed || !ns[cpu])
+		struct session_cpu *c = &s->cpu[cpu];
+		__u64 prev = c->flush_ns;
+
+		c->flush_ns = c->flushed ? ns[cpu] : 0;
+		c->dt = prev && c->flush_ns > prev ? (c->flush_ns - prev) / 1e9 : 0;
+		if (!c->flushed || !ns[cpu])
 			continue;
 		sum += v;
 		lo = n && lo < v ? lo : v;
@@ -515,6 +525,7 @@ static void session__revive_cpu(struct session *s, int cpu)
 	}
 	c->retried = false;
 	c->live = true;		/* no retries every interval: once per comeback */
+	c->flush_ns = 0;	/* the swap's flush is its new start */
 	ret = session__swap_cpu(s, cpu);
 	if (ret == -ENXIO)	/* offline again: the next flush says so */
 		ret = 0;
@@ -565,7 +576,7 @@ static bool session__stalled(const struct session *s,
 }
 
 /* After an interval's flush and read: follow CPUs going and coming. */
-static void session__track_cpus(struct session *s, const struct session_read *r)
+static void session__track_cpus(struct session *s, struct session_read *r)
 {
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
 		struct session_cpu *c = &s->cpu[cpu];
@@ -578,6 +589,7 @@ static void session__track_cpus(struct session *s, const struct session_read *r)
 		}
 		if (c->live && c->was_flushed && session__stalled(s, r, cpu)) {
 			pr_debug("cpu%d went offline and came back within the interval", cpu);
+			r->cpu_dt[cpu] = 0;
 			c->live = false;
 		}
 		if (!c->live)
@@ -607,6 +619,8 @@ int session__interval(struct session *s, struct session_read *r)
 	err = err ?: session__drain(s, r, EMON_KIND_CGRP, par);
 	err = err ?: session__drain(s, r, EMON_KIND_PROC, par);
 	err = err ?: session__read_stats(s, r);
+	for (int cpu = 0; cpu < s->ncpus; cpu++)
+		r->cpu_dt[cpu] = s->cpu[cpu].live ? s->cpu[cpu].dt : 0;
 	if (!err)
 		session__track_cpus(s, r);
 	return err;

@@ -51,6 +51,7 @@ struct session_read {
 	struct sess_proc *proc;
 	size_t nr_proc, cap_proc;
 	__u64 stats[EMON_STAT_NR];	/* this interval's */
+	double *cpu_dt;		/* [ncpus] s between each CPU's reads, 0: not known */
 	double t;		/* when it ended: the mean of the CPUs' flushes, s */
 	double spread;		/* between the first and last CPU's flush, s */
 };
@@ -62,6 +63,8 @@ struct session_cpu {
 	bool was_flushed;	/* and the one before */
 	bool retried;		/* a reopen found it not ready: tried again */
 	bool warned;		/* a reopen failed: said once */
+	__u64 flush_ns;		/* when its last flush read its counters, 0: not known */
+	double dt;		/* s since the flush before, 0: not known */
 };
 
 struct emon_bpf;

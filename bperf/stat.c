@@ -127,7 +127,41 @@ static void warn_overflow(struct stat_run *st)
 			 (unsigned long long)st->agg.stats[EMON_STAT_UNTRACED]);
 }
 
-/* End an interval in BPF and add it to the running sums. */
+/* Short of the time between reads by more than this: said (check_clock). */
+#define CLOCK_SHORT 0.01
+
+/*
+ * A per-CPU cpu-clock event counts all the time its CPU is online, so one
+ * that counted less than the time between two reads was stopped. The
+ * kernel does that at every cgroup switch to each event of a PMU context
+ * holding cgroup events (another tool's: perf stat -G), and they do not
+ * count in between: every count of that PMU falls short, ours too. Said
+ * once, after two read periods in a row on one CPU (a single one can be
+ * a CPU going offline in mid-period); the figure is in every -v line.
+ */
+static void check_clock(struct stat_run *st)
+{
+	double short_by;
+	int cpu;
+
+	if (st->clock_idx < 0)
+		return;
+	short_by = clock__deficit(st->rd.cpu, st->clock_idx, st->rd.cpu_dt,
+				  st->ncpus, &cpu);
+	if (cpu < 0 || short_by <= CLOCK_SHORT) {
+		st->clock_short_cpu = -1;
+		return;
+	}
+	pr_debug("cpu-clock on cpu%d counted %.1f%% less than the time between its reads",
+		 cpu, short_by * 100);
+	if (cpu == st->clock_short_cpu && !st->clock_warned) {
+		st->clock_warned = true;
+		pr_warn("cpu-clock on cpu%d counted %.1f%% less than the time between reads: something stops this CPU's events (another tool's cgroup perf_events on the same PMU, such as perf stat -G with cpu-clock, do at every cgroup switch); counts may be that much low",
+			cpu, short_by * 100);
+	}
+	st->clock_short_cpu = cpu;
+}
+
 /* Read the energy of the period that just ended and split it. */
 static int read_energy(struct stat_run *st, double dt)
 {
@@ -200,6 +234,7 @@ static int take_interval(struct stat_run *st, double *t)
 		return err;
 	}
 	name_cgroups(st);
+	check_clock(st);
 	*t = st->rd.t;
 	return take_energy(st, *t);
 }
@@ -422,6 +457,7 @@ int cmd_stat(int argc, char **argv)
 
 	if (!st)
 		return 1;
+	st->clock_short_cpu = -1;
 	ret = stat_opts__parse(&st->o, argc, argv);
 	if (ret) {
 		ret = ret > 0 ? 0 : 2;

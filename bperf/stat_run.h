@@ -39,6 +39,8 @@ struct stat_run {
 	struct command cmd;
 	int forwarded;		/* signals passed on to the command */
 	__u64 ovf_warned[2];
+	int clock_short_cpu;	/* the CPU whose cpu-clock fell short last read, -1 */
+	bool clock_warned;
 };
 
 /* Effective CAP_BPF + CAP_PERFMON, or CAP_SYS_ADMIN, or root. */

@@ -265,6 +265,41 @@ static void test_scope_parse(void **state)
 	assert_string_equal(scope__name((enum scope)-1), "unknown");
 }
 
+static void test_clock_deficit(void **state)
+{
+	static const struct {
+		const char *what;
+		__u64 clock[3];		/* ns counted, event 1 */
+		double dt[3];		/* s between reads */
+		int want_cpu;
+		double want;
+	} cases[] = {
+		{ "all counted",	{ 1000000000, 500000000, 0 }, { 1.0, 0.5, 0 }, 0, 0 },
+		{ "cpu1 stopped 12%",	{ 1000000000, 880000000, 0 }, { 1.0, 1.0, 0 }, 1, 0.12 },
+		{ "worst of two",	{ 950000000, 900000000, 990000000 }, { 1.0, 1.0, 1.0 }, 1, 0.10 },
+		{ "offline: not known",	{ 0, 0, 0 }, { 0, 0, 0 }, -1, 0 },
+		{ "under 10 ms: left out", { 0, 1000000000, 0 }, { 0.005, 1.0, 0 }, 1, 0 },
+		{ "a late read: over", { 1010000000, 0, 0 }, { 1.0, 0, 0 }, 0, -0.01 },
+		{ "NaN dt: left out",	{ 0, 0, 0 }, { NAN, 0, 0 }, -1, 0 },
+	};
+	struct counts cpu[3];
+	size_t k;
+	int worst;
+
+	(void)state;
+	for (k = 0; k < ARRAY_SIZE(cases); k++) {
+		double got;
+
+		memset(cpu, 0, sizeof(cpu));
+		for (int i = 0; i < 3; i++)
+			cpu[i].c[1].counter = cases[k].clock[i];
+		got = clock__deficit(cpu, 1, cases[k].dt, 3, &worst);
+		if (worst != cases[k].want_cpu || fabs(got - cases[k].want) > 1e-9)
+			fail_msg("%s: cpu %d, %g; want cpu %d, %g", cases[k].what,
+				 worst, got, cases[k].want_cpu, cases[k].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_scaled_u64),
 		cmocka_unit_test(test_metric_ratio),
 		cmocka_unit_test(test_scope_parse),
+		cmocka_unit_test(test_clock_deficit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

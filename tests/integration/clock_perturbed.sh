@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Another tool's cgroup perf_events stop emon-perf's per-CPU events: at
+# every cgroup switch the kernel reschedules each PMU context that holds
+# cgroup events, and a cpu-clock event does not count between its del and
+# add. A cross-cgroup ping-pong on the last CPU, emon-perf counting
+# system-wide for 3 s (the wall time between its reads is the reference):
+#  - alone: every CPU row's cpu-clock is the run's length (1%), no warning;
+#  - beside perf stat --for-each-cgroup counting cpu-clock: the CPU of the
+#    ping-pong falls short, and emon-perf says so once, naming that CPU
+#    and a figure that matches its row's shortfall (2 points);
+#  - beside perf counting task-clock (a PMU of its own; what the other
+#    tests compare against, PERF_TIME in lib.sh): nothing lost, no warning.
+. "$(dirname "$0")/lib.sh"
+command -v perf >/dev/null || skip "perf not installed"
+NCPU=$(nproc)
+[ "$NCPU" -ge 2 ] || skip "needs 2 CPUs (the ping-pong on one, the rest on others)"
+W=$((NCPU - 1))
+a=$(cg_new a) b=$(cg_new b)
+
+# run NAME [PERF_EVENT]: the ping-pong for 4 s, emon-perf for 3 s within it
+run() {
+	local name=$1 ev=${2:-}
+	"$TOOLS/pingpong" -c "$W" -d 4 "$CGROOT$a" "$CGROOT$b" >/dev/null 2>&1 &
+	local pp=$! pf=
+	BG_PIDS+=($pp)
+	sleep 0.3
+	if [ -n "$ev" ]; then
+		taskset -c 0 perf stat -a -x, -e "$ev" --for-each-cgroup "${a#/},${b#/}" \
+			-o "$TMP/$name.perf" -- sleep 3.5 &
+		pf=$!
+		sleep 0.2
+	fi
+	taskset -c 0 "$EMON" stat -a --energy none -e cpu-clock,context-switches --by system,cpu \
+		--timeout 3000 -j -o "$TMP/$name.jsonl" 2>"$TMP/$name.err"
+	check "$name: exits 0" [ $? -eq 0 ]
+	[ -n "$pf" ] && wait "$pf"
+	wait "$pp"
+	sed 's/^/      | /' "$TMP/$name.err"
+	# the ping-pong CPU's shortfall against the run's length
+	"$PY3" - "$TMP/$name.jsonl" "$W" <<'PY' >"$TMP/$name.res"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+t = max(r["interval"] for r in rows)
+cpu = {str(r["key"]): r["counters"]["cpu-clock"] for r in rows if r["scope"] == "cpu"}
+short = {k: 100 * (1 - v / (t * 1e9)) for k, v in cpu.items()}
+print(" ".join(f"cpu{k} {v:.2f}%" for k, v in sorted(short.items())), file=sys.stderr)
+print(f"{short[sys.argv[2]]:.2f} {max(abs(v) for v in short.values()):.2f}")
+PY
+	read -r SHORT WORST <"$TMP/$name.res"
+}
+
+run alone
+check "alone: every CPU's cpu-clock is the run's length within 1% (worst $WORST%)" \
+	"$PY3" -c "import sys; sys.exit(abs($WORST) > 1)"
+check "alone: nothing on stderr" [ ! -s "$TMP/alone.err" ]
+
+run perf_cpu_clock cpu-clock
+check "beside perf -G cpu-clock: cpu$W's cpu-clock falls short ($SHORT%, > 2%)" \
+	"$PY3" -c "import sys; sys.exit($SHORT <= 2)"
+check "beside perf -G cpu-clock: one warning" [ "$(grep -c 'cpu-clock on cpu' "$TMP/perf_cpu_clock.err")" -eq 1 ]
+said=$(grep -o "cpu-clock on cpu$W counted [0-9.]*%" "$TMP/perf_cpu_clock.err" | grep -o '[0-9.]*%' | tr -d %)
+check "beside perf -G cpu-clock: the warning names cpu$W and says perf stat -G" \
+	grep -q "cpu-clock on cpu$W counted .*perf stat -G" "$TMP/perf_cpu_clock.err"
+check "beside perf -G cpu-clock: its figure (${said:-none}%) is the row's shortfall ($SHORT%) within 2 points" \
+	"$PY3" -c "import sys; sys.exit(abs(float('${said:-nan}') - $SHORT) > 2)"
+check "beside perf -G cpu-clock: nothing else on stderr" \
+	[ "$(grep -vc 'cpu-clock on cpu' "$TMP/perf_cpu_clock.err")" -eq 0 ]
+
+run perf_task_clock "$PERF_TIME"
+check "beside perf -G $PERF_TIME: every CPU's cpu-clock is the run's length within 1% (worst $WORST%)" \
+	"$PY3" -c "import sys; sys.exit(abs($WORST) > 1)"
+check "beside perf -G $PERF_TIME: nothing on stderr" [ ! -s "$TMP/perf_task_clock.err" ]
+finish
