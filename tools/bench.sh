@@ -265,7 +265,10 @@ phase_ring() {
 
 # --- accuracy: cgroup cpu-clock against cpu.stat and against perf stat -G ------
 # OBS emon or perf: that monitor alone; both: emon-perf runs perf stat -G,
-# which runs the workload (one workload seen by both at once).
+# which runs the workload (one workload seen by both at once). perf counts
+# task-clock then: its cgroup cpu-clock events would stop emon-perf's
+# per-CPU cpu-clock at every cgroup switch (the kernel reschedules whole PMU
+# contexts that hold cgroup events; tests/integration/lib.sh, PERF_TIME).
 acc_run() { # WORKLOAD OBS ROUND
 	local w=$1 obs=$2 r=$3 tag=acc-$1-$2-$3 ua0 ub0 st0 t0 wl em=() pm=() gl stc=
 	gl=$BENCHCG/c0000,$BENCHCG/c0001
@@ -279,7 +282,9 @@ acc_run() { # WORKLOAD OBS ROUND
 	fi
 	[ "$obs" != perf ] && em=("$EMON" stat -a -e "$EVENTS" -G "$gl" -j -o "$RES/raw/$tag.json" --)
 	# shellcheck disable=SC2054 # "-x," is perf's CSV separator option
-	[ "$obs" != emon ] && pm=(perf stat -a -e "$EVENTS" --for-each-cgroup "$gl" -x, -o "$RES/raw/$tag.csv" --)
+	local pev=$EVENTS
+	[ "$obs" = both ] && pev=task-clock,context-switches
+	[ "$obs" != emon ] && pm=(perf stat -a -e "$pev" --for-each-cgroup "$gl" -x, -o "$RES/raw/$tag.csv" --)
 	# steal of the CPUs the workload runs on: the last one, or all
 	[ "$w" = pingpong ] && stc=$WCPU
 	ua0=$(usage_ns c0000) ub0=$(usage_ns c0001) st0=$(steal_ns "$stc") t0=$(date +%s.%N)
@@ -307,7 +312,7 @@ acc_run() { # WORKLOAD OBS ROUND
 	if os.path.exists(csv):
 	    for line in open(csv):
 	        f = line.strip().split(",")
-	        if len(f) > 3 and f[2] == "cpu-clock":
+	        if len(f) > 3 and f[2] in ("cpu-clock", "task-clock"):
 	            try:
 	                perf["/" + f[3].lstrip("/")] = float(f[0]) * 1e6
 	            except ValueError:
@@ -379,7 +384,7 @@ phase_bpfcost() {
 		-c "$ROOT/tools/bench/switch_cost.bpf.c" -o "$OUTPUT/bench/switch_cost.bpf.o" ||
 		die "cannot build tools/bench/switch_cost.bpf.c"
 	echo "prog	events	round	runs	ns_per_run" >"$RES/breakdown.tsv"
-	PROGS="empty clock cgid comm read1 read1_nv hash cgrp_store task_store read cpu cgrp proc_nocomm full full_nv lean"
+	PROGS="empty clock cgid comm read1 read1_nv hash cgrp_store task_store read read_nv cpu cgrp proc_nocomm full full_nv lean"
 	taskset -c 0 "${PP[@]}" -d 600 -w 0 "$CGDIR/c0000" "$CGDIR/c0001" >/dev/null &
 	BG+=("$!")
 	for ((r = 1; r <= COST_REPS; r++)); do

@@ -24,6 +24,9 @@
  *   read1      one bpf_perf_event_read_value() (counter, enabled, running)
  *   read1_nv   one bpf_perf_event_read() (counter only: enough for events
  *              that are never multiplexed, such as software events)
+ *   read_nv    read with bpf_perf_event_read(): what the engine cannot do
+ *              without (its software-event reads), so on_switch minus this
+ *              is the engine's own bookkeeping
  *   hash       one lookup of an existing (cgroup id, cpu) hash key
  *   cgrp_store bpf_cgrp_storage_get() on the current cgroup
  *   task_store bpf_task_storage_get() on the current group leader
@@ -263,6 +266,13 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(read)
 {
 	body(L_READ, true, true);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(read_nv)
+{
+	body(L_READ, false, true);
 	return 0;
 }
 
