@@ -40,6 +40,9 @@ struct row {
 	/* socket rows: measured sub-zones (core, uncore, dram, psys) */
 	unsigned int zone_mask;
 	double zone_j[4];
+	/* system row: ns of this interval's time whose owner BPF estimated
+	 * (switches the kernel kept out of its tracepoint), 0 elsewhere */
+	__u64 untraced_ns;
 };
 
 /* Names of the socket sub-zones, in zone_j order. */

@@ -119,6 +119,9 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 	for (int i = 0; i < o->nr_events; i++) {
 		const struct perf_event_attr *a = &o->events[i]->attr;
 
+		if (o->events[i]->is_time && k->rodata->clock_event < 0)
+			k->rodata->clock_event = i;
+
 		if (a->type == PERF_TYPE_SOFTWARE)
 			k->rodata->counter_only |= 1u << i;
 		if (a->type == PERF_TYPE_SOFTWARE &&

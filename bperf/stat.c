@@ -123,8 +123,9 @@ static void warn_overflow(struct stat_run *st)
 		pr_debug("%llu failed counter reads",
 			 (unsigned long long)st->agg.stats[EMON_STAT_READ_ERR]);
 	if (st->agg.stats[EMON_STAT_UNTRACED])
-		pr_debug("%llu slices followed context switches the kernel did not trace (tasks hidden from tracepoints): each split by CFS run time where known, else counted for the task that ran last",
-			 (unsigned long long)st->agg.stats[EMON_STAT_UNTRACED]);
+		pr_debug("%llu slices (%.3f ms of cpu-clock) followed context switches the kernel did not trace (tasks hidden from tracepoints): each split by CFS run time where known, else counted for the task that ran last",
+			 (unsigned long long)st->agg.stats[EMON_STAT_UNTRACED],
+			 st->agg.stats[EMON_STAT_UNTRACED_NS] / 1e6);
 }
 
 /* Short of the time between reads by more than this: said (check_clock). */

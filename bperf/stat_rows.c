@@ -433,6 +433,7 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 			goto nomem;
 		aggregate__system(a, &r->counts);
 		row__energy(sc, a, r, a->energy_total, dt);
+		r->untraced_ns = a->stats[EMON_STAT_UNTRACED_NS];
 	}
 	if (sc->command_mode) {
 		r = row_set__add(rs, SCOPE_COMMAND, row_set__key(rs, "%u", sc->tree_root));

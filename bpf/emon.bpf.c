@@ -60,6 +60,9 @@ const volatile __u32 counter_only;
  * a read at the tracepoint would give it to the task coming in.
  */
 const volatile __u32 switch_events;
+/* The index of a time event (cpu-clock), -1: none. Untraced slices add
+ * their time to EMON_STAT_UNTRACED_NS: how much time had its owner guessed. */
+const volatile __s32 clock_event = -1;
 /* Command mode: mark the processes of the command's tree. */
 const volatile bool follow_tree;
 /* Slots per buffer of cgrp_data and proc_data. */
@@ -243,6 +246,14 @@ static __always_inline void stat_inc(__u32 slot)
 
 	if (v)
 		(*v)++;
+}
+
+static __always_inline void stat_add(__u32 slot, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &slot);
+
+	if (v)
+		*v += n;
 }
 
 static __always_inline void counts_add(struct emon_count *dst,
@@ -647,6 +658,9 @@ static __always_inline void account(struct emon_prev *p, bool flush, bool switch
 	cgid = p->cgid;
 	if (cgid && p->pid != cur->pid) {	/* switches went untraced */
 		stat_inc(EMON_STAT_UNTRACED);
+		if (clock_event >= 0)
+			stat_add(EMON_STAT_UNTRACED_NS,
+				 d[clock_event & (EMON_MAX_EVENTS - 1)].counter);
 		if (switched)
 			part = untraced_part(p, cur);
 		cgid = 0;

@@ -627,6 +627,9 @@ static void test_json_rows(void **state)
 	} cases[] = {
 		{ { .scope = SCOPE_SYSTEM, .key = "whatever" }, json_type_string,
 		  "all" },
+		/* time whose owner BPF estimated (a kernel hiding switches) */
+		{ { .scope = SCOPE_SYSTEM, .key = "all",
+		    .untraced_ns = 47971627 }, json_type_string, "all" },
 		{ { .scope = SCOPE_CPU, .key = "12" }, json_type_int, "12" },
 		{ { .scope = SCOPE_SOCKET, .key = "1" }, json_type_int, "1" },
 		{ { .scope = SCOPE_CGROUP, .key = "/" }, json_type_string, "/" },
@@ -678,6 +681,12 @@ static void test_json_rows(void **state)
 				 cases[k].r.scope == SCOPE_CONTAINER);
 		assert_int_equal(json__has(obj, "pod_uid"),
 				 cases[k].r.pod_uid != NULL);
+		/* only where there was some: absent on kernels tracing all */
+		assert_int_equal(json__has(obj, "untraced_ns"),
+				 cases[k].r.untraced_ns != 0);
+		if (cases[k].r.untraced_ns)
+			assert_int_equal(json_object_get_int64(
+				json__get(obj, "untraced_ns")), cases[k].r.untraced_ns);
 		/* no energy source: no energy fields */
 		assert_false(json__has(obj, "energy_j"));
 		assert_false(json__has(obj, "epi_nj"));
