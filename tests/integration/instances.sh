@@ -48,6 +48,7 @@ tmp, k, a, b = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 pa, pb, ua, ub, steal = map(float, sys.argv[5:10])
 vals = {a: [], b: []}
 sysv = []
+unt = 0	# the most time any instance had to guess the owner of (lib.sh untraced_ns)
 for i in range(1, k + 1):
     for l in open(f"{tmp}/i{k}.{i}.jsonl"):
         r = json.loads(l)
@@ -55,29 +56,32 @@ for i in range(1, k + 1):
             vals[r["key"]].append(r["counters"]["cpu-clock"])
         if r["scope"] == "system":
             sysv.append(r["counters"]["cpu-clock"])
+            unt = max(unt, r.get("untraced_ns", 0))
 whole = max(sysv) if sysv else 0
+print(f"      untraced time: up to {unt / 1e6:.1f} ms in one instance")
 res = []
 for cg, ref, u in ((a, pa, ua), (b, pb, ub)):
     v = vals[cg]
     worst = max(abs(x - ref) / ref * 100 for x in v)
     # steal falls on whatever runs: the cgroup's part of it is slack
     # between two counters of one run, emon-perf's and perf's
-    ok_perf = all(abs(x - ref) <= ref * 0.01 + (steal * x / whole if whole else steal)
+    ok_perf = all(abs(x - ref) <= ref * 0.01 + (steal * x / whole if whole else steal) + unt
                   for x in v)
     spread = (max(v) - min(v)) / min(v) * 100
-    kern = max(abs(x - u) for x in v) <= u * 0.03 + steal
+    kern = max(abs(x - u) for x in v) <= u * 0.03 + steal + unt
     print(f"      {cg}: {len(v)} instances, {min(v) / 1e6:.1f} .. {max(v) / 1e6:.1f} ms, "
           f"spread {spread:.3f}%, worst vs perf {worst:.3f}%, vs cpu.stat {u / 1e6:.1f} ms")
-    res.append(f"{int(len(v) == k)} {int(ok_perf)} {int(spread <= 1)} {min(v):.0f} {int(kern)}")
+    res.append(f"{int(len(v) == k)} {int(ok_perf)} {int(max(v) - min(v) <= min(v) * 0.01 + unt)} "
+               f"{min(v) + unt:.0f} {int(kern)}")
 open(f"{tmp}/res{k}", "w").write("\n".join(res) + "\n")
 PY
 	{ read -r na wa sa mina ka; read -r nb wb sb minb kb; } <"$TMP/res$k"
 	check "$k instances: every one has both rows" [ "$na$nb" = 11 ]
-	check "$k instances: each matches perf --for-each-cgroup within 1% (+ its part of the steal)" [ "$wa$wb" = 11 ]
-	check "$k instances: each matches the others within 1%" [ "$sa$sb" = 11 ]
-	check "$k instances: each has the known work (a >= 0.5 s, b >= 1.0 s, -3%)" \
+	check "$k instances: each matches perf --for-each-cgroup within 1% (+ its part of the steal, + untraced time)" [ "$wa$wb" = 11 ]
+	check "$k instances: each matches the others within 1% (+ untraced time)" [ "$sa$sb" = 11 ]
+	check "$k instances: each has the known work (a >= 0.5 s, b >= 1.0 s, -3%, - untraced time)" \
 		[ "$mina" -ge 485000000 -a "$minb" -ge 970000000 ]
-	check "$k instances: each matches cpu.stat within 3% (+ steal)" [ "$ka$kb" = 11 ]
+	check "$k instances: each matches cpu.stat within 3% (+ steal + untraced time)" [ "$ka$kb" = 11 ]
 	left=$(bpf_orphans "$base")
 	check "$k instances: no BPF program, map or link left" [ -z "$left" ]
 done
