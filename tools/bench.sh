@@ -56,8 +56,8 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	REPS=${BENCH_REPS:-2} SECS=${BENCH_SECS:-1} CPU_SECS=${BENCH_CPU_SECS:-5}
 	RING_REPS=1 COST_REPS=1 REPORT=${BENCH_REPORT:-0}
 fi
-EVENTS=cpu-clock,context-switches
-EVENTS3=cpu-clock,context-switches,page-faults
+# Events: set once the machine is known (see "the machine" below)
+EVENTS= EVENTS3= EVSETS=() PMU=0
 
 T_START=$(date +%s.%N)
 die() { echo "bench: $*" >&2; exit 1; }
@@ -167,6 +167,22 @@ kv() { # KEY FILE: the value of KEY=value in FILE
 }
 
 # --- the machine -----------------------------------------------------------
+# Events: cycles and instructions where the PMU counts them (perf says
+# <not supported> in a VM without one), always cpu-clock (the accuracy
+# phase compares it with cpu.stat) and context-switches. EVSETS: the 1, 2
+# and 3 events the BPF cost phase measures. BENCH_EVENTS overrides EVENTS.
+if perf stat -a -x, -e cycles,instructions -o "$RES/raw/pmu-probe.csv" -- sleep 0.1 2>/dev/null &&
+	[ "$(grep -cE '^[0-9]+,,(cycles|instructions),' "$RES/raw/pmu-probe.csv")" -eq 2 ]; then
+	PMU=1
+	EVENTS=cycles,instructions,cpu-clock,context-switches
+	EVSETS=(cycles cycles,instructions cycles,instructions,cpu-clock)
+else
+	EVENTS=cpu-clock,context-switches
+	EVSETS=(cpu-clock cpu-clock,context-switches cpu-clock,context-switches,page-faults)
+fi
+EVENTS=${BENCH_EVENTS:-$EVENTS}
+EVENTS3=${EVSETS[2]}
+case ,$EVENTS, in *,cpu-clock,*) ;; *) die "BENCH_EVENTS must include cpu-clock" ;; esac
 {
 	echo "date	$(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "cpu	$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
@@ -175,6 +191,12 @@ kv() { # KEY FILE: the value of KEY=value in FILE
 	echo "perf_event_size	$(awk '$1 == "perf_event" { print $4 }' /proc/slabinfo)"
 	echo "clocksource	$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 	echo "perf	$(perf --version 2>/dev/null)"
+	echo "virt	$(grep -qw hypervisor /proc/cpuinfo && echo VM || echo bare metal)"
+	echo "pmu	$PMU"
+	echo "events	$EVENTS"
+	echo "evset1	${EVSETS[0]}"
+	echo "evset2	${EVSETS[1]}"
+	echo "evset3	${EVSETS[2]}"
 	echo "commit	$(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- bpf bperf pmu include 2>/dev/null || echo ' + uncommitted engine changes')"
 	echo "reps	$REPS"
 	echo "ring_reps	$RING_REPS"
@@ -338,8 +360,7 @@ phase_accuracy() {
 # cost_run EVENTS_INDEX ROUND: on_switch's ns per run over 1.5 s mid-run
 cost_run() {
 	local i=$1 r=$2 ev pid a='' b='' dt t0 tries=0
-	local evsets=("cpu-clock" "$EVENTS" "$EVENTS3")
-	ev=${evsets[$i]}
+	ev=${EVSETS[$i]}
 	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null
 	taskset -c 0 "$EMON" stat -a -e "$ev" -G "$(cglist 64)" -j -o /dev/null -- \
 		"${PP[@]}" -d 10 -w 0.3 "$CGDIR/c0000" "$CGDIR/c0001" \
@@ -372,7 +393,7 @@ cost_run() {
 }
 
 phase_bpfcost() {
-	local r i ev progs
+	local r i ev progs singles
 	log "bpf cost: on_switch with 1, 2, 3 events (kernel.bpf_stats_enabled=1 meanwhile)"
 	echo "events	round	ns_per_run	runs	seconds" >"$RES/bpfcost.tsv"
 	for ((r = 1; r <= COST_REPS; r++)); do
@@ -388,7 +409,9 @@ phase_bpfcost() {
 	taskset -c 0 "${PP[@]}" -d 600 -w 0 "$CGDIR/c0000" "$CGDIR/c0001" >/dev/null &
 	BG+=("$!")
 	for ((r = 1; r <= COST_REPS; r++)); do
-		for ev in "$EVENTS3" cpu-clock context-switches; do
+		singles="cpu-clock context-switches"
+		[ "$PMU" = 1 ] && singles="$singles cycles"
+		for ev in "$EVENTS3" $singles; do
 			if [ "$ev" = "$EVENTS3" ]; then progs=$PROGS; else progs="empty read1 read1_nv"; fi
 			# shellcheck disable=SC2046
 			taskset -c 0 "$TOOLS/bench-switch-cost" -o "$OUTPUT/bench/switch_cost.bpf.o" -e "$ev" \
