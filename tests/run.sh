@@ -6,7 +6,8 @@
 #   tests/run.sh [--unit|--fuzz|--integration|--stress] [NAME_FILTER]
 # (default: unit, fuzz and integration; --stress runs tests/stress/ only)
 # With SAN_LOGS=DIR (make asan) sanitizer reports go to files there, and a
-# test after which one appeared fails, whatever its exit status.
+# test after which one appeared fails, whatever its exit status. Each
+# test's output is kept in $OUTPUT/test-logs/.
 set -u
 cd "$(dirname "$0")/.."
 OUTPUT=${OUTPUT:-build}
@@ -43,6 +44,8 @@ san_reports() {
 
 result() { # name rc
 	san_reports && set -- "$1" "$2; sanitizer report"
+	# every test's whole output, passed or not, for the numbers it printed
+	mkdir -p "$OUTPUT/test-logs" && cp "$log/out" "$OUTPUT/test-logs/${1//\//_}.log"
 	case $2 in
 	0) pass=$((pass + 1)); printf 'PASS  %s\n' "$1" ;;
 	77) skip=$((skip + 1)); printf 'SKIP  %s: %s\n' "$1" "$(grep -m1 '^SKIP' "$log/out" | sed 's/^SKIP:* *//')" ;;
