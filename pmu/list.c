@@ -283,7 +283,8 @@ static int pmus__print(FILE *out, bool verbose)
 		}
 		pmus[nr++] = pinfo;
 	}
-	qsort(pmus, nr, sizeof(*pmus), pmu_info__cmp);
+	if (nr)		/* qsort(NULL, 0, ...) is undefined */
+		qsort(pmus, nr, sizeof(*pmus), pmu_info__cmp);
 
 	fprintf(out, "\nPMU-specific events (libpfm4; -e EVENT or -e pmu::EVENT):\n\n");
 	for (i = 0; i < nr; i++) {
