@@ -161,12 +161,16 @@ int main(int argc, char **argv)
 	pids = calloc(n, sizeof(*pids));
 	if (sh == MAP_FAILED || !pipes || !pids) {
 		perror("pingpong: memory");
-		return 1;
+		ret = 1;
+		n = 0;	/* no process to end */
+		goto out;
 	}
 	for (int i = 0; i < n; i++) {
 		if (pipe2(pipes[i], O_CLOEXEC)) {
 			perror("pingpong: pipe (raise ulimit -n?)");
-			return 1;
+			ret = 1;
+			n = 0;
+			goto out;
 		}
 	}
 	for (int i = 0; i < n; i++) {
@@ -212,5 +216,7 @@ out:
 		kill(pids[i], SIGKILL);
 	for (int i = 0; i < n; i++)
 		waitpid(pids[i], NULL, 0);
+	free(pipes);
+	free(pids);
 	return ret;
 }
