@@ -329,11 +329,11 @@ static void session__flush_time(struct session *s, double t)
 		return;
 	}
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
-		double v = ns[cpu] / 1e9;
-
 		struct session_cpu *c = &s->cpu[cpu];
 		__u64 prev = c->flush_ns;
+		double v = ns[cpu] / 1e9;
 
+		/* each CPU's time between reads, for the clock check */
 		c->flush_ns = c->flushed ? ns[cpu] : 0;
 		c->dt = prev && c->flush_ns > prev ? (c->flush_ns - prev) / 1e9 : 0;
 		if (!c->flushed || !ns[cpu])

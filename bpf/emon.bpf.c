@@ -21,9 +21,11 @@
  * plain adds suffice: sched_switch runs with interrupts off, the flush either
  * in an IPI or with preemption off, so the two never interleave on one CPU.
  * Counts live in slots of mmap'able arrays (emon.h); an LRU hash maps a key
- * to its slot. A key's first slice in an interval takes the next free slot
- * (one atomic add, the only shared write); when none is left the slice goes
- * to a per-CPU overflow row instead, so nothing is dropped.
+ * to its slot, behind a small per-CPU cache of the slots of the keys the
+ * CPU saw last (struct slot_cache). A key's first slice in an interval
+ * takes the next free slot (one atomic add, the only shared write); when
+ * none is left the slice goes to a per-CPU overflow row instead, so
+ * nothing is dropped.
  *
  * Every array of counts exists twice (two buffers); each CPU writes the one
  * its epoch's parity names. Userspace ends an interval by bumping epoch and
