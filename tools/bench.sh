@@ -28,10 +28,17 @@
 # SCHED_OTHER), so that other tasks of a shared machine cannot take their
 # CPU: whatever runs in their context-switch path (the BPF program, perf's
 # cgroup switch, the flush IPIs) is still paid by them. RT throttling leaves
-# the others 5% of that CPU, the same for every configuration. Knobs (environment): BENCH_REPS (6), BENCH_RING_REPS (4), BENCH_SECS (2,
+# the others 5% of that CPU, the same for every configuration.
+#
+# Events: cycles,instructions,cpu-clock,context-switches where perf counts
+# cycles and instructions, else cpu-clock,context-switches (see "the
+# machine" below).
+#
+# Knobs (environment): BENCH_REPS (6), BENCH_RING_REPS (4), BENCH_SECS (2,
 # seconds measured per ping-pong run), BENCH_CPU_SECS (60), BENCH_QUICK=1
 # (a short smoke run: fewer rounds, shorter runs), BENCH_PHASES (a subset,
-# e.g. "bpfcost flush": the other phases' results are kept). BENCH_QUICK and
+# e.g. "bpfcost flush": the other phases' results are kept), BENCH_EVENTS
+# (the monitors' events; must include cpu-clock). BENCH_QUICK and
 # BENCH_PHASES do not rewrite BENCHMARKS.md unless BENCH_REPORT=1.
 set -u
 cd "$(dirname "$0")/.." || exit 1
