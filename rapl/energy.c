@@ -269,6 +269,38 @@ void energy_source__warn(struct energy_source *s, const char *fmt, ...)
 	va_end(ap);
 }
 
+void energy_sample__add(struct energy_sample *dst,
+			const struct energy_sample *src, double k)
+{
+	size_t len = strlen(dst->warning);
+
+	dst->baseline = dst->baseline || src->baseline;
+	for (int p = 0; p < dst->nr_packages && p < ENERGY_MAX_PACKAGES; p++) {
+		struct energy_pkg_sample *d = &dst->pkg[p];
+		const struct energy_pkg_sample *s = &src->pkg[p];
+
+		d->valid = d->valid && s->valid && p < src->nr_packages;
+		d->joules += k * s->joules;
+		d->dom_mask |= s->dom_mask;
+		d->dom_valid &= s->dom_valid;
+		for (int i = 0; i < ENERGY_DOM_NR; i++)
+			d->dom_j[i] += k * s->dom_j[i];
+	}
+	dst->has_psys = dst->has_psys || src->has_psys;
+	dst->psys_valid = dst->psys_valid && src->psys_valid;
+	dst->psys_j += k * src->psys_j;
+	if (!src->warning[0] || len + 3 >= sizeof(dst->warning))
+		return;
+	if (len) {
+		memcpy(dst->warning + len, "; ", 3);
+		len += 2;
+	}
+	/* cut short when full: the warnings are for people, not parsers */
+	for (size_t i = 0; src->warning[i] && len + 1 < sizeof(dst->warning); i++)
+		dst->warning[len++] = src->warning[i];
+	dst->warning[len] = '\0';
+}
+
 int energy_step__check(double j, double range_j, double dt)
 {
 	if (!isfinite(j) || j < 0)

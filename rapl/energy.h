@@ -126,6 +126,15 @@ int energy_source__read(struct energy_source *s, double dt,
 			const double *busy_ns, struct energy_sample *out);
 
 /*
+ * dst += k * src, pure: joules of every package, sub-zone and psys; a
+ * package, zone or psys is valid only where both are (an unknown part
+ * makes the sum unknown). src's warning is appended to dst's. For two
+ * reads that end one interval (see bperf/stat.c take_interval).
+ */
+void energy_sample__add(struct energy_sample *dst,
+			const struct energy_sample *src, double k);
+
+/*
  * Split package energy between keys, pure. With N keys and P packages:
  *
  *   E(key) = sum over valid p of  E'(p) * m[key][p] / m_all[p]

@@ -997,6 +997,50 @@ static double split_sum(const double *v, int n)
 	return s;
 }
 
+/* Two reads that end one interval: the second scaled, validity ANDed. */
+static void test_sample_add(void **state)
+{
+	struct energy_sample a = { .nr_packages = 2 }, b = { .nr_packages = 2 };
+
+	(void)state;
+	a.pkg[0] = (struct energy_pkg_sample){ .valid = true, .joules = 10,
+		.dom_mask = 1u << ENERGY_DOM_CORE, .dom_valid = 1u << ENERGY_DOM_CORE,
+		.dom_j = { [ENERGY_DOM_CORE] = 4 } };
+	a.pkg[1] = (struct energy_pkg_sample){ .valid = true, .joules = 7 };
+	b.pkg[0] = (struct energy_pkg_sample){ .valid = true, .joules = 2,
+		.dom_mask = 1u << ENERGY_DOM_CORE, .dom_valid = 1u << ENERGY_DOM_CORE,
+		.dom_j = { [ENERGY_DOM_CORE] = 1 } };
+	b.pkg[1] = (struct energy_pkg_sample){ .valid = false, .joules = 0 };
+	a.has_psys = b.has_psys = true;
+	a.psys_valid = b.psys_valid = true;
+	a.psys_j = 20;
+	b.psys_j = 4;
+	strcpy(b.warning, "zone x: a reset");
+
+	energy_sample__add(&a, &b, 0.25);
+	assert_true(a.pkg[0].valid);
+	assert_true(fabs(a.pkg[0].joules - 10.5) < 1e-12);
+	assert_int_equal(a.pkg[0].dom_valid, 1u << ENERGY_DOM_CORE);
+	assert_true(fabs(a.pkg[0].dom_j[ENERGY_DOM_CORE] - 4.25) < 1e-12);
+	/* a part unknown: the whole unknown, never counted as 0 J */
+	assert_false(a.pkg[1].valid);
+	assert_true(a.psys_valid);
+	assert_true(fabs(a.psys_j - 21) < 1e-12);
+	assert_string_equal(a.warning, "zone x: a reset");
+	assert_false(a.baseline);
+
+	/* the rest of b, as the next interval's carry: adds up to all of b */
+	struct energy_sample rest = { .nr_packages = 2 };
+
+	rest.pkg[0].valid = rest.pkg[1].valid = rest.psys_valid = true;
+	rest.pkg[0].dom_valid = 1u << ENERGY_DOM_CORE;
+	b.warning[0] = '\0';
+	energy_sample__add(&rest, &b, 0.75);
+	assert_true(fabs(a.pkg[0].joules - 10 + rest.pkg[0].joules - b.pkg[0].joules) < 1e-12);
+	assert_true(fabs(rest.pkg[0].joules - 1.5) < 1e-12);
+	assert_string_equal(rest.warning, "");
+}
+
 static void test_split(void **state)
 {
 	static const struct {
@@ -1167,6 +1211,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_powercap_names, tree_setup, tree_teardown),
 		cmocka_unit_test_setup_teardown(test_perf_pmu_errors, tree_setup, tree_teardown),
 		cmocka_unit_test_setup_teardown(test_model_source, tree_setup, tree_teardown),
+		cmocka_unit_test(test_sample_add),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_split_bad),
 		cmocka_unit_test(test_split_conservation),
