@@ -212,19 +212,59 @@ static void name_cgroups(struct stat_run *st)
 				   session__cgroup_info, &st->sess);
 }
 
+/* A flush this long after the energy read before it: read again after it. */
+#define ENERGY_LATE_S 0.001
+
+/*
+ * A measured source is read right before the flush that ends an interval.
+ * When the flush comes late (emon-perf preempted in between: seen for
+ * 0.8 s on a loaded VM), the energy up to it is partly in the next read:
+ * read again now, give this interval the part of that step up to the
+ * flush, by time, and the next one the rest. No energy moves between
+ * intervals, and none is lost or counted twice.
+ */
+static int late_energy(struct stat_run *st, double t0)
+{
+	double t1, k;
+	int err;
+
+	if (!st->energy || st->out.energy_estimated || st->rd.t - t0 <= ENERGY_LATE_S)
+		return 0;
+	t1 = now_s();
+	err = energy_source__read(st->energy, t1 - t0, st->busy_ns, &st->carry);
+	if (err) {
+		pr_err("reading energy: %s", strerror(-err));
+		return err;
+	}
+	t1 = (t1 + now_s()) / 2;	/* when it read, as near as we know */
+	k = t1 > t0 ? (st->rd.t - t0) / (t1 - t0) : 1;
+	k = k > 1 ? 1 : k < 0 ? 0 : k;
+	pr_debug("energy: the flush came %.1f ms after the energy read: %.0f%% of a second read goes to this interval",
+		 (st->rd.t - t0) * 1e3, k * 100);
+	energy_sample__add(&st->es, &st->carry, k);
+	st->carry.warning[0] = '\0';	/* said with this interval's */
+	st->carry_k = 1 - k;
+	return 0;
+}
+
 /*
  * End an interval in BPF and add it, and its energy, to the sums; *t gets
  * its end (the middle of the flush). A measured source is read right
- * before the flush, so both end at the same moment.
+ * before the flush, so both end at the same moment (late_energy()).
  */
 static int take_interval(struct stat_run *st, double *t)
 {
-	double t0 = now_s();
+	double t0 = now_s(), te = t0;	/* te: when the energy was read */
 	int err;
 
-	if (st->energy && !st->out.energy_estimated &&
-	    read_energy(st, t0 - st->last_read))
-		return -EIO;
+	if (st->energy && !st->out.energy_estimated) {
+		if (read_energy(st, t0 - st->last_read))
+			return -EIO;
+		te = (t0 + now_s()) / 2;
+		if (st->carry_k > 0)	/* the rest of a late flush's read */
+			energy_sample__add(&st->es, &st->carry, st->carry_k);
+		st->carry_k = 0;
+	}
 	err = session__interval(&st->sess, &st->rd);
 	pr_debug("interval: flush of %.0f us, flush + read of %zu cgroup and %zu process entries in %.0f us",
 		 st->rd.spread * 1e6, st->rd.nr_cgrp, st->rd.nr_proc, (now_s() - t0) * 1e6);
@@ -237,7 +277,8 @@ static int take_interval(struct stat_run *st, double *t)
 	name_cgroups(st);
 	check_clock(st);
 	*t = st->rd.t;
-	return take_energy(st, *t);
+	err = late_energy(st, te);
+	return err ?: take_energy(st, *t);
 }
 
 static int print_interval(struct stat_run *st, double t, double dt)

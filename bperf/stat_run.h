@@ -26,6 +26,10 @@ struct stat_run {
 	struct cpu_topology topo;
 	struct energy_source *energy;
 	struct energy_sample es;
+	/* the next interval's part of a read after a late flush, and its
+	 * weight (0: none), see late_energy() */
+	struct energy_sample carry;
+	double carry_k;
 	struct attr_input attr;
 	int clock_idx;		/* BPF index of cpu-clock, -1 if absent */
 	double *busy_ns;	/* [npkg] for the model */
