@@ -55,7 +55,10 @@ maxcg=
 	bash "$TMP/work.sh" 2>"$TMP/a.err"
 rc=$?
 steal=$(($(steal_ns) - st0))
-unt=$(untraced_ns "$TMP/a.jsonl")	# time whose owner emon-perf estimated (lib.sh)
+# the time whose owner emon-perf estimated (lib.sh): the -G instance's
+# over the whole run, and B's in the intervals each cgroup ran
+unt=$(untraced_ns "$TMP/a.jsonl")
+echo "      untraced time: $((unt / 1000000)) ms in the whole run"
 kill -INT $bpid
 wait $bpid
 brc=$?
@@ -70,8 +73,9 @@ sed 's/^/      | /' "$TMP/a.err" "$TMP/b.err" | head -5
 sys=$(jrow "$TMP/a.jsonl" system all cpu-clock)
 for g in $g1 $g2 $g3; do
 	e=$(jrow "$TMP/a.jsonl" cgroup "$g" cpu-clock) p=$(perf_cg "$TMP/perf.csv" "$PERF_TIME" "$g")
-	check "-G $g, removed mid-run: cpu-clock matches perf within 1% (+ its part of the steal, + untraced time)" \
-		near_steal "$e" "$p" 1 "$(( $(steal_part "$steal" "$e" "$sys") + unt ))"
+	u=$(untraced_during "$TMP/b.jsonl" "$g")
+	check "-G $g, removed mid-run: cpu-clock matches perf within 1% (+ its part of the steal, + untraced time while it ran)" \
+		near_steal "$e" "$p" 1 "$(( $(steal_part "$steal" "$e" "$sys") + u ))"
 	check "-G $g, removed mid-run: has its burner's 0.3 s" [ "$e" -ge 291000000 ]
 done
 
@@ -89,9 +93,11 @@ for f in flat deep join; do
 	deep) what="children three levels deep, only the deepest running" ;;
 	join) what="children that move themselves in (a migration mid-slice)" ;;
 	esac
-	check "-G parent, $what: matches perf within 1% (+ its part of the steal, + untraced time)" \
-		near_steal "$e" "$p" 1 "$(( $(steal_part "$steal" "$e" "$sys") + unt ))"
-	check "-G parent, $what: matches the known CPU time within 5% (+ steal + untraced time)" near_steal "$e" "$k" 5 "$((steal + unt))"
+	u=$(untraced_during "$TMP/b.jsonl" "$g")
+	check "-G parent, $what: matches perf within 1% (+ its part of the steal, + untraced time while it ran)" \
+		near_steal "$e" "$p" 1 "$(( $(steal_part "$steal" "$e" "$sys") + u ))"
+	check "-G parent, $what: matches the known CPU time within 5% (+ steal + untraced time while it ran)" \
+		near_steal "$e" "$k" 5 "$((steal + u))"
 done
 sum=$("$PY3" -c "
 import json

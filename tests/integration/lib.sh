@@ -141,7 +141,7 @@ sys.exit(0 if err <= allowed else 1)' "$1" "$2" "$3" "$4"
 # untraced_ns FILE: the time, in ns, whose owner emon-perf had to estimate
 # in a -j recording (its system rows' untraced_ns, summed; 0 when absent).
 # The sandbox these tests run in keeps its agent's threads out of the
-# sched_switch tracepoint (they switch thousands of times a second, 20-50
+# sched_switch tracepoint (they switch thousands of times a second, 4-50
 # ms of CPU time a second here); emon-perf splits such slices by CFS run
 # time where it can (README), so up to that much time can land in another
 # task and cgroup than the kernel's. Like steal, the comparisons of a time
@@ -151,6 +151,26 @@ untraced_ns() {
 import json, sys
 print(sum(json.loads(l).get("untraced_ns", 0) for l in open(sys.argv[1])
           if json.loads(l)["scope"] == "system"))' "$1"
+}
+
+# untraced_during FILE CGROUP: untraced_ns as above, summed over only the
+# intervals of a -I recording with --by cgroup in which CGROUP or a cgroup
+# under it ran: the time whose owner was guessed while it could have been
+# CGROUP's. Tighter than a whole long run's untraced_ns for a cgroup that
+# ran in part of it.
+untraced_during() {
+	"$PY3" -c '
+import json, sys, collections
+f, cg = sys.argv[1:3]
+unt, ran = collections.Counter(), set()
+for l in open(f):
+    r = json.loads(l)
+    if r["scope"] == "system":
+        unt[r["interval"]] += r.get("untraced_ns", 0)
+    elif r["scope"] == "cgroup" and (r["key"] == cg or r["key"].startswith(cg + "/")) \
+            and (r["counters"].get("cpu-clock") or 0) > 0:
+        ran.add(r["interval"])
+print(sum(unt[t] for t in ran))' "$1" "$2"
 }
 
 # steal_part STEAL PART WHOLE: the steal (ns) that could have fallen in
