@@ -448,8 +448,25 @@ static __always_inline __u32 proc_first_seen(__u32 par, __u32 ep,
 }
 
 /*
- * The slot of cgroup cgid on this CPU in buffer par (the CPU's epoch ep):
- * from the CPU's cache, else from cgrp_idx, else a new one at the key's
+ * A key's slot in buffer par (the CPU's epoch ep): from the CPU's cache,
+ * else from idx_map (cgrp_idx, proc_idx), remembered in the cache then.
+ * NO_SLOT when it has none yet; *ref is then its idx_map entry, if any.
+ */
+static __always_inline __u32 slot_find(struct slot_cache *c, __u64 id,
+				       void *idx_map, void *key, __u32 par,
+				       __u32 ep, struct emon_slot_ref **ref)
+{
+	*ref = NULL;
+	if (c->id == id && c->ep == ep && c->slot)
+		return c->slot - 1;
+	*ref = bpf_map_lookup_elem(idx_map, key);
+	if (*ref && (*ref)->ep[par & 1] == ep)
+		return slot_cached(c, id, ep, (*ref)->slot[par & 1]);
+	return NO_SLOT;
+}
+
+/*
+ * The slot of cgroup cgid on this CPU in buffer par, a new one at its
  * first slice. NO_SLOT: the buffer is full.
  */
 static __always_inline __u32 cgrp_get(struct emon_prev *p, __u32 par, __u32 ep,
@@ -459,12 +476,10 @@ static __always_inline __u32 cgrp_get(struct emon_prev *p, __u32 par, __u32 ep,
 	struct slot_cache *c = &p->cgrp_cache[cgid & (SLOT_CACHE - 1)];
 	struct emon_cgrp_key k = { .cgid = cgid, .cpu = cpu };
 	struct emon_slot_ref *ref;
+	__u32 s = slot_find(c, cgid, &cgrp_idx, &k, par, ep, &ref);
 
-	if (c->id == cgid && c->ep == ep && c->slot)
-		return c->slot - 1;
-	ref = bpf_map_lookup_elem(&cgrp_idx, &k);
-	if (ref && ref->ep[par & 1] == ep)
-		return slot_cached(c, cgid, ep, ref->slot[par & 1]);
+	if (s != NO_SLOT)
+		return s;
 	return slot_cached(c, cgid, ep, cgrp_first_seen(par, ep, &k, ref, task));
 }
 
@@ -477,12 +492,10 @@ static __always_inline __u32 proc_get(struct emon_prev *p, __u32 par, __u32 ep,
 	struct emon_proc_key k = { .tgid = tgid, .cpu = cpu, .start = start };
 	__u64 id = (__u64)tgid << 32 | start;
 	struct emon_slot_ref *ref;
+	__u32 s = slot_find(c, id, &proc_idx, &k, par, ep, &ref);
 
-	if (c->id == id && c->ep == ep && c->slot)
-		return c->slot - 1;
-	ref = bpf_map_lookup_elem(&proc_idx, &k);
-	if (ref && ref->ep[par & 1] == ep)
-		return slot_cached(c, id, ep, ref->slot[par & 1]);
+	if (s != NO_SLOT)
+		return s;
 	return slot_cached(c, id, ep, proc_first_seen(par, ep, &k, ref, task, cur));
 }
 
