@@ -46,9 +46,9 @@ BPF_OBJS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(O)/%.skel.h,$(BPF_SRCS))
 
 # Every userspace source but main() goes into a library the tests link.
-LIB_SRCS := $(filter-out bperf/main.c,$(wildcard pmu/*.c rapl/*.c bperf/*.c))
+LIB_SRCS := $(filter-out cli/main.c,$(wildcard pmu/*.c rapl/*.c engine/*.c cli/*.c daemon/*.c))
 LIB_OBJS := $(patsubst %.c,$(O)/obj/%.o,$(LIB_SRCS))
-MAIN_OBJ := $(O)/obj/bperf/main.o
+MAIN_OBJ := $(O)/obj/cli/main.o
 LIB := $(O)/libemon.a
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)

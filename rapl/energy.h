@@ -129,7 +129,7 @@ int energy_source__read(struct energy_source *s, double dt,
  * dst += k * src, pure: joules of every package, sub-zone and psys; a
  * package, zone or psys is valid only where both are (an unknown part
  * makes the sum unknown). src's warning is appended to dst's. For two
- * reads that end one interval (see bperf/stat.c take_interval).
+ * reads that end one interval (see engine/engine.c engine__tick).
  */
 void energy_sample__add(struct energy_sample *dst,
 			const struct energy_sample *src, double k);

@@ -15,7 +15,7 @@
 #include <math.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "bperf/report.h"
+#include "cli/report.h"
 #include "tests/fuzz/fuzz.h"
 
 static FILE *devnull;

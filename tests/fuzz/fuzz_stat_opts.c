@@ -14,8 +14,8 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
-#include "bperf/commands.h"
-#include "bperf/stat.h"
+#include "cli/commands.h"
+#include "cli/stat.h"
 #include "tests/fuzz/fuzz.h"
 
 #define MAX_ARGS 64

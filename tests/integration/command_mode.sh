@@ -35,7 +35,7 @@ check "and nothing else: <= 0.9 s + 10% + steal" [ "$e" -le $((990000000 + steal
 "$EMON" stat -e cpu-clock -o /dev/null -- sh -c 'kill -TERM $$'
 check "a command killed by SIGTERM gives 143" [ $? -eq 143 ]
 
-# How the command ends with emon-perf (bperf/command.c). With no terminal
+# How the command ends with emon-perf (cli/command.c). With no terminal
 # on stdin, stdout or stderr (</dev/null and files here, whatever runs the
 # tests), the command has a process group of its own and signals reach
 # all of it.

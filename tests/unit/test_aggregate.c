@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "bperf/aggregate.h"
-#include "bperf/attribute.h"
-#include "bperf/idmap.h"
+#include "engine/aggregate.h"
+#include "engine/attribute.h"
+#include "engine/idmap.h"
 
 static void test_idmap(void **state)
 {

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
-#include "bperf/container.h"
+#include "engine/container.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

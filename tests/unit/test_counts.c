@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
-#include "bperf/counts.h"
-#include "bperf/rows.h"
+#include "engine/counts.h"
+#include "cli/rows.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define U64_MAX UINT64_MAX

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <json-c/json.h>
-#include "bperf/output.h"
+#include "cli/output.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define SEC 1000000000ULL

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "bperf/commands.h"
-#include "bperf/report.h"
+#include "cli/commands.h"
+#include "cli/report.h"
 
 #define EPS 1e-9
 

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The command of `emon-perf stat -- CMD ARGS`: started stopped so the
+ * caller can follow it from its first instruction, watched, given the
+ * signals emon-perf gets, and never left behind when emon-perf ends.
+ */
+#ifndef CLI_COMMAND_H
+#define CLI_COMMAND_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct command {
+	pid_t pid;		/* 0: none */
+	pid_t pgid;		/* its own process group, 0 when it shares ours */
+	int status;		/* once done: exit status, or 128 + signal */
+	bool done;		/* it has exited (reaped or not) */
+	bool reaped;
+	bool signalled;		/* a signal of ours was passed on to it */
+	bool exec_failed;	/* spawn's error is execvp's */
+};
+
+/*
+ * Fork argv[0], call before_exec(pid, arg) while the child waits, then let
+ * it exec. 0 once it runs; -errno if it could not be started, exec_failed
+ * telling a command that cannot be run (bad input) from a failed fork or
+ * pipe. The caller ignores SIGPIPE (the child may die before reading).
+ */
+int command__spawn(struct command *cmd, char **argv,
+		   void (*before_exec)(pid_t pid, void *arg), void *arg);
+
+/* Has the command exited? Sets status. Does not reap it. */
+bool command__poll(struct command *cmd);
+
+/*
+ * Pass on a signal emon-perf got (from_terminal: sent by the kernel, as
+ * Ctrl-C is). True if the command, still running, now has it.
+ */
+bool command__forward(struct command *cmd, int sig, bool from_terminal);
+
+/*
+ * emon-perf is ending: if the command still runs, or a signal was passed
+ * on and some of its process group is left, SIGTERM, up to 2 s, SIGKILL.
+ * Then reap it. Never blocks for long.
+ */
+void command__stop(struct command *cmd);
+
+#endif

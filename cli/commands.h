@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef CLI_COMMANDS_H
+#define CLI_COMMANDS_H
+
+/* Each returns the process exit status: 0 ok, 1 runtime failure, 2 bad
+ * usage or input (stat in command mode: the command's status). argv[0] is
+ * the subcommand's name. */
+int cmd_stat(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/* Shared by every command: one-line errors, "emon-perf: ..." on stderr. */
+#include "engine/log.h"
+
+#endif

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* emon-perf: subcommands as a table, prefix-matched like bpftool's. */
+#include <stdio.h>
+#include <string.h>
+#include "cli/commands.h"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static int cmd_help(int argc, char **argv);
+
+static const struct cmd cmds[] = {
+	{ "stat",   cmd_stat,   "count events and energy per system, CPU, socket, cgroup, container, process" },
+	{ "list",   cmd_list,   "list the events this machine can count" },
+	{ "report", cmd_report, "tables and charts from a JSON-lines recording" },
+	{ "help",   cmd_help,   "this text" },
+};
+
+static int usage(FILE *f)
+{
+	fprintf(f, "Usage: emon-perf COMMAND [options]\n\nCommands:\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
+	fprintf(f, "\nSee 'emon-perf COMMAND --help' for a command's options.\n");
+	return 0;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return usage(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd *found = NULL;
+	size_t len;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
+		return usage(stdout);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("emon-perf 0.1\n");
+		return 0;
+	}
+	len = strlen(argv[1]);
+	for (size_t i = 0; len && i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (strncmp(cmds[i].name, argv[1], len))
+			continue;
+		if (found) {
+			pr_err("ambiguous command '%s'", argv[1]);
+			return 2;
+		}
+		found = &cmds[i];
+	}
+	if (!found) {
+		pr_err("unknown command '%s' (try 'emon-perf help')", argv[1]);
+		return 2;
+	}
+	return found->fn(argc - 1, argv + 1);
+}

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * What the three formats share: one event's value as shown (scaled, or not
+ * counted, or not supported) and the derived metrics, so that text, CSV
+ * and JSON print the same numbers from the same rows. The formats live in
+ * output_text.c, output_csv.c and output_json.c.
+ */
+#include <math.h>
+#include <string.h>
+#include "cli/output.h"
+
+int output__event_index(const struct output *o, const char *name)
+{
+	int i;
+
+	if (!name)
+		return -1;
+	for (i = 0; i < o->nr_events && i < EMON_MAX_EVENTS; i++) {
+		if (o->ev[i].name && !strcmp(o->ev[i].name, name))
+			return i;
+	}
+	return -1;
+}
+
+/* name is base, or base with perf/libpfm4 modifiers ("cycles:u"). */
+static bool event_name__is(const char *name, const char *base)
+{
+	size_t len = strlen(base);
+
+	return !strncmp(name, base, len) &&
+	       (name[len] == '\0' || name[len] == ':');
+}
+
+static int output__find(const struct output *o, const char *base,
+			const char *alias)
+{
+	int i;
+
+	for (i = 0; i < o->nr_events && i < EMON_MAX_EVENTS; i++) {
+		const char *name = o->ev[i].name;
+
+		if (!name || !o->ev[i].supported)
+			continue;
+		if (event_name__is(name, base) ||
+		    (alias && event_name__is(name, alias)))
+			return i;
+	}
+	return -1;
+}
+
+int output__cycles_index(const struct output *o)
+{
+	return output__find(o, "cycles", "cpu-cycles");
+}
+
+int output__instructions_index(const struct output *o)
+{
+	return output__find(o, "instructions", NULL);
+}
+
+int output__time_index(const struct output *o)
+{
+	int i;
+
+	for (i = 0; i < o->nr_events && i < EMON_MAX_EVENTS; i++) {
+		if (o->ev[i].supported && o->ev[i].is_time)
+			return i;
+	}
+	return -1;
+}
+
+void row__value(const struct output *o, const struct row *r, int i,
+		struct row_value *v)
+{
+	const struct emon_count *c;
+	int idx = -1;
+
+	if (i >= 0 && i < o->nr_events && i < EMON_MAX_EVENTS &&
+	    o->ev[i].supported)
+		idx = o->ev[i].bpf_idx;
+	if (idx < 0 || idx >= EMON_MAX_EVENTS) {
+		v->state = VALUE_NOT_SUPPORTED;
+		v->value = NAN;
+		v->count = 0;
+		v->ratio = NAN;
+		return;
+	}
+	c = &r->counts.c[idx];
+	v->state = count__scaled(c, &v->value, &v->ratio) ?
+		   VALUE_COUNTED : VALUE_NOT_COUNTED;
+	count__scaled_u64(c, &v->count);
+	if (v->state != VALUE_COUNTED)
+		v->value = NAN;
+}
+
+/* Scaled value of event i, NAN when absent, unsupported or not counted. */
+static double row__scaled(const struct output *o, const struct row *r, int i)
+{
+	struct row_value v;
+
+	if (i < 0)
+		return NAN;
+	row__value(o, r, i, &v);
+	return v.value;
+}
+
+void row__metrics(const struct output *o, const struct row *r,
+		  struct row_metrics *m)
+{
+	double ins = row__scaled(o, r, output__instructions_index(o));
+	double cyc = row__scaled(o, r, output__cycles_index(o));
+
+	m->ipc = metric__ratio(ins, cyc);
+	m->epi_nj = r->has_energy ? metric__ratio(r->energy_j * 1e9, ins) : NAN;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Output formats behind one ops table: perf-stat-like text, CSV (-x SEP),
+ * JSON lines (-j). Each format prints the same numbers from the same rows.
+ */
+#ifndef CLI_OUTPUT_H
+#define CLI_OUTPUT_H
+
+#include <stdio.h>
+#include "cli/rows.h"
+
+struct output;
+
+struct output_ops {
+	const char *name;
+	void (*begin)(struct output *o);
+	/* One interval's rows; t = seconds since start at the interval's end,
+	 * dt = the interval's length in seconds. */
+	void (*interval)(struct output *o, double t, double dt,
+			 const struct row *rows, int n);
+	/* elapsed = whole run, seconds. */
+	void (*end)(struct output *o, double elapsed);
+};
+
+struct output {
+	const struct output_ops *ops;
+	FILE *f;
+	const char *sep;		/* CSV separator */
+	bool interval_mode;		/* -I given */
+	const char *target;		/* "system wide", or the command line */
+	int nr_events;
+	struct row_event ev[EMON_MAX_EVENTS];
+	/* energy, when a source is active (else energy_source == NULL) */
+	const char *energy_source;	/* "powercap", "perf", "model" */
+	const char *split_by;		/* event name that split the energy */
+	bool energy_estimated;		/* model: text says "estimated" */
+	int ncpus;			/* online CPUs, for "CPUs utilized" */
+	/* 1u << SCOPE_* of the rows to come (--by): the text header of -I
+	 * then labels the key column; 0 = unknown, no label. */
+	unsigned int scopes;
+	int rows_printed;
+};
+
+extern const struct output_ops output_text_ops;
+extern const struct output_ops output_csv_ops;
+extern const struct output_ops output_json_ops;
+
+/* Derived metrics of one row (NAN where they cannot be computed). */
+struct row_metrics {
+	double ipc;		/* instructions / cycles */
+	double epi_nj;		/* energy_j * 1e9 / instructions */
+};
+void row__metrics(const struct output *o, const struct row *r,
+		  struct row_metrics *m);
+/* index of the event called name in o->ev, or -1 */
+int output__event_index(const struct output *o, const char *name);
+
+/*
+ * Event roles for derived metrics, matched leniently: "cycles" also finds
+ * "cpu-cycles" and "cycles:u" (modifiers). The time event is the first
+ * supported one counting nanoseconds (cpu-clock, task-clock). -1 if none.
+ */
+int output__cycles_index(const struct output *o);
+int output__instructions_index(const struct output *o);
+int output__time_index(const struct output *o);
+
+/* One event of one row, as every format shows it. */
+enum value_state {
+	VALUE_COUNTED,
+	VALUE_NOT_COUNTED,	/* supported, but never ran: <not counted> */
+	VALUE_NOT_SUPPORTED,	/* the PMU cannot count it: <not supported> */
+};
+
+struct row_value {
+	enum value_state state;
+	double value;		/* scaled; nanoseconds for time events */
+	__u64 count;		/* the same rounded, exact when not scaled */
+	double ratio;		/* running / enabled; NAN if not supported */
+};
+
+/* Event i (index into o->ev) of row r. */
+void row__value(const struct output *o, const struct row *r, int i,
+		struct row_value *v);
+
+#endif

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * JSON lines (-j): one object per row per interval, the DESIGN.md contract;
+ * no begin or end lines, so every line parses on its own.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/output.h"
+
+/*
+ * Rows are written straight to the stream (a DOM per row cost most of
+ * emon-perf's own CPU with thousands of cgroups). Strings are escaped per
+ * RFC 8259, and bytes that are not UTF-8 (cgroup names and comms are any
+ * bytes) become U+FFFD, so every line is valid JSON. "/" is not escaped.
+ */
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0. */
+static int utf8_len(const unsigned char *s)
+{
+	int n;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong, surrogates, beyond U+10FFFF */
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+static void json__put_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	putc('"', f);
+	while (*s) {
+		const unsigned char *run = s;
+		int n;
+
+		/* the common case: a run of printable ASCII, written at once */
+		while (*s >= 0x20 && *s < 0x7f && *s != '"' && *s != '\\')
+			s++;
+		if (s > run)
+			fwrite(run, 1, s - run, f);
+		if (!*s)
+			break;
+		n = utf8_len(s);
+
+		if (!n) {
+			fputs("\\ufffd", f);
+			s++;
+			continue;
+		}
+		if (n > 1) {
+			fwrite(s, 1, n, f);
+			s += n;
+			continue;
+		}
+		switch (*s) {
+		case '"':  fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\t': fputs("\\t", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\b': fputs("\\b", f); break;
+		case '\f': fputs("\\f", f); break;
+		default:
+			if (*s < 0x20 || *s == 0x7f)
+				fprintf(f, "\\u%04x", *s);
+			else
+				putc(*s, f);
+		}
+		s++;
+	}
+	putc('"', f);
+}
+
+/* A string, or null. */
+static void json__string(FILE *f, const char *s)
+{
+	if (s)
+		json__put_string(f, s);
+	else
+		fputs("null", f);
+}
+
+/*
+ * A float that parses back as one ("1.0", not "1"), or null: NAN and
+ * infinities are not JSON.
+ */
+static void json__double(FILE *f, double v, int prec)
+{
+	char buf[64];
+
+	if (!isfinite(v)) {
+		fputs("null", f);
+		return;
+	}
+	if (v == 1.0) {		/* every unscaled count's ratio */
+		fputs("1.0", f);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.*g", prec, v);
+	fputs(buf, f);
+	if (!strpbrk(buf, ".e"))
+		fputs(".0", f);
+}
+
+static void json__u64(FILE *f, __u64 v)
+{
+	char buf[24], *p = buf + sizeof(buf);
+
+	*--p = '\0';
+	do {
+		*--p = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	fputs(p, f);
+}
+
+/* Numbers for cpu, socket, process and command (pid) keys, strings
+ * otherwise. */
+static void json__key(FILE *f, const struct row *r)
+{
+	long long v;
+	char *end;
+
+	if (r->scope == SCOPE_SYSTEM) {
+		fputs("\"all\"", f);
+		return;
+	}
+	if (r->key && (r->scope == SCOPE_CPU || r->scope == SCOPE_SOCKET ||
+		       r->scope == SCOPE_PROCESS || r->scope == SCOPE_COMMAND)) {
+		errno = 0;
+		v = strtoll(r->key, &end, 10);
+		if (*r->key && !*end && !errno) {
+			fprintf(f, "%lld", v);
+			return;
+		}
+	}
+	json__string(f, r->key);
+}
+
+static void json__counters(const struct output *o, const struct row *r, FILE *f)
+{
+	struct row_value v[EMON_MAX_EVENTS];
+	int n = o->nr_events < EMON_MAX_EVENTS ? o->nr_events : EMON_MAX_EVENTS;
+	int i;
+
+	fputs(",\"counters\":{", f);
+	for (i = 0; i < n; i++) {
+		row__value(o, r, i, &v[i]);
+		if (i)
+			putc(',', f);
+		json__string(f, o->ev[i].name ? o->ev[i].name : "?");
+		putc(':', f);
+		if (v[i].state == VALUE_COUNTED)
+			json__u64(f, v[i].count);
+		else
+			fputs("null", f);
+	}
+	fputs("},\"ratio\":{", f);
+	for (i = 0; i < n; i++) {
+		if (i)
+			putc(',', f);
+		json__string(f, o->ev[i].name ? o->ev[i].name : "?");
+		putc(':', f);
+		json__double(f, v[i].ratio, 6);
+	}
+	putc('}', f);
+}
+
+static void json__energy(const struct output *o, const struct row *r, FILE *f)
+{
+	struct row_metrics m;
+
+	row__metrics(o, r, &m);
+	fputs(",\"energy_j\":", f);
+	json__double(f, r->energy_j, 10);
+	fputs(",\"power_w\":", f);
+	json__double(f, r->power_w, 10);
+	fputs(",\"epi_nj\":", f);
+	json__double(f, m.epi_nj, 6);
+	fputs(",\"ipc\":", f);
+	json__double(f, m.ipc, 6);
+	if (r->zone_mask) {	/* a socket's measured sub-zones */
+		bool first = true;
+
+		fputs(",\"zones_j\":{", f);
+		for (int i = 0; i < 4; i++) {
+			if (!(r->zone_mask & (1u << i)))
+				continue;
+			if (!first)
+				putc(',', f);
+			first = false;
+			json__string(f, row_zone_names[i]);
+			putc(':', f);
+			json__double(f, r->zone_j[i], 10);
+		}
+		putc('}', f);
+	}
+}
+
+/* head: '{"interval":T,"scope":', the same for every row of an interval */
+static void json__row(const struct output *o, const char *head, const struct row *r)
+{
+	FILE *f = o->f;
+
+	fputs(head, f);
+	json__string(f, scope__name(r->scope));
+	fputs(",\"key\":", f);
+	json__key(f, r);
+	if (r->scope == SCOPE_PROCESS) {
+		fputs(",\"comm\":", f);
+		json__string(f, r->comm);
+	}
+	if (r->scope == SCOPE_CONTAINER) {
+		fputs(",\"runtime\":", f);
+		json__string(f, r->runtime);
+		if (r->pod_uid) {
+			fputs(",\"pod_uid\":", f);
+			json__string(f, r->pod_uid);
+		}
+	}
+	json__counters(o, r, f);
+	if (r->has_energy)
+		json__energy(o, r, f);
+	/* the system row names the source; with the model every row with
+	 * energy does, so no estimate is ever mistaken for a measurement */
+	if (o->energy_source && (r->scope == SCOPE_SYSTEM ||
+				 (o->energy_estimated && r->has_energy))) {
+		fputs(",\"energy_source\":", f);
+		json__string(f, o->energy_source);
+		fputs(",\"split_by\":", f);
+		json__string(f, o->split_by);
+	}
+	/* only on kernels that keep tasks out of tracepoints (README) */
+	if (r->untraced_ns) {
+		fputs(",\"untraced_ns\":", f);
+		json__u64(f, r->untraced_ns);
+	}
+	fputs("}\n", f);
+}
+
+static void json__begin(struct output *o)
+{
+	(void)o;
+}
+
+static void json__interval(struct output *o, double t, double dt,
+			   const struct row *rows, int n)
+{
+	char head[64];
+
+	(void)dt;
+	snprintf(head, sizeof(head), "{\"interval\":%.6f,\"scope\":", t);
+	for (int k = 0; k < n; k++) {
+		json__row(o, head, &rows[k]);
+		o->rows_printed++;
+	}
+}
+
+static void json__end(struct output *o, double elapsed)
+{
+	(void)o;
+	(void)elapsed;
+}
+
+const struct output_ops output_json_ops = {
+	.name		= "json",
+	.begin		= json__begin,
+	.interval	= json__interval,
+	.end		= json__end,
+};

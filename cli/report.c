@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * emon-perf report, the printing side: derived figures of a key, the
+ * summary table as text (the HTML page is report_html.c) and the command
+ * line. Reading and summing the recording is report_load.c.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli/commands.h"
+#include "cli/report.h"
+
+static double ratio(double a, double b)
+{
+	return isfinite(a) && isfinite(b) && b > 0 ? a / b : NAN;
+}
+
+static double report_key__count(const struct report_key *k, int i)
+{
+	return k && k->counted & (1u << i) ? k->count[i] : NAN;
+}
+
+static double report_key__energy(const struct report_key *k)
+{
+	return k && k->has_energy ? k->energy_j : NAN;
+}
+
+void report__metrics(const struct report *r, const struct report_key *k,
+		     struct report_metrics *m)
+{
+	const struct report_key *sys = report__system(r);
+
+	m->energy_j = report_key__energy(k);
+	m->power_w = ratio(m->energy_j, r->duration);
+	m->instructions = report_key__count(k, RC_INSTRUCTIONS);
+	m->cycles = report_key__count(k, RC_CYCLES);
+	m->cpu_ms = report_key__count(k, RC_CPU_CLOCK) / 1e6;
+	m->ipc = ratio(m->instructions, m->cycles);
+	m->epi_nj = ratio(m->energy_j * 1e9, m->instructions);
+	if (r->rank == RANK_ENERGY)
+		m->share = ratio(m->energy_j, report_key__energy(sys));
+	else
+		m->share = ratio(m->cpu_ms,
+				 report_key__count(sys, RC_CPU_CLOCK) / 1e6);
+}
+
+int report__columns(const struct report *r, enum report_col cols[COL_NR])
+{
+	const struct report_key *sys = report__system(r);
+	unsigned int counted = sys ? sys->counted : 0;
+	bool runtime = false;
+	int i, n = 0;
+
+	for (i = 0; i < r->nr_sorted; i++) {
+		counted |= r->sorted[i]->counted;
+		runtime |= r->sorted[i]->runtime != NULL;
+	}
+	cols[n++] = COL_KEY;
+	if (r->scope == SCOPE_PROCESS)
+		cols[n++] = COL_COMM;
+	if (r->scope == SCOPE_CONTAINER && runtime)
+		cols[n++] = COL_RUNTIME;
+	if (r->rank == RANK_ENERGY) {
+		cols[n++] = COL_ENERGY;
+		cols[n++] = COL_POWER;
+		cols[n++] = COL_SHARE;
+	} else {
+		cols[n++] = COL_CPU_MS;
+		cols[n++] = COL_SHARE;
+	}
+	cols[n++] = COL_INSTRUCTIONS;
+	cols[n++] = COL_CYCLES;
+	cols[n++] = COL_IPC;
+	if (r->rank == RANK_ENERGY) {
+		cols[n++] = COL_EPI;
+		if (counted & (1u << RC_CPU_CLOCK))
+			cols[n++] = COL_CPU_MS;
+	}
+	return n;
+}
+
+const char *report__col_name(const struct report *r, enum report_col col)
+{
+	switch (col) {
+	case COL_KEY:
+		return r->scope == SCOPE_PROCESS ? "pid" : scope__name(r->scope);
+	case COL_COMM:		return "comm";
+	case COL_RUNTIME:	return "runtime";
+	case COL_ENERGY:	return "energy_j";
+	case COL_POWER:		return "power_w";
+	case COL_SHARE:
+		return r->rank == RANK_ENERGY ? "energy%" : "cpu%";
+	case COL_CPU_MS:	return "cpu_ms";
+	case COL_INSTRUCTIONS:	return "instructions";
+	case COL_CYCLES:	return "cycles";
+	case COL_IPC:		return "ipc";
+	case COL_EPI:		return "epi_nj";
+	case COL_NR:		break;
+	}
+	return "?";
+}
+
+/* A full container id (64 hex digits) is shown as 12, as docker ps does. */
+static bool key__is_long_id(const char *key)
+{
+	return strlen(key) == 64 && strspn(key, "0123456789abcdef") == 64;
+}
+
+static void cell__number(char *buf, size_t len, const char *fmt, double v)
+{
+	if (isfinite(v))
+		snprintf(buf, len, fmt, v);
+	else
+		snprintf(buf, len, "-");
+}
+
+void report__cell(const struct report *r, const struct report_key *k,
+		  enum report_col col, char *buf, size_t len)
+{
+	struct report_metrics m;
+
+	report__metrics(r, k, &m);
+	switch (col) {
+	case COL_KEY:
+		snprintf(buf, len, key__is_long_id(k->key) ? "%.12s" : "%s",
+			 k->key);
+		return;
+	case COL_COMM:
+	case COL_RUNTIME:
+		snprintf(buf, len, "%s", (col == COL_COMM ? k->comm : k->runtime) ?: "-");
+		return;
+	case COL_ENERGY:	cell__number(buf, len, "%.3f", m.energy_j); return;
+	case COL_POWER:		cell__number(buf, len, "%.3f", m.power_w); return;
+	case COL_SHARE:		cell__number(buf, len, "%.2f%%", m.share * 100); return;
+	case COL_CPU_MS:	cell__number(buf, len, "%.2f", m.cpu_ms); return;
+	case COL_INSTRUCTIONS:	cell__number(buf, len, "%.0f", m.instructions); return;
+	case COL_CYCLES:	cell__number(buf, len, "%.0f", m.cycles); return;
+	case COL_IPC:		cell__number(buf, len, "%.2f", m.ipc); return;
+	case COL_EPI:		cell__number(buf, len, "%.3f", m.epi_nj); return;
+	case COL_NR:		break;
+	}
+	snprintf(buf, len, "?");
+}
+
+void report_key__label(const struct report *r, const struct report_key *k,
+		       char *buf, size_t len)
+{
+	if (r->scope == SCOPE_PROCESS && k->comm)
+		snprintf(buf, len, "%s %s", k->key, k->comm);
+	else
+		report__cell(r, k, COL_KEY, buf, len);
+}
+
+static bool col__left(enum report_col col)
+{
+	return col == COL_KEY || col == COL_COMM || col == COL_RUNTIME;
+}
+
+/* Scope, duration, intervals, energy source: the lines above the table. */
+static void report__print_header(const struct report *r, FILE *f)
+{
+	const struct report_key *sys = report__system(r);
+	struct report_metrics m;
+
+	fprintf(f, "emon-perf report of %s: %s, top %d of %d by %s\n", r->path,
+		scope__name(r->scope), r->top, r->nr_sorted,
+		report__rank_name(r->rank));
+	fprintf(f, "duration %.3f s, %d interval%s, ", r->duration,
+		r->nr_times, r->nr_times == 1 ? "" : "s");
+	if (!r->has_energy) {
+		fprintf(f, "no energy in this recording (made without an energy source): counts only\n");
+		return;
+	}
+	fprintf(f, "energy: %s%s", r->energy_source ?: "unknown source",
+		r->energy_source && !strcmp(r->energy_source, "model") ?
+		" (estimated)" : "");
+	if (r->split_by)
+		fprintf(f, ", split by %s", r->split_by);
+	report__metrics(r, sys, &m);
+	if (sys && isfinite(m.energy_j))
+		fprintf(f, "; system %.3f J, %.3f W mean", m.energy_j, m.power_w);
+	if (r->rank != RANK_ENERGY)
+		fprintf(f, "; no energy on %s rows", scope__name(r->scope));
+	fputc('\n', f);
+}
+
+int report__print_text(const struct report *r, FILE *f)
+{
+	enum report_col cols[COL_NR];
+	int width[COL_NR];
+	char cell[256];
+	int i, c, n = report__columns(r, cols);
+
+	for (c = 0; c < n; c++)
+		width[c] = strlen(report__col_name(r, cols[c]));
+	for (i = 0; i < r->top; i++) {
+		for (c = 0; c < n; c++) {
+			report__cell(r, r->sorted[i], cols[c], cell, sizeof(cell));
+			if ((int)strlen(cell) > width[c])
+				width[c] = strlen(cell);
+		}
+	}
+	report__print_header(r, f);
+	fputc('\n', f);
+	for (c = 0; c < n; c++)
+		fprintf(f, "%s%*s", c ? "  " : "", col__left(cols[c]) ? -width[c] :
+			width[c], report__col_name(r, cols[c]));
+	fputc('\n', f);
+	for (i = 0; i < r->top; i++) {
+		for (c = 0; c < n; c++) {
+			report__cell(r, r->sorted[i], cols[c], cell, sizeof(cell));
+			fprintf(f, "%s%*s", c ? "  " : "",
+				col__left(cols[c]) ? -width[c] : width[c], cell);
+		}
+		fputc('\n', f);
+	}
+	if (r->top < r->nr_sorted)
+		fprintf(f, "(%d more not shown; --top 0 shows all)\n",
+			r->nr_sorted - r->top);
+	return ferror(f) ? -EIO : 0;
+}
+
+static const char report_usage[] =
+"Usage: emon-perf report FILE [--by SCOPE] [--top N] [--html OUT.html]\n"
+"\n"
+"Totals per key over a JSON-lines recording (emon-perf stat -j -o FILE):\n"
+"energy, mean power, share of the package energy, instructions, cycles,\n"
+"IPC, energy per instruction and cpu-clock, sorted by energy (by cpu-clock\n"
+"when the recording has no energy).\n"
+"\n"
+"  --by SCOPE     container, cgroup, process, cpu, socket, system or command\n"
+"                 (default: container, else cgroup, else process)\n"
+"  --top N        keys shown (default 10; 0: all)\n"
+"  --html OUT     also write a self-contained HTML page with charts\n"
+"  -h, --help     this text\n";
+
+struct report_opts {
+	const char *path;
+	const char *html;
+	int scope;
+	int top;
+};
+
+/* -1 to go on, else the exit status: 0 after --help, 2 on bad usage. */
+static int report_opts__parse(struct report_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "by",   required_argument, NULL, 'b' },
+		{ "top",  required_argument, NULL, 't' },
+		{ "html", required_argument, NULL, 'H' },
+		{ "help", no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	long top;
+	int opt;
+
+	o->scope = -1;
+	o->top = 10;
+	optind = 0;	/* glibc: start afresh, main() may have used getopt */
+	opterr = 0;	/* our own one-line errors */
+	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'b':
+			o->scope = scope__parse(optarg);
+			if (o->scope < 0) {
+				pr_err("report: unknown scope '%s' for --by", optarg);
+				return 2;
+			}
+			break;
+		case 't':
+			errno = 0;
+			top = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || top < 0 || top > INT_MAX) {
+				pr_err("report: --top wants a count, not '%s'", optarg);
+				return 2;
+			}
+			o->top = top;
+			break;
+		case 'H':
+			o->html = optarg;
+			break;
+		case 'h':
+			fputs(report_usage, stdout);
+			return 0;
+		case ':':
+			pr_err("report: %s needs a value (see 'emon-perf report --help')",
+			       argv[optind - 1]);
+			return 2;
+		default:
+			pr_err("report: unknown option '%s' (see 'emon-perf report --help')",
+			       argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (argc - optind != 1) {
+		pr_err("report: %s", argc - optind ? "one recording at a time" :
+		       "which recording? (emon-perf report FILE)");
+		return 2;
+	}
+	o->path = argv[optind];
+	return -1;
+}
+
+/* Exit status: 0, 1 (cannot write), 2 (the recording changed under us). */
+static int report__html_file(struct report *r, const char *path)
+{
+	int err, ret = 1;
+	FILE *f;
+
+	err = report__load_series(r);
+	if (err) {
+		pr_err("report: %s", r->err);
+		ret = err == -ENOMEM || err == -EIO ? 1 : 2;
+		goto out;
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		pr_err("report: cannot write %s: %s", path, strerror(errno));
+		goto out;
+	}
+	err = report__write_html(r, f);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (err) {
+		pr_err("report: cannot write %s: %s", path, strerror(-err));
+		unlink(path);
+		goto out;
+	}
+	ret = 0;
+out:
+	return ret;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts o = { 0 };
+	struct report r;
+	int ret, err;
+
+	ret = report_opts__parse(&o, argc, argv);
+	if (ret >= 0)
+		return ret;
+	report__init(&r, o.path);
+	err = report__load(&r);
+	if (!err)
+		err = report__select(&r, o.scope, o.top);
+	if (err) {
+		pr_err("report: %s", r.err);
+		ret = err == -ENOMEM || err == -EIO ? 1 : 2;
+		goto out;
+	}
+	ret = 0;
+	if (report__print_text(&r, stdout)) {
+		pr_err("report: cannot write the table: %s", strerror(errno));
+		ret = 1;
+		goto out;
+	}
+	if (o.html)
+		ret = report__html_file(&r, o.html);
+out:
+	report__exit(&r);
+	return ret;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * A row is what every output prints: one scope/key and its counts for one
+ * interval. Producers (the session, the energy split, report) own the
+ * strings a row points to for as long as the output call runs.
+ */
+#ifndef CLI_ROWS_H
+#define CLI_ROWS_H
+
+#include <stdbool.h>
+#include "engine/counts.h"
+
+enum scope {
+	SCOPE_SYSTEM,
+	SCOPE_CPU,
+	SCOPE_SOCKET,
+	SCOPE_CGROUP,
+	SCOPE_CONTAINER,
+	SCOPE_PROCESS,
+	SCOPE_COMMAND,
+	SCOPE_NR,
+};
+
+/* "unknown" when s is out of range */
+const char *scope__name(enum scope s);
+/* "cgroup" -> SCOPE_CGROUP; -1 when unknown */
+int scope__parse(const char *s);
+
+struct row {
+	enum scope scope;
+	const char *key;	/* "all", "3", "/a/b", a container id, a pid */
+	const char *comm;	/* process rows; NULL elsewhere */
+	const char *runtime;	/* container rows */
+	const char *pod_uid;	/* container rows under Kubernetes, else NULL */
+	struct counts counts;	/* raw sums, unscaled */
+	/* energy: only when has_energy (NAN: no valid reading this interval) */
+	bool has_energy;
+	double energy_j;
+	double power_w;
+	/* socket rows: measured sub-zones (core, uncore, dram, psys) */
+	unsigned int zone_mask;
+	double zone_j[4];
+	/* system row: ns of this interval's time whose owner BPF estimated
+	 * (switches the kernel kept out of its tracepoint), 0 elsewhere */
+	__u64 untraced_ns;
+};
+
+/* Names of the socket sub-zones, in zone_j order. */
+extern const char *const row_zone_names[4];
+
+/* What outputs need to know of each event, in column order. */
+struct row_event {
+	const char *name;
+	bool supported;		/* false: <not supported> / null */
+	bool is_time;		/* nanoseconds: msec in text */
+	int bpf_idx;		/* index into struct counts, -1 if unsupported */
+};
+
+#endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* emon-perf stat: options, and the state the row builder reads. */
+#ifndef CLI_STAT_H
+#define CLI_STAT_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include "engine/aggregate.h"
+#include "engine/cgroup.h"
+#include "cli/output.h"
+#include "engine/session.h"
+#include "pmu/event.h"
+
+#define STAT_MAX_CGROUPS 1024
+
+struct stat_opts {
+	char events[1024];	/* comma list, -e appends */
+	bool all_cpus;
+	char *cgroups[STAT_MAX_CGROUPS];	/* normalized -G paths */
+	int nr_cgroups;
+	unsigned int by;	/* 1 << scope */
+	long interval_ms;	/* -I, 0: none */
+	const char *sep;	/* -x */
+	bool json;
+	const char *output;
+	long timeout_ms;
+	const char *energy;
+	const char *powercap_root;
+	const char *split_by;
+	double idle_watts;
+	__u32 max_cgroups;
+	__u32 max_procs;
+	char **cmd;		/* after --, NULL-terminated */
+};
+
+/* Parse argv into o. Returns 0, 1 after --help (exit 0), or -EINVAL after
+ * printing a one-line error (exit 2). */
+int stat_opts__parse(struct stat_opts *o, int argc, char **argv);
+void stat_opts__free(struct stat_opts *o);
+
+/* What the row builder needs besides the aggregate. */
+struct stat_ctx {
+	const struct stat_opts *opts;
+	struct session *sess;
+	struct cgroup_names *names;
+	bool command_mode;	/* a command and no -a/-G: count its tree */
+	__u32 tree_root;	/* the command's pid */
+	int ncpus;
+	const bool *online;
+	const int *cpu_pkg;	/* dense package index per CPU */
+	const int *pkg_id;	/* physical id per dense index */
+	int npkg;
+	int sort_idx;		/* event index processes are sorted by */
+	bool energy_on;		/* an energy source is active */
+};
+
+struct cont_acc;
+
+struct row_set {
+	struct row *rows;
+	int nr, cap;
+	char (*keys)[32];	/* storage for numeric keys */
+	int nr_keys, cap_keys;
+	struct cont_acc *conts;	/* container rows' storage */
+	int nr_conts;
+	struct idmap g_of;	/* cgid -> struct g_list: the -G rows it is in */
+};
+
+/* Build this interval's rows from the aggregate; dt: its length in
+ * seconds, for power. 0 or -ENOMEM. */
+int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
+		     double dt, struct row_set *rs);
+void row_set__exit(struct row_set *rs);
+
+#endif

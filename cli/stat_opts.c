@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* emon-perf stat's options: perf stat's names, checked up front so that bad
+ * input is a one-line error before anything is loaded. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/commands.h"
+#include "cli/stat.h"
+
+#define DEFAULT_EVENTS "cycles,instructions,cpu-clock"
+
+enum {
+	OPT_BY = 256,
+	OPT_TIMEOUT,
+	OPT_ENERGY,
+	OPT_POWERCAP_ROOT,
+	OPT_SPLIT_BY,
+	OPT_IDLE_WATTS,
+	OPT_MAX_CGROUPS,
+	OPT_MAX_PROCS,
+};
+
+static const struct option long_opts[] = {
+	{ "event",		required_argument, NULL, 'e' },
+	{ "all-cpus",		no_argument,	   NULL, 'a' },
+	{ "cgroup",		required_argument, NULL, 'G' },
+	{ "for-each-cgroup",	required_argument, NULL, 'G' },
+	{ "by",			required_argument, NULL, OPT_BY },
+	{ "interval-print",	required_argument, NULL, 'I' },
+	{ "field-separator",	required_argument, NULL, 'x' },
+	{ "json",		no_argument,	   NULL, 'j' },
+	{ "output",		required_argument, NULL, 'o' },
+	{ "timeout",		required_argument, NULL, OPT_TIMEOUT },
+	{ "energy",		required_argument, NULL, OPT_ENERGY },
+	{ "powercap-root",	required_argument, NULL, OPT_POWERCAP_ROOT },
+	{ "split-by",		required_argument, NULL, OPT_SPLIT_BY },
+	{ "idle-watts",		required_argument, NULL, OPT_IDLE_WATTS },
+	{ "max-cgroups",	required_argument, NULL, OPT_MAX_CGROUPS },
+	{ "max-procs",		required_argument, NULL, OPT_MAX_PROCS },
+	{ "verbose",		no_argument,	   NULL, 'v' },
+	{ "help",		no_argument,	   NULL, 'h' },
+	{ 0 }
+};
+
+static void stat_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: emon-perf stat [options] [-- command [args...]]\n"
+"\n"
+"Counts events with one perf_event per CPU per event, read by a BPF program\n"
+"on every context switch and split per CPU, socket, cgroup and process.\n"
+"\n"
+"  -e, --event LIST          events, comma-separated (libpfm4 names, perf's\n"
+"                            generic names, raw rNNNN); at most 8;\n"
+"                            default " DEFAULT_EVENTS "\n"
+"  -a, --all-cpus            whole system (the default without a command)\n"
+"  -G, --cgroup LIST         cgroups to report, paths from the cgroup2 root;\n"
+"      --for-each-cgroup LIST  each row includes its descendants (perf -G)\n"
+"      --by LIST             scopes: system,cpu,socket,cgroup,container,process\n"
+"                            (default system; plus cgroup with -G; the\n"
+"                            command's tree in command mode). --by cgroup\n"
+"                            without -G: every cgroup, its own counts only\n"
+"  -I, --interval-print MS   print deltas every MS milliseconds (>= 10)\n"
+"  -x, --field-separator S   CSV output with separator S\n"
+"  -j, --json                JSON lines output\n"
+"  -o, --output FILE         write the output to FILE\n"
+"      --timeout MS          stop after MS milliseconds\n"
+"      --energy SOURCE       auto (default), powercap, perf, model:IDLE_W:MAX_W,\n"
+"                            none\n"
+"      --powercap-root DIR   powercap tree (default /sys/class/powercap)\n"
+"      --split-by EVENT      event that splits energy (default cycles, else\n"
+"                            cpu-clock)\n"
+"      --idle-watts W        static power per package, kept out of the split\n"
+"      --max-cgroups N       BPF map entries (cgroup x CPU) per interval\n"
+"      --max-procs N         BPF map entries (process x CPU) per interval;\n"
+"                            beyond them counts go to an overflow row\n"
+"  -v, --verbose             libbpf and decision messages on stderr\n"
+"  -h, --help                this text\n"
+"\n"
+"With a command and no -a/-G, the command's whole process tree is counted\n"
+"(children included, exited or not) and its exit status is returned. With\n"
+"-a or -G a command only sets the duration. Without a command, runs until\n"
+"SIGINT/SIGTERM or --timeout. Exit status: 0, the command's, 1 runtime\n"
+"failure, 2 bad usage or input.\n");
+}
+
+/* A whole positive number that fits in a long, or -EINVAL. */
+static int parse_long(const char *opt, const char *s, long min, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min) {
+		pr_err("bad value '%s' for %s: a whole number >= %ld", s, opt, min);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_double(const char *opt, const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < 0) {
+		pr_err("bad value '%s' for %s: a number >= 0", s, opt);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_by(struct stat_opts *o, const char *arg)
+{
+	char *dup = strdup(arg), *save = NULL, *tok;
+	int err = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	if (!*arg) {
+		pr_err("empty --by list");
+		err = -EINVAL;
+	}
+	for (tok = strtok_r(dup, ",", &save); tok && !err;
+	     tok = strtok_r(NULL, ",", &save)) {
+		int s = scope__parse(tok);
+
+		if (s < 0 || s == SCOPE_COMMAND) {
+			pr_err("unknown scope '%s' in --by (system,cpu,socket,cgroup,container,process)",
+			       tok);
+			err = -EINVAL;
+			break;
+		}
+		o->by |= 1u << s;
+	}
+	free(dup);
+	return err;
+}
+
+static int parse_cgroups(struct stat_opts *o, const char *arg)
+{
+	char *dup = strdup(arg), *p, *tok;
+	char norm[PATH_MAX];
+	int err = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	p = dup;
+	/* strsep, not strtok: "a,,b" has an empty element, an error */
+	while (!err && (tok = strsep(&p, ",")) != NULL) {
+		if (cgroup__normalize(tok, norm, sizeof(norm))) {
+			pr_err("bad cgroup path '%s' for -G", tok);
+			err = -EINVAL;
+		} else if (o->nr_cgroups == STAT_MAX_CGROUPS) {
+			pr_err("too many cgroups for -G: at most %d", STAT_MAX_CGROUPS);
+			err = -EINVAL;
+		} else if (!(o->cgroups[o->nr_cgroups++] = strdup(norm))) {
+			err = -ENOMEM;
+		}
+	}
+	free(dup);
+	return err;
+}
+
+static int append_events(struct stat_opts *o, const char *arg)
+{
+	size_t have = strlen(o->events);
+
+	if (have + strlen(arg) + 2 > sizeof(o->events)) {
+		pr_err("event list too long");
+		return -EINVAL;
+	}
+	if (have)
+		strcat(o->events, ",");
+	strcat(o->events, arg);
+	return 0;
+}
+
+static int stat_opts__one(struct stat_opts *o, int c, const char *arg)
+{
+	long v;
+
+	switch (c) {
+	case 'e':
+		return append_events(o, arg);
+	case 'a':
+		o->all_cpus = true;
+		return 0;
+	case 'G':
+		return parse_cgroups(o, arg);
+	case OPT_BY:
+		return parse_by(o, arg);
+	case 'I':
+		if (parse_long("-I", arg, 10, &o->interval_ms))
+			return -EINVAL;
+		return 0;
+	case 'x':
+		if (!*arg) {
+			pr_err("empty field separator for -x");
+			return -EINVAL;
+		}
+		o->sep = arg;
+		return 0;
+	case 'j':
+		o->json = true;
+		return 0;
+	case 'o':
+		o->output = arg;
+		return 0;
+	case OPT_TIMEOUT:
+		return parse_long("--timeout", arg, 1, &o->timeout_ms);
+	case OPT_ENERGY:
+		o->energy = arg;
+		return 0;
+	case OPT_POWERCAP_ROOT:
+		o->powercap_root = arg;
+		return 0;
+	case OPT_SPLIT_BY:
+		o->split_by = arg;
+		return 0;
+	case OPT_IDLE_WATTS:
+		return parse_double("--idle-watts", arg, &o->idle_watts);
+	case OPT_MAX_CGROUPS:
+	case OPT_MAX_PROCS:
+		if (parse_long(c == OPT_MAX_CGROUPS ? "--max-cgroups" : "--max-procs",
+			       arg, 1, &v))
+			return -EINVAL;
+		if (v > 1 << 24) {
+			pr_err("bad value '%s': at most %d entries", arg, 1 << 24);
+			return -EINVAL;
+		}
+		if (c == OPT_MAX_CGROUPS)
+			o->max_cgroups = v;
+		else
+			o->max_procs = v;
+		return 0;
+	case 'v':
+		verbose++;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int stat_opts__parse(struct stat_opts *o, int argc, char **argv)
+{
+	int c, err;
+
+	memset(o, 0, sizeof(*o));
+	/* 0, not 1: glibc then also drops the rest of a "-abc" cluster an
+	 * earlier parse stopped in, which points into that parse's argv */
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+e:aG:I:x:jo:vh", long_opts, NULL)) != -1) {
+		if (c == 'h') {
+			stat_usage(stdout);
+			return 1;
+		}
+		if (c == '?' || c == ':') {
+			if (optopt && optopt < 256)
+				pr_err("%s option '-%c' (see 'emon-perf stat --help')",
+				       c == ':' || strchr("eGIxo", optopt) ?
+				       "missing value for" : "unknown", optopt);
+			else
+				pr_err("unknown or incomplete option '%s' (see 'emon-perf stat --help')",
+				       argv[optind - 1]);
+			return -EINVAL;
+		}
+		err = stat_opts__one(o, c, optarg);
+		if (err)
+			return -EINVAL;
+	}
+	if (optind < argc)
+		o->cmd = &argv[optind];
+	if (!o->events[0])
+		strcpy(o->events, DEFAULT_EVENTS);
+	if (o->sep && o->json) {
+		pr_err("-x and -j exclude each other");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void stat_opts__free(struct stat_opts *o)
+{
+	for (int i = 0; i < o->nr_cgroups; i++)
+		free(o->cgroups[i]);
+	o->nr_cgroups = 0;
+}

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * From one interval's aggregate to the rows the outputs print: system, the
+ * command's tree, CPUs, sockets, cgroups (rolled up their tree for -G) and
+ * processes, in that order.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine/container.h"
+#include "cli/stat.h"
+
+/* One container's sums, and the storage its row points to. */
+struct cont_acc {
+	struct container_info info;
+	struct counts counts;
+	double energy_j;
+};
+
+static struct row *row_set__add(struct row_set *rs, enum scope s, const char *key)
+{
+	struct row *r;
+
+	if (rs->nr == rs->cap) {
+		int cap = rs->cap ? rs->cap * 2 : 64;
+		struct row *p = realloc(rs->rows, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		rs->rows = p;
+		rs->cap = cap;
+	}
+	r = &rs->rows[rs->nr++];
+	memset(r, 0, sizeof(*r));
+	r->scope = s;
+	r->key = key;
+	return r;
+}
+
+/* Keys are reserved up front, so pointers into keys stay valid. */
+static int row_set__reserve_keys(struct row_set *rs, int n)
+{
+	char (*p)[32];
+
+	rs->nr_keys = 0;
+	if (n <= rs->cap_keys)
+		return 0;
+	p = realloc(rs->keys, n * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	rs->keys = p;
+	rs->cap_keys = n;
+	return 0;
+}
+
+static const char *row_set__key(struct row_set *rs, const char *fmt, ...)
+{
+	char *k = rs->keys[rs->nr_keys++];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(k, sizeof(rs->keys[0]), fmt, ap);
+	va_end(ap);
+	return k;
+}
+
+void row_set__exit(struct row_set *rs)
+{
+	idmap__clear(&rs->g_of, free);
+	free(rs->rows);
+	free(rs->keys);
+	free(rs->conts);
+	memset(rs, 0, sizeof(*rs));
+}
+
+static bool want(const struct stat_ctx *sc, enum scope s)
+{
+	return sc->opts->by & (1u << s);
+}
+
+/* Energy and power on a row, when a source is active; NAN when no package
+ * had a valid reading in the interval. */
+static void row__energy(const struct stat_ctx *sc, const struct aggregate *a,
+			struct row *r, double joules, double dt)
+{
+	if (!sc->energy_on)
+		return;
+	r->has_energy = true;
+	r->energy_j = a->energy_valid ? joules : NAN;
+	r->power_w = a->energy_valid && dt > 0 ? joules / dt : NAN;
+}
+
+static int add_cpus_and_sockets(const struct stat_ctx *sc,
+				const struct aggregate *a, double dt,
+				struct row_set *rs)
+{
+	struct row *r;
+
+	for (int cpu = 0; want(sc, SCOPE_CPU) && cpu < sc->ncpus; cpu++) {
+		if (!sc->online[cpu])
+			continue;
+		r = row_set__add(rs, SCOPE_CPU, row_set__key(rs, "%d", cpu));
+		if (!r)
+			return -ENOMEM;
+		r->counts = a->cpu[cpu];
+		row__energy(sc, a, r, a->cpu_energy[cpu], dt);
+	}
+	for (int pkg = 0; want(sc, SCOPE_SOCKET) && pkg < sc->npkg; pkg++) {
+		r = row_set__add(rs, SCOPE_SOCKET, row_set__key(rs, "%d", sc->pkg_id[pkg]));
+		if (!r)
+			return -ENOMEM;
+		for (int cpu = 0; cpu < sc->ncpus; cpu++)
+			if (sc->cpu_pkg[cpu] == pkg)
+				counts__add(&r->counts, &a->cpu[cpu], a->nr_events);
+		row__energy(sc, a, r, a->pkg_energy[pkg], dt);
+		r->zone_mask = a->pkg_zone_mask[pkg];
+		for (int z = 0; z < AGG_ZONES; z++)
+			r->zone_j[z] = a->pkg_zone[pkg * AGG_ZONES + z];
+	}
+	return 0;
+}
+
+static const char *cgroup_path(const struct stat_ctx *sc, __u64 cgid)
+{
+	const char *p = cgroup_names__path(sc->names, cgid, session__cgroup_info,
+					   sc->sess);
+
+	return p ? p : "[unknown]";
+}
+
+struct named {
+	const char *path;
+	const struct agg_entry *e;
+	__u64 cgid;
+};
+
+/* The -G rows a cgroup belongs to (itself or an ancestor listed), worked
+ * out once per cgroup: a roll-up is then O(entries), not O(entries x -G). */
+struct g_list {
+	unsigned long used;	/* names->gen of the last use */
+	int nr;
+	int idx[];
+};
+
+/* Forget the -G lists of cgroups that did not run for a while. */
+static void g_of__prune(const struct stat_ctx *sc, struct row_set *rs)
+{
+	struct idmap_slot *s;
+	size_t it = 0, nr = 0;
+	__u64 *old;
+
+	if (rs->g_of.nr < 1024)
+		return;
+	old = malloc(rs->g_of.nr * sizeof(*old));
+	if (!old)
+		return;
+	while ((s = idmap__next(&rs->g_of, &it)))
+		if (((struct g_list *)s->val)->used + 2 < sc->names->gen)
+			old[nr++] = s->key.a;
+	for (size_t i = 0; i < nr; i++)
+		free(idmap__del(&rs->g_of, old[i], 0));
+	free(old);
+}
+
+static const struct g_list *g_list__get(const struct stat_ctx *sc,
+					struct row_set *rs, __u64 cgid,
+					const char *path)
+{
+	const struct stat_opts *o = sc->opts;
+	struct g_list *g = idmap__get(&rs->g_of, cgid, 0);
+
+	if (g) {
+		g->used = sc->names->gen;
+		return g;
+	}
+	g = malloc(sizeof(*g) + o->nr_cgroups * sizeof(g->idx[0]));
+	if (!g)
+		return NULL;
+	g->nr = 0;
+	g->used = sc->names->gen;
+	for (int i = 0; i < o->nr_cgroups; i++)
+		if (cgroup__is_under(path, o->cgroups[i]))
+			g->idx[g->nr++] = i;
+	if (idmap__put(&rs->g_of, cgid, 0, g)) {
+		free(g);
+		return NULL;
+	}
+	return g;
+}
+
+static int named__cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct named *)a)->path, ((const struct named *)b)->path);
+}
+
+static int add_cgroups(const struct stat_ctx *sc, const struct aggregate *a,
+		       double dt, struct row_set *rs)
+{
+	struct named *all = calloc(a->cgrps.nr + 1, sizeof(*all));
+	const struct stat_opts *o = sc->opts;
+	struct idmap_slot *s;
+	size_t it = 0, n = 0;
+	struct row *r;
+	int err = 0;
+
+	if (!all)
+		return -ENOMEM;
+	while ((s = idmap__next(&a->cgrps, &it))) {
+		all[n].path = cgroup_path(sc, s->key.a);
+		all[n].cgid = s->key.a;
+		all[n++].e = s->val;
+	}
+	if (o->nr_cgroups) {
+		/* -G: each row includes its descendants, like perf -G */
+		int first = rs->nr;
+		double *e = calloc(o->nr_cgroups, sizeof(*e));
+
+		for (int g = 0; e && g < o->nr_cgroups; g++)
+			if (!row_set__add(rs, SCOPE_CGROUP, o->cgroups[g]))
+				break;
+		if (!e || rs->nr != first + o->nr_cgroups) {
+			free(e);
+			err = -ENOMEM;
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++) {
+			const struct g_list *gl = g_list__get(sc, rs, all[i].cgid,
+							      all[i].path);
+
+			for (int k = 0; gl && k < gl->nr; k++) {
+				r = &rs->rows[first + gl->idx[k]];
+				counts__add(&r->counts, &all[i].e->total, a->nr_events);
+				e[gl->idx[k]] += all[i].e->energy_j;
+			}
+		}
+		for (int g = 0; g < o->nr_cgroups; g++)
+			row__energy(sc, a, &rs->rows[first + g], e[g], dt);
+		free(e);
+	}
+	if (!o->nr_cgroups) {
+		qsort(all, n, sizeof(*all), named__cmp);
+		for (size_t i = 0; i < n; i++) {
+			r = row_set__add(rs, SCOPE_CGROUP, all[i].path);
+			if (!r) {
+				err = -ENOMEM;
+				goto out;
+			}
+			r->counts = all[i].e->total;
+			row__energy(sc, a, r, all[i].e->energy_j, dt);
+		}
+	}
+	/*
+	 * Slices of a full map: no cgroup known, so in no -G row either; a
+	 * row of their own says how much the others miss.
+	 */
+	if (!counts__is_zero(&a->ovf_cgrp->total, a->nr_events)) {
+		r = row_set__add(rs, SCOPE_CGROUP, "overflow");
+		if (!r) {
+			err = -ENOMEM;
+			goto out;
+		}
+		r->counts = a->ovf_cgrp->total;
+		row__energy(sc, a, r, a->ovf_cgrp->energy_j, dt);
+	}
+out:
+	free(all);
+	return err;
+}
+
+/* Container rows: cgroups grouped by the container they belong to, ordered
+ * by id; everything else, the idle task included, adds up in "host", so
+ * the rows still add up to the system. */
+static int cont_acc__cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct cont_acc *)a)->info.id,
+		      ((const struct cont_acc *)b)->info.id);
+}
+
+static int add_containers(const struct stat_ctx *sc, const struct aggregate *a,
+			  double dt, struct row_set *rs)
+{
+	struct cont_acc *conts, host = {};
+	struct container_info info;
+	struct idmap_slot *s;
+	size_t it = 0;
+	struct row *r;
+	int n = 0;
+
+	conts = realloc(rs->conts, (a->cgrps.nr + 1) * sizeof(*conts));
+	if (!conts)
+		return -ENOMEM;
+	rs->conts = conts;
+	while ((s = idmap__next(&a->cgrps, &it))) {
+		const struct agg_entry *e = s->val;
+		struct cont_acc *c = NULL;
+
+		if (container__parse(cgroup_path(sc, s->key.a), &info)) {
+			counts__add(&host.counts, &e->total, a->nr_events);
+			host.energy_j += e->energy_j;
+			continue;
+		}
+		/* a container has few cgroups: a linear search is fine */
+		for (int i = 0; i < n && !c; i++)
+			if (!strcmp(conts[i].info.id, info.id))
+				c = &conts[i];
+		if (!c) {
+			c = &conts[n++];
+			memset(c, 0, sizeof(*c));
+			c->info = info;
+		}
+		counts__add(&c->counts, &e->total, a->nr_events);
+		c->energy_j += e->energy_j;
+	}
+	counts__add(&host.counts, &a->ovf_cgrp->total, a->nr_events);
+	host.energy_j += a->ovf_cgrp->energy_j;
+	qsort(conts, n, sizeof(*conts), cont_acc__cmp);
+	for (int i = 0; i < n; i++) {
+		r = row_set__add(rs, SCOPE_CONTAINER, conts[i].info.id);
+		if (!r)
+			return -ENOMEM;
+		r->runtime = conts[i].info.runtime;
+		r->pod_uid = conts[i].info.pod_uid[0] ? conts[i].info.pod_uid : NULL;
+		r->counts = conts[i].counts;
+		row__energy(sc, a, r, conts[i].energy_j, dt);
+	}
+	r = row_set__add(rs, SCOPE_CONTAINER, "host");
+	if (!r)
+		return -ENOMEM;
+	r->runtime = "host";
+	r->counts = host.counts;
+	row__energy(sc, a, r, host.energy_j, dt);
+	return 0;
+}
+
+struct proc_ref {
+	__u32 tgid;
+	const struct agg_entry *e;
+	double sort;
+};
+
+static int proc_ref__cmp(const void *a, const void *b)
+{
+	const struct proc_ref *x = a, *y = b;
+
+	if (x->sort != y->sort)
+		return x->sort < y->sort ? 1 : -1;
+	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
+}
+
+/* The processes to show, sorted (in command mode: the tree's). */
+static struct proc_ref *collect_procs(const struct stat_ctx *sc,
+				      const struct aggregate *a, size_t *nr)
+{
+	struct proc_ref *refs = calloc(a->procs.nr + 1, sizeof(*refs));
+	struct idmap_slot *s;
+	size_t it = 0, n = 0;
+
+	if (!refs)
+		return NULL;
+	while ((s = idmap__next(&a->procs, &it))) {
+		const struct agg_entry *e = s->val;
+		double ratio;
+
+		if (sc->command_mode && !(e->flags & EMON_PROC_IN_TREE))
+			continue;
+		refs[n].tgid = s->key.a;
+		refs[n].e = e;
+		if (sc->sort_idx >= 0)
+			count__scaled(&e->total.c[sc->sort_idx], &refs[n].sort, &ratio);
+		n++;
+	}
+	qsort(refs, n, sizeof(*refs), proc_ref__cmp);
+	*nr = n;
+	return refs;
+}
+
+static int add_processes(const struct stat_ctx *sc, const struct aggregate *a,
+			 const struct proc_ref *refs, size_t n, double dt,
+			 struct row_set *rs)
+{
+	const struct agg_entry *ovf;
+	struct row *r;
+
+	for (size_t i = 0; i < n; i++) {
+		r = row_set__add(rs, SCOPE_PROCESS, row_set__key(rs, "%u", refs[i].tgid));
+		if (!r)
+			return -ENOMEM;
+		/* the idle task's comm is swapper/N of whichever CPU ran last */
+		r->comm = refs[i].tgid ? refs[i].e->comm : "swapper";
+		r->counts = refs[i].e->total;
+		row__energy(sc, a, r, refs[i].e->energy_j, dt);
+	}
+	/* in command mode, the command's part of it */
+	ovf = sc->command_mode ? a->ovf_cmd : a->ovf_proc;
+	if (!counts__is_zero(&ovf->total, a->nr_events)) {
+		r = row_set__add(rs, SCOPE_PROCESS, "overflow");
+		if (!r)
+			return -ENOMEM;
+		r->comm = "[map full]";
+		r->counts = ovf->total;
+		row__energy(sc, a, r, ovf->energy_j, dt);
+	}
+	return 0;
+}
+
+int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
+		     double dt, struct row_set *rs)
+{
+	struct proc_ref *refs = NULL;
+	struct row *r;
+	size_t nproc = 0;
+	int err;
+
+	rs->nr = 0;
+	err = row_set__reserve_keys(rs, sc->ncpus + sc->npkg + (int)a->procs.nr + 4);
+	if (err)
+		return err;
+	sc->names->gen++;
+	/* removed cgroups' names and -G lists: kept two intervals unused */
+	cgroup_names__prune(sc->names, 2);
+	g_of__prune(sc, rs);
+	if (sc->command_mode || want(sc, SCOPE_PROCESS)) {
+		refs = collect_procs(sc, a, &nproc);
+		if (!refs)
+			return -ENOMEM;
+	}
+	if (want(sc, SCOPE_SYSTEM)) {
+		r = row_set__add(rs, SCOPE_SYSTEM, "all");
+		if (!r)
+			goto nomem;
+		aggregate__system(a, &r->counts);
+		row__energy(sc, a, r, a->energy_total, dt);
+		r->untraced_ns = a->stats[EMON_STAT_UNTRACED_NS];
+	}
+	if (sc->command_mode) {
+		r = row_set__add(rs, SCOPE_COMMAND, row_set__key(rs, "%u", sc->tree_root));
+		if (!r)
+			goto nomem;
+		r->counts = a->cmd->total;
+		row__energy(sc, a, r, a->cmd->energy_j, dt);
+	}
+	err = add_cpus_and_sockets(sc, a, dt, rs);
+	if (!err && want(sc, SCOPE_CGROUP))
+		err = add_cgroups(sc, a, dt, rs);
+	if (!err && want(sc, SCOPE_CONTAINER))
+		err = add_containers(sc, a, dt, rs);
+	if (!err && want(sc, SCOPE_PROCESS))
+		err = add_processes(sc, a, refs, nproc, dt, rs);
+	free(refs);
+	return err;
+nomem:
+	free(refs);
+	return -ENOMEM;
+}

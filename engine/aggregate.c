@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine/aggregate.h"
+
+static struct agg_entry *agg_entry__new(int npkg)
+{
+	return calloc(1, sizeof(struct agg_entry) + npkg * sizeof(struct counts));
+}
+
+int aggregate__init(struct aggregate *a, int ncpus, int npkg,
+		    const int *cpu_pkg, int nr_events)
+{
+	memset(a, 0, sizeof(*a));
+	a->ncpus = ncpus;
+	a->npkg = npkg;
+	a->cpu_pkg = cpu_pkg;
+	a->nr_events = nr_events;
+	a->cpu = calloc(ncpus, sizeof(*a->cpu));
+	a->ovf_cgrp = agg_entry__new(npkg);
+	a->ovf_proc = agg_entry__new(npkg);
+	a->ovf_cmd = agg_entry__new(npkg);
+	a->cmd = agg_entry__new(npkg);
+	a->cpu_energy = calloc(ncpus, sizeof(*a->cpu_energy));
+	a->pkg_energy = calloc(npkg, sizeof(*a->pkg_energy));
+	a->pkg_zone = calloc(npkg * AGG_ZONES, sizeof(*a->pkg_zone));
+	a->pkg_zone_mask = calloc(npkg, sizeof(*a->pkg_zone_mask));
+	if (!a->cpu || !a->ovf_cgrp || !a->ovf_proc || !a->ovf_cmd || !a->cmd || !a->cpu_energy ||
+	    !a->pkg_energy || !a->pkg_zone || !a->pkg_zone_mask) {
+		aggregate__exit(a);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void agg_entry__put(void *ctx, void *val)
+{
+	struct aggregate *a = ctx;
+	struct agg_entry *e = val;
+
+	e->next_free = a->free_list;
+	a->free_list = e;
+}
+
+void aggregate__exit(struct aggregate *a)
+{
+	while (a->free_list) {
+		struct agg_entry *e = a->free_list;
+
+		a->free_list = e->next_free;
+		free(e);
+	}
+	idmap__clear(&a->cgrps, free);
+	idmap__clear(&a->procs, free);
+	free(a->cpu);
+	free(a->ovf_cgrp);
+	free(a->ovf_proc);
+	free(a->ovf_cmd);
+	free(a->cmd);
+	free(a->cpu_energy);
+	free(a->pkg_energy);
+	free(a->pkg_zone);
+	free(a->pkg_zone_mask);
+	memset(a, 0, sizeof(*a));
+}
+
+static int pkg_of(const struct aggregate *a, __u32 cpu)
+{
+	if ((int)cpu >= a->ncpus || !a->cpu_pkg)
+		return 0;
+	return a->cpu_pkg[cpu];
+}
+
+static void entry__add(const struct aggregate *a, struct agg_entry *e,
+		       __u32 cpu, const struct counts *c)
+{
+	counts__add(&e->total, c, a->nr_events);
+	counts__add(&e->pkg[pkg_of(a, cpu)], c, a->nr_events);
+}
+
+struct agg_entry *aggregate__entry(struct aggregate *a, struct idmap *m,
+				   __u64 id, __u64 id2)
+{
+	struct agg_entry *e = idmap__get(m, id, id2);
+
+	if (e)
+		return e;
+	if (a->free_list) {
+		e = a->free_list;
+		a->free_list = e->next_free;
+		memset(e, 0, sizeof(*e) + a->npkg * sizeof(struct counts));
+	} else {
+		e = agg_entry__new(a->npkg);
+		if (!e)
+			return NULL;
+	}
+	if (idmap__put(m, id, id2, e)) {
+		agg_entry__put(a, e);
+		return NULL;
+	}
+	return e;
+}
+
+int aggregate__add(struct aggregate *a, const struct session_read *r)
+{
+	for (int cpu = 0; cpu < a->ncpus; cpu++) {
+		counts__add(&a->cpu[cpu], &r->cpu[cpu], a->nr_events);
+		entry__add(a, a->ovf_cgrp, cpu, &r->ovf_cgrp[cpu]);
+		entry__add(a, a->ovf_proc, cpu, &r->ovf_proc[cpu]);
+		if (r->ovf_cmd) {
+			entry__add(a, a->ovf_cmd, cpu, &r->ovf_cmd[cpu]);
+			entry__add(a, a->cmd, cpu, &r->ovf_cmd[cpu]);
+		}
+	}
+	for (size_t i = 0; i < r->nr_cgrp; i++) {
+		const struct sess_cgrp *c = &r->cgrp[i];
+		struct agg_entry *e = aggregate__entry(a, &a->cgrps, c->cgid, 0);
+
+		if (!e)
+			return -ENOMEM;
+		entry__add(a, e, c->cpu, &c->c);
+	}
+	for (size_t i = 0; i < r->nr_proc; i++) {
+		const struct sess_proc *p = &r->proc[i];
+		struct agg_entry *e = aggregate__entry(a, &a->procs, p->tgid, p->start);
+
+		if (!e)
+			return -ENOMEM;
+		/*
+		 * The name: this read's over earlier reads'; within a read,
+		 * the one an exec gave over those seen before it (one entry
+		 * per CPU, in no order).
+		 */
+		if (!e->comm[0] || e->comm_read != a->reads ||
+		    (p->flags & EMON_PROC_EXEC) >= (e->comm_flags & EMON_PROC_EXEC)) {
+			memcpy(e->comm, p->comm, sizeof(e->comm));
+			e->comm_flags = p->flags;
+			e->comm_read = a->reads;
+		}
+		e->flags |= p->flags;
+		entry__add(a, e, p->cpu, &p->c);
+		if (p->flags & EMON_PROC_IN_TREE)
+			entry__add(a, a->cmd, p->cpu, &p->c);
+	}
+	for (int i = 0; i < EMON_STAT_NR; i++)
+		a->stats[i] += r->stats[i];
+	a->reads++;
+	return 0;
+}
+
+void aggregate__reset(struct aggregate *a)
+{
+	size_t sz = sizeof(struct agg_entry) + a->npkg * sizeof(struct counts);
+
+	idmap__reset(&a->cgrps, agg_entry__put, a);
+	idmap__reset(&a->procs, agg_entry__put, a);
+	memset(a->cpu, 0, a->ncpus * sizeof(*a->cpu));
+	memset(a->ovf_cgrp, 0, sz);
+	memset(a->ovf_proc, 0, sz);
+	memset(a->ovf_cmd, 0, sz);
+	memset(a->cmd, 0, sz);
+	memset(a->stats, 0, sizeof(a->stats));
+	a->reads = 0;
+	a->energy_valid = false;
+	a->energy_total = 0;
+	memset(a->cpu_energy, 0, a->ncpus * sizeof(*a->cpu_energy));
+	memset(a->pkg_energy, 0, a->npkg * sizeof(*a->pkg_energy));
+	memset(a->pkg_zone, 0, a->npkg * AGG_ZONES * sizeof(*a->pkg_zone));
+	memset(a->pkg_zone_mask, 0, a->npkg * sizeof(*a->pkg_zone_mask));
+}
+
+void aggregate__system(const struct aggregate *a, struct counts *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (int cpu = 0; cpu < a->ncpus; cpu++)
+		counts__add(out, &a->cpu[cpu], a->nr_events);
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Sums of session reads over one print interval, per CPU, per cgroup id and
+ * per process, each split by package (the energy split needs the metric of
+ * every key on every package). No I/O: unit tests feed it reads directly.
+ */
+#ifndef ENGINE_AGGREGATE_H
+#define ENGINE_AGGREGATE_H
+
+#include "engine/counts.h"
+#include "engine/idmap.h"
+#include "engine/session.h"
+
+struct agg_entry {
+	struct agg_entry *next_free;	/* in aggregate.free_list */
+	char comm[EMON_COMM_LEN];	/* processes: see aggregate__add */
+	__u32 flags;			/* processes: EMON_PROC_* of any read */
+	__u32 comm_flags;		/* the flags of the read comm came from */
+	int comm_read;			/* the read comm came from */
+	double energy_j;		/* attributed this interval */
+	struct counts total;
+	struct counts pkg[];		/* [npkg] */
+};
+
+struct aggregate {
+	int ncpus;
+	int npkg;
+	int nr_events;
+	const int *cpu_pkg;		/* [ncpus] package of each CPU */
+	struct counts *cpu;		/* [ncpus] */
+	struct idmap cgrps;		/* cgid -> agg_entry */
+	struct idmap procs;		/* (tgid, start) -> agg_entry */
+	/* entries of past intervals, reused: a storm of short processes
+	 * does not churn the heap, and memory stays at its peak interval's */
+	struct agg_entry *free_list;
+	struct agg_entry *ovf_cgrp;	/* counts the full cgroup map missed */
+	struct agg_entry *ovf_proc;
+	struct agg_entry *ovf_cmd;	/* the command's part of ovf_proc */
+	/* command mode: the tree's processes (each read's, so a pid reused
+	 * by an unrelated process within the interval is told apart) and
+	 * its overflow */
+	struct agg_entry *cmd;
+	__u64 stats[EMON_STAT_NR];
+	int reads;
+	/* energy, when a source is active (engine/attribute.c) */
+	bool energy_valid;		/* some package had energy this interval */
+	double energy_total;		/* measured, all packages */
+	double *cpu_energy;		/* [ncpus] attributed to each CPU */
+	double *pkg_energy;		/* [npkg] measured */
+	double *pkg_zone;		/* [npkg * AGG_ZONES] measured sub-zones */
+	unsigned int *pkg_zone_mask;	/* [npkg] which sub-zones are valid */
+};
+
+#define AGG_ZONES 4	/* core, uncore, dram, psys: rapl's ENERGY_DOM_NR */
+
+int aggregate__init(struct aggregate *a, int ncpus, int npkg,
+		    const int *cpu_pkg, int nr_events);
+void aggregate__exit(struct aggregate *a);
+int aggregate__add(struct aggregate *a, const struct session_read *r);
+/* Forget everything: the next interval starts from zero. */
+void aggregate__reset(struct aggregate *a);
+/* sum over CPUs */
+void aggregate__system(const struct aggregate *a, struct counts *out);
+/* The entry of (id, id2), created empty if needed (NULL: out of memory).
+ * Processes are (tgid, start): two processes that had one pid are two. */
+struct agg_entry *aggregate__entry(struct aggregate *a, struct idmap *m,
+				   __u64 id, __u64 id2);
+
+#endif

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * E(key) = sum over packages p of E(p) * m(key, p) / m(all, p), with
+ * m(all, p) the sum of m over the partition's keys on p, so the keys of a
+ * partition always add up to the measured energy. Every BPF entry is one
+ * key on one CPU, so on one package; rapl's energy_split does the
+ * arithmetic, with one extra key at the end for the idle task: it gets the
+ * static power (--idle-watts) and a package's energy when nothing counted
+ * the split metric there.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine/attribute.h"
+
+_Static_assert(AGG_ZONES == ENERGY_DOM_NR, "sub-zones of a package");
+
+struct partition {
+	int n;			/* keys, then one for the idle task */
+	int *pkg;		/* [n] */
+	double *m;		/* [n] */
+	double *out;		/* [n + 1] */
+};
+
+static int pkg_of(const struct aggregate *a, __u32 cpu)
+{
+	if ((int)cpu >= a->ncpus || !a->cpu_pkg || a->cpu_pkg[cpu] < 0)
+		return 0;
+	return a->cpu_pkg[cpu];
+}
+
+static double scaled(const struct counts *c, int idx)
+{
+	double v, ratio;
+
+	if (idx < 0 || !count__scaled(&c->c[idx], &v, &ratio))
+		return 0;
+	return v;
+}
+
+static int partition__init(struct partition *pt, int n)
+{
+	pt->n = 0;
+	pt->pkg = calloc(n + 1, sizeof(*pt->pkg));
+	pt->m = calloc(n + 1, sizeof(*pt->m));
+	pt->out = calloc(n + 1, sizeof(*pt->out));
+	return pt->pkg && pt->m && pt->out ? 0 : -ENOMEM;
+}
+
+static void partition__exit(struct partition *pt)
+{
+	free(pt->pkg);
+	free(pt->m);
+	free(pt->out);
+}
+
+static void partition__add(struct partition *pt, int pkg, double m)
+{
+	pt->pkg[pt->n] = pkg;
+	pt->m[pt->n++] = m;
+}
+
+/* Split; pt->out[pt->n] is the idle task's extra. */
+static int partition__split(struct partition *pt, const struct aggregate *a,
+			    const double *pkg_j, const bool *valid, double static_j)
+{
+	int P = a->npkg, err;
+	double *m = calloc((size_t)(pt->n + 1) * P, sizeof(*m));
+	struct energy_split sp = {
+		.nr_keys = pt->n + 1,
+		.nr_packages = P,
+		.pkg_j = pkg_j,
+		.pkg_valid = valid,
+		.m = m,
+		.idle_key = pt->n,
+		.static_key = pt->n,
+		.static_j = static_j,
+	};
+
+	if (!m)
+		return -ENOMEM;
+	for (int i = 0; i < pt->n; i++)
+		m[(size_t)i * P + pt->pkg[i]] = pt->m[i];
+	err = energy_split__compute(&sp, pt->out);
+	free(m);
+	return err;
+}
+
+static int split_cpus(struct aggregate *a, const struct session_read *r,
+		      const struct attr_input *in, const double *pkg_j,
+		      const bool *valid)
+{
+	struct partition pt;
+	int err, ncpu_of[ENERGY_MAX_PACKAGES] = { 0 };
+
+	err = partition__init(&pt, a->ncpus);
+	for (int cpu = 0; !err && cpu < a->ncpus; cpu++) {
+		partition__add(&pt, pkg_of(a, cpu), scaled(&r->cpu[cpu], in->split_idx));
+		ncpu_of[pkg_of(a, cpu)]++;
+	}
+	err = err ?: partition__split(&pt, a, pkg_j, valid, 0);
+	for (int cpu = 0; !err && cpu < a->ncpus; cpu++)
+		a->cpu_energy[cpu] += pt.out[cpu];
+	/* a package where nothing counted: its CPUs share alike */
+	for (int p = 0; !err && p < a->npkg; p++) {
+		double idle = 0;
+
+		if (!valid[p] || !ncpu_of[p])
+			continue;
+		for (int cpu = 0; cpu < a->ncpus; cpu++)
+			if (pkg_of(a, cpu) == p)
+				idle += pt.m[cpu];
+		if (idle > 0)
+			continue;
+		for (int cpu = 0; cpu < a->ncpus; cpu++)
+			if (pkg_of(a, cpu) == p)
+				a->cpu_energy[cpu] += pkg_j[p] / ncpu_of[p];
+	}
+	partition__exit(&pt);
+	return err;
+}
+
+/* A key of the read: a cgroup or a process on one CPU. */
+struct key_item {
+	__u64 id, id2;
+	__u32 cpu;
+	const struct counts *c;
+	bool cmd;	/* a process of the command's tree */
+};
+
+/*
+ * Split between the keys of one partition (cgroups, or processes) and the
+ * per-CPU overflow rows, adding to the entries of map; the idle task's
+ * extra goes to the entry idle_id (tgid 0, or the root cgroup).
+ */
+static int split_keys(struct aggregate *a, const struct attr_input *in,
+		      const double *pkg_j, const bool *valid,
+		      const struct key_item *items, size_t n,
+		      const struct counts *ovf_read, struct idmap *map,
+		      struct agg_entry *ovf, __u64 idle_id,
+		      const struct counts *sub_read, struct agg_entry *sub,
+		      struct agg_entry *cmd)
+{
+	struct agg_entry *e;
+	struct partition pt;
+	int err;
+
+	err = partition__init(&pt, n + a->ncpus);
+	for (size_t i = 0; !err && i < n; i++)
+		partition__add(&pt, pkg_of(a, items[i].cpu), scaled(items[i].c, in->split_idx));
+	for (int cpu = 0; !err && cpu < a->ncpus; cpu++)
+		partition__add(&pt, pkg_of(a, cpu), scaled(&ovf_read[cpu], in->split_idx));
+	err = err ?: partition__split(&pt, a, pkg_j, valid, in->static_j);
+	for (size_t i = 0; !err && i < n; i++) {
+		e = aggregate__entry(a, map, items[i].id, items[i].id2);
+		if (!e)
+			err = -ENOMEM;
+		else
+			e->energy_j += pt.out[i];
+		if (cmd && items[i].cmd)
+			cmd->energy_j += pt.out[i];
+	}
+	for (int cpu = 0; !err && cpu < a->ncpus; cpu++) {
+		double all = scaled(&ovf_read[cpu], in->split_idx);
+
+		ovf->energy_j += pt.out[n + cpu];
+		/* the command's part of the overflow row: its share of it */
+		if (sub && all > 0) {
+			double j = pt.out[n + cpu] *
+				   scaled(&sub_read[cpu], in->split_idx) / all;
+
+			sub->energy_j += j;
+			cmd->energy_j += j;
+		}
+	}
+	if (!err && pt.out[pt.n]) {
+		e = aggregate__entry(a, map, idle_id, 0);
+		if (e)
+			e->energy_j += pt.out[pt.n];
+		else
+			err = -ENOMEM;
+	}
+	partition__exit(&pt);
+	return err;
+}
+
+static int split_cgroups_and_procs(struct aggregate *a, const struct session_read *r,
+				   const struct attr_input *in, const double *pkg_j,
+				   const bool *valid)
+{
+	size_t n = r->nr_cgrp > r->nr_proc ? r->nr_cgrp : r->nr_proc;
+	struct key_item *items = calloc(n + 1, sizeof(*items));
+	int err;
+
+	if (!items)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_cgrp; i++)
+		items[i] = (struct key_item){ r->cgrp[i].cgid, 0, r->cgrp[i].cpu, &r->cgrp[i].c };
+	err = split_keys(a, in, pkg_j, valid, items, r->nr_cgrp, r->ovf_cgrp,
+			 &a->cgrps, a->ovf_cgrp, in->root_cgid, NULL, NULL, NULL);
+	for (size_t i = 0; !err && i < r->nr_proc; i++)
+		items[i] = (struct key_item){ r->proc[i].tgid, r->proc[i].start,
+					      r->proc[i].cpu, &r->proc[i].c,
+					      r->proc[i].flags & EMON_PROC_IN_TREE };
+	err = err ?: split_keys(a, in, pkg_j, valid, items, r->nr_proc, r->ovf_proc,
+				&a->procs, a->ovf_proc, 0, r->ovf_cmd, a->ovf_cmd, a->cmd);
+	free(items);
+	return err;
+}
+
+int aggregate__add_energy(struct aggregate *a, const struct session_read *r,
+			  const struct attr_input *in)
+{
+	double pkg_j[ENERGY_MAX_PACKAGES] = { 0 };
+	bool valid[ENERGY_MAX_PACKAGES] = { false };
+	const struct energy_sample *es = in->es;
+	int err;
+
+	if (a->npkg > ENERGY_MAX_PACKAGES || es->nr_packages != a->npkg)
+		return -EINVAL;
+	for (int p = 0; p < a->npkg; p++) {
+		const struct energy_pkg_sample *ps = &es->pkg[p];
+
+		if (!ps->valid)
+			continue;
+		valid[p] = true;
+		pkg_j[p] = ps->joules;
+		a->energy_valid = true;
+		a->energy_total += ps->joules;
+		a->pkg_energy[p] += ps->joules;
+		for (int z = 0; z < AGG_ZONES; z++) {
+			if (!(ps->dom_valid & (1u << z)))
+				continue;
+			a->pkg_zone[p * AGG_ZONES + z] += ps->dom_j[z];
+			a->pkg_zone_mask[p] |= 1u << z;
+		}
+	}
+	err = split_cpus(a, r, in, pkg_j, valid);
+	err = err ?: split_cgroups_and_procs(a, r, in, pkg_j, valid);
+	return err;
+}
+
+void session_read__busy_ns(const struct session_read *r, const struct aggregate *a,
+			   int clock_idx, double *out)
+{
+	memset(out, 0, a->npkg * sizeof(*out));
+	if (clock_idx < 0)
+		return;
+	for (int cpu = 0; cpu < a->ncpus; cpu++)
+		out[pkg_of(a, cpu)] += r->cpu[cpu].c[clock_idx].counter;
+	for (size_t i = 0; i < r->nr_proc; i++)
+		if (r->proc[i].tgid == 0)
+			out[pkg_of(a, r->proc[i].cpu)] -= r->proc[i].c.c[clock_idx].counter;
+	for (int p = 0; p < a->npkg; p++)
+		if (out[p] < 0)
+			out[p] = 0;
+}

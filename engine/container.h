@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Container ids from cgroup paths, pure. Runtimes name a container's
+ * cgroup after its 64-hex id:
+ *
+ *   docker      /system.slice/docker-<id>.scope            (systemd driver)
+ *               /docker/<id>                               (cgroupfs driver)
+ *   containerd  .../cri-containerd-<id>.scope              (systemd driver)
+ *               /kubepods/<qos>/pod<uid>/<id>              (cgroupfs driver)
+ *   cri-o       .../crio-<id>.scope, .../crio-<id>         (crio-conmon-<id>
+ *                                                           is its monitor)
+ *   podman      .../libpod-<id>.scope, /libpod_parent/libpod-<id>
+ *                                                          (libpod-conmon-<id>
+ *                                                           is its monitor)
+ *
+ * and Kubernetes puts them under a pod cgroup: kubepods-<qos>-pod<uid>.slice
+ * (systemd driver, '-' in the uid written '_') or pod<uid> below /kubepods
+ * (cgroupfs driver).
+ */
+#ifndef ENGINE_CONTAINER_H
+#define ENGINE_CONTAINER_H
+
+#include <stddef.h>
+
+#define CONTAINER_ID_LEN 64
+#define CONTAINER_POD_UID_LEN 36
+
+struct container_info {
+	char id[CONTAINER_ID_LEN + 1];		/* 64 lowercase hex */
+	const char *runtime;	/* "docker", "containerd", "cri-o", "podman" */
+	char pod_uid[CONTAINER_POD_UID_LEN + 1];	/* "" outside Kubernetes */
+	size_t scope_len;	/* cgroup_path[0..scope_len) is the container's
+				 * own cgroup (the path may be below it) */
+};
+
+/*
+ * Is cgroup_path (from the cgroup2 root) a container's cgroup or below
+ * one? The deepest container wins (docker in docker). 0 with out filled,
+ * -ENOENT when it is not a container (out zeroed), -EINVAL for NULL.
+ * Near misses are not containers: ids of other lengths, uppercase or
+ * non-hex ids, conmon monitors, pod cgroups themselves.
+ */
+int container__parse(const char *cgroup_path, struct container_info *out);
+
+#endif

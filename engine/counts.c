@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Counter arithmetic: pure functions, no I/O, so the unit tests can hold
+ * the wrap and scaling rules directly.
+ */
+#include <math.h>
+#include <stdint.h>
+#include "engine/counts.h"
+
+static int nr_clamp(int nr)
+{
+	if (nr < 0)
+		return 0;
+	return nr > EMON_MAX_EVENTS ? EMON_MAX_EVENTS : nr;
+}
+
+/* Unsigned subtraction is modulo 2^64 in C, which is exactly the delta of
+ * a counter that wrapped once between the two readings. */
+void counts__delta(struct counts *dst, const struct counts *cur,
+		   const struct counts *prev, int nr)
+{
+	int i;
+
+	nr = nr_clamp(nr);
+	for (i = 0; i < nr; i++) {
+		dst->c[i].counter = cur->c[i].counter - prev->c[i].counter;
+		dst->c[i].enabled = cur->c[i].enabled - prev->c[i].enabled;
+		dst->c[i].running = cur->c[i].running - prev->c[i].running;
+	}
+}
+
+void counts__add(struct counts *dst, const struct counts *src, int nr)
+{
+	int i;
+
+	nr = nr_clamp(nr);
+	for (i = 0; i < nr; i++) {
+		dst->c[i].counter += src->c[i].counter;
+		dst->c[i].enabled += src->c[i].enabled;
+		dst->c[i].running += src->c[i].running;
+	}
+}
+
+bool counts__is_zero(const struct counts *c, int nr)
+{
+	int i;
+
+	nr = nr_clamp(nr);
+	for (i = 0; i < nr; i++) {
+		if (c->c[i].counter || c->c[i].enabled || c->c[i].running)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * counter * enabled can exceed 2^64 long before the result does (a 2^40
+ * count over 2^40 ns), so multiply in long double: at least a 64-bit
+ * mantissa on x86 (113 bits on arm64), where double's 53 would already
+ * round the raw count. running >= enabled is not multiplexing (sums of
+ * per-CPU deltas can be off by the slice being read): no scaling, ratio 1.
+ */
+static bool count__scale(const struct emon_count *c, long double *value,
+			 double *ratio)
+{
+	if (c->enabled == 0 || c->running >= c->enabled) {
+		*value = c->counter;
+		*ratio = 1.0;
+		return true;
+	}
+	if (c->running == 0) {
+		*value = 0;
+		*ratio = 0.0;
+		return false;
+	}
+	*value = (long double)c->counter * c->enabled / c->running;
+	*ratio = (double)c->running / (double)c->enabled;
+	return true;
+}
+
+bool count__scaled(const struct emon_count *c, double *value, double *ratio)
+{
+	long double v;
+	double r;
+	bool ok;
+
+	ok = count__scale(c, &v, &r);
+	if (value)
+		*value = (double)v;
+	if (ratio)
+		*ratio = r;
+	return ok;
+}
+
+bool count__scaled_u64(const struct emon_count *c, __u64 *value)
+{
+	long double v;
+	double r;
+	bool ok;
+
+	ok = count__scale(c, &v, &r);
+	if (c->enabled == 0 || c->running >= c->enabled)
+		*value = c->counter;	/* exact, whatever its size */
+	else if (v + 0.5L >= 18446744073709551616.0L)
+		*value = UINT64_MAX;
+	else
+		*value = (__u64)(v + 0.5L);
+	return ok;
+}
+
+double clock__deficit(const struct counts *cpu, int idx, const double *dt,
+		      int ncpus, int *worst)
+{
+	double most = 0;
+
+	*worst = -1;
+	for (int i = 0; i < ncpus; i++) {
+		double d;
+
+		if (!(dt[i] >= 0.01))
+			continue;
+		d = 1 - cpu[i].c[idx].counter / (dt[i] * 1e9);
+		if (*worst < 0 || d > most) {
+			most = d;
+			*worst = i;
+		}
+	}
+	return most;
+}
+
+double metric__ratio(double a, double b)
+{
+	if (isnan(a) || isnan(b) || b == 0.0)
+		return NAN;
+	return a / b;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Counter arithmetic with no I/O: deltas of cumulative readings, sums,
+ * multiplexing scale, derived metrics. Unit-tested directly.
+ */
+#ifndef ENGINE_COUNTS_H
+#define ENGINE_COUNTS_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include "emon.h"
+
+struct counts {
+	struct emon_count c[EMON_MAX_EVENTS];
+};
+
+/* dst = cur - prev per field, modulo 2^64 (a wrapped counter still gives
+ * its true delta). */
+void counts__delta(struct counts *dst, const struct counts *cur,
+		   const struct counts *prev, int nr);
+void counts__add(struct counts *dst, const struct counts *src, int nr);
+bool counts__is_zero(const struct counts *c, int nr);
+
+/*
+ * perf's scaling: a multiplexed event counted only running of enabled ns,
+ * so the estimate is counter * enabled / running. Returns false ("not
+ * counted") when the event never ran while enabled time passed; *ratio is
+ * running / enabled (1.0 when nothing was enabled at all).
+ */
+bool count__scaled(const struct emon_count *c, double *value, double *ratio);
+/* The same estimate rounded to an integer, exact when nothing is scaled
+ * (double would round counts above 2^53); UINT64_MAX if it overflows. */
+bool count__scaled_u64(const struct emon_count *c, __u64 *value);
+
+/*
+ * How much a per-CPU time event (cpu-clock, event idx of cpu[]) fell short
+ * of the time between its CPU's two reads, as a fraction: the worst CPU's,
+ * *worst set to it (-1 when none is known). dt[cpu] is the seconds between
+ * the reads (0: not known, such as a CPU that was offline). Periods under
+ * 10 ms are left out: the reads' own jitter is too large there.
+ */
+double clock__deficit(const struct counts *cpu, int idx, const double *dt,
+		      int ncpus, int *worst);
+
+/* a / b, or NAN when b is zero or either side is not counted. */
+double metric__ratio(double a, double b);
+
+#endif
