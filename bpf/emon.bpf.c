@@ -65,7 +65,7 @@ const volatile __u32 switch_events;
 /* The index of a time event (cpu-clock), -1: none. Untraced slices add
  * their time to EMON_STAT_UNTRACED_NS: how much time had its owner guessed. */
 const volatile __s32 clock_event = -1;
-/* Command mode: mark the processes of the command's tree. */
+/* Follow command trees (tree map): mark their processes, fork by fork. */
 const volatile bool follow_tree;
 /* Slots per buffer of cgrp_data and proc_data. */
 const volatile __u32 max_cgroups = 4096;
@@ -221,18 +221,27 @@ struct {
 } cgrp_scratch SEC(".maps");
 
 /*
- * Command mode: the tgids of the command's process tree, each with its
- * group leader's task_struct address (0: the command itself, put here by
- * userspace). A pid is reused as soon as it is reaped, before the task is
- * freed (on_free), so membership is the pid *and* that task: an unrelated
- * process given a tree member's pid is not the command's.
+ * Command trees: the tgids of each command's process tree (emon.h's
+ * struct emon_tree_val: its group leader's task_struct address, 0 for the
+ * command itself, put here by userspace, and the trees it is in). A pid
+ * is reused as soon as it is reaped, before the task is freed (on_free),
+ * so membership is the pid *and* that task: an unrelated process given a
+ * tree member's pid is not the command's.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct emon_tree_val);
 	__uint(max_entries, 16384);
 } tree SEC(".maps");
+
+/* Each tree's part of the process overflow row: [parity * EMON_MAX_TREES + tree]. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2 * EMON_MAX_TREES);
+	__type(key, __u32);
+	__type(value, struct emon_counts);
+} tree_ovf SEC(".maps");
 
 /* Rare path: the part of a slice split off for a task that left untraced. */
 struct {
@@ -399,24 +408,37 @@ static __always_inline __u32 proc_start(struct task_struct *task)
 	return task->group_leader->start_time;
 }
 
-static __always_inline bool tree_has(__u32 tgid, struct task_struct *task)
+/* The trees the process tgid is in; task: current (direct loads), or one
+ * remembered (probe reads). */
+static __always_inline __u64 in_trees(__u32 tgid, struct task_struct *task, bool cur)
 {
-	__u64 *v = bpf_map_lookup_elem(&tree, &tgid);
-
-	return v && (!*v || *v == (__u64)task->group_leader);
-}
-
-/* task: current (direct loads), or one remembered (probe reads) */
-static __always_inline bool in_tree(__u32 tgid, struct task_struct *task, bool cur)
-{
-	__u64 *v;
+	struct emon_tree_val *v;
+	__u64 leader;
 
 	if (!follow_tree)
-		return false;
-	if (cur)
-		return tree_has(tgid, task);
+		return 0;
 	v = bpf_map_lookup_elem(&tree, &tgid);
-	return v && (!*v || *v == (__u64)BPF_CORE_READ(task, group_leader));
+	if (!v)
+		return 0;
+	leader = cur ? (__u64)task->group_leader :
+		       (__u64)BPF_CORE_READ(task, group_leader);
+	return !v->leader || v->leader == leader ? v->mask : 0;
+}
+
+/* Rare path: a process of trees found no room: each tree's overflow part. */
+static __always_inline void tree_overflow_add(__u32 par, __u64 trees,
+					      const struct emon_count *d)
+{
+	for (__u32 t = 0; t < EMON_MAX_TREES; t++) {
+		__u32 idx = (par & 1) * EMON_MAX_TREES + t;
+		struct emon_counts *o;
+
+		if (!(trees & (1ULL << t)))
+			continue;
+		o = bpf_map_lookup_elem(&tree_ovf, &idx);
+		if (o)
+			counts_add(o->c, d);
+	}
 }
 
 /*
@@ -442,8 +464,7 @@ static __always_inline __u32 proc_first_seen(__u32 par, __u32 ep,
 		__builtin_memcpy(h->comm, task->group_leader->comm, EMON_COMM_LEN);
 	else
 		BPF_CORE_READ_STR_INTO(&h->comm, task, group_leader, comm);
-	if (in_tree(k->tgid, task, cur))
-		h->flags |= EMON_PROC_IN_TREE;
+	h->trees = in_trees(k->tgid, task, cur);
 	return s;
 }
 
@@ -483,7 +504,7 @@ static __always_inline __u32 cgrp_get(struct emon_prev *p, __u32 par, __u32 ep,
 	return slot_cached(c, cgid, ep, cgrp_first_seen(par, ep, &k, ref, task));
 }
 
-/* The same for the process (tgid, start); task: see in_tree(). */
+/* The same for the process (tgid, start); task: see in_trees(). */
 static __always_inline __u32 proc_get(struct emon_prev *p, __u32 par, __u32 ep,
 				      __u32 cpu, __u32 tgid, __u32 start,
 				      struct task_struct *task, bool cur)
@@ -541,9 +562,11 @@ static __always_inline void owner_add(struct emon_prev *p, __u32 par, __u32 ep,
 	s = proc_get(p, par, ep, cpu, tgid, start, task, cur);
 	val = s == NO_SLOT ? NULL : proc_slot(par, s);
 	if (!val) {
+		__u64 trees = in_trees(tgid, task, cur);
+
 		overflow_add(par, EMON_OVF_PROC, d);
-		if (in_tree(tgid, task, cur))
-			overflow_add(par, EMON_OVF_CMD, d);
+		if (trees)
+			tree_overflow_add(par, trees, d);
 		return;
 	}
 	counts_add(val + sizeof(struct emon_proc_hdr), d);
@@ -758,16 +781,18 @@ int BPF_PROG(on_attach, struct cgroup *dst, const char *path,
 	return 0;
 }
 
-/* Command mode: follow the command's process tree through forks. */
+/* Follow the command trees through forks: a child is in its parent's. */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
-	__u64 leader = (__u64)child->group_leader;
+	struct emon_tree_val v = { .leader = (__u64)child->group_leader };
 
-	if (ptgid == ctgid || !tree_has(ptgid, parent))
+	if (ptgid == ctgid)
 		return 0;
-	bpf_map_update_elem(&tree, &ctgid, &leader, BPF_ANY);
+	v.mask = in_trees(ptgid, parent, true);
+	if (v.mask)
+		bpf_map_update_elem(&tree, &ctgid, &v, BPF_ANY);
 	return 0;
 }
 
@@ -801,20 +826,20 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid)
 }
 
 /*
- * Command mode: a process of the tree is gone for good (its task is freed
- * after the whole thread group was reaped), so its pid may now be given to
- * a process that is not the command's.
+ * A process of a tree is gone for good (its task is freed after the whole
+ * thread group was reaped), so its pid may now be given to a process that
+ * is not the command's.
  */
 SEC("tp_btf/sched_process_free")
 int BPF_PROG(on_free, struct task_struct *p)
 {
 	__u32 tgid = p->tgid;
-	__u64 *v;
+	struct emon_tree_val *v;
 
 	if (p->pid != tgid)
 		return 0;
 	v = bpf_map_lookup_elem(&tree, &tgid);
-	if (v && (!*v || *v == (__u64)p))
+	if (v && (!v->leader || v->leader == (__u64)p))
 		bpf_map_delete_elem(&tree, &tgid);
 	return 0;
 }

@@ -8,8 +8,6 @@
 #include "engine/aggregate.h"
 #include "engine/cgroup.h"
 #include "cli/output.h"
-#include "engine/session.h"
-#include "pmu/event.h"
 
 #define STAT_MAX_CGROUPS 1024
 
@@ -30,6 +28,8 @@ struct stat_opts {
 	double idle_watts;
 	__u32 max_cgroups;
 	__u32 max_procs;
+	const char *socket;	/* --socket: the daemon's */
+	bool no_daemon;		/* --no-daemon: own events always */
 	char **cmd;		/* after --, NULL-terminated */
 };
 
@@ -41,8 +41,6 @@ void stat_opts__free(struct stat_opts *o);
 /* What the row builder needs besides the aggregate. */
 struct stat_ctx {
 	const struct stat_opts *opts;
-	struct session *sess;
-	struct cgroup_names *names;
 	bool command_mode;	/* a command and no -a/-G: count its tree */
 	__u32 tree_root;	/* the command's pid */
 	int ncpus;
@@ -64,6 +62,7 @@ struct row_set {
 	struct cont_acc *conts;	/* container rows' storage */
 	int nr_conts;
 	struct idmap g_of;	/* cgid -> struct g_list: the -G rows it is in */
+	unsigned long gen;	/* intervals built */
 };
 
 /* Build this interval's rows from the aggregate; dt: its length in

@@ -22,6 +22,8 @@ enum {
 	OPT_IDLE_WATTS,
 	OPT_MAX_CGROUPS,
 	OPT_MAX_PROCS,
+	OPT_SOCKET,
+	OPT_NO_DAEMON,
 };
 
 static const struct option long_opts[] = {
@@ -41,6 +43,8 @@ static const struct option long_opts[] = {
 	{ "idle-watts",		required_argument, NULL, OPT_IDLE_WATTS },
 	{ "max-cgroups",	required_argument, NULL, OPT_MAX_CGROUPS },
 	{ "max-procs",		required_argument, NULL, OPT_MAX_PROCS },
+	{ "socket",		required_argument, NULL, OPT_SOCKET },
+	{ "no-daemon",		no_argument,	   NULL, OPT_NO_DAEMON },
 	{ "verbose",		no_argument,	   NULL, 'v' },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ 0 }
@@ -78,8 +82,16 @@ static void stat_usage(FILE *f)
 "      --max-cgroups N       BPF map entries (cgroup x CPU) per interval\n"
 "      --max-procs N         BPF map entries (process x CPU) per interval;\n"
 "                            beyond them counts go to an overflow row\n"
+"      --socket PATH         the daemon's socket (default $EMON_PERF_SOCKET,\n"
+"                            else /run/emon-perf/emon.sock)\n"
+"      --no-daemon           count with own events even when a daemon runs\n"
 "  -v, --verbose             libbpf and decision messages on stderr\n"
 "  -h, --help                this text\n"
+"\n"
+"When 'emon-perf serve' runs (its socket answers) and counts every event\n"
+"asked for, stat attaches to it: it opens no perf_event and loads no BPF\n"
+"program, and says so on stderr. --energy, --powercap-root, --split-by and\n"
+"--idle-watts need own events.\n"
 "\n"
 "With a command and no -a/-G, the command's whole process tree is counted\n"
 "(children included, exited or not) and its exit status is returned. With\n"
@@ -242,6 +254,16 @@ static int stat_opts__one(struct stat_opts *o, int c, const char *arg)
 			o->max_cgroups = v;
 		else
 			o->max_procs = v;
+		return 0;
+	case OPT_SOCKET:
+		if (!*arg) {
+			pr_err("empty path for --socket");
+			return -EINVAL;
+		}
+		o->socket = arg;
+		return 0;
+	case OPT_NO_DAEMON:
+		o->no_daemon = true;
 		return 0;
 	case 'v':
 		verbose++;

@@ -123,12 +123,10 @@ static int add_cpus_and_sockets(const struct stat_ctx *sc,
 	return 0;
 }
 
-static const char *cgroup_path(const struct stat_ctx *sc, __u64 cgid)
+/* The source names cgroups (engine/engine_snap.c). */
+static const char *cgroup_path(const struct agg_entry *e)
 {
-	const char *p = cgroup_names__path(sc->names, cgid, session__cgroup_info,
-					   sc->sess);
-
-	return p ? p : "[unknown]";
+	return e->name ? e->name : "[unknown]";
 }
 
 struct named {
@@ -140,13 +138,13 @@ struct named {
 /* The -G rows a cgroup belongs to (itself or an ancestor listed), worked
  * out once per cgroup: a roll-up is then O(entries), not O(entries x -G). */
 struct g_list {
-	unsigned long used;	/* names->gen of the last use */
+	unsigned long used;	/* rs->gen of the last use */
 	int nr;
 	int idx[];
 };
 
 /* Forget the -G lists of cgroups that did not run for a while. */
-static void g_of__prune(const struct stat_ctx *sc, struct row_set *rs)
+static void g_of__prune(struct row_set *rs)
 {
 	struct idmap_slot *s;
 	size_t it = 0, nr = 0;
@@ -158,7 +156,7 @@ static void g_of__prune(const struct stat_ctx *sc, struct row_set *rs)
 	if (!old)
 		return;
 	while ((s = idmap__next(&rs->g_of, &it)))
-		if (((struct g_list *)s->val)->used + 2 < sc->names->gen)
+		if (((struct g_list *)s->val)->used + 2 < rs->gen)
 			old[nr++] = s->key.a;
 	for (size_t i = 0; i < nr; i++)
 		free(idmap__del(&rs->g_of, old[i], 0));
@@ -173,14 +171,14 @@ static const struct g_list *g_list__get(const struct stat_ctx *sc,
 	struct g_list *g = idmap__get(&rs->g_of, cgid, 0);
 
 	if (g) {
-		g->used = sc->names->gen;
+		g->used = rs->gen;
 		return g;
 	}
 	g = malloc(sizeof(*g) + o->nr_cgroups * sizeof(g->idx[0]));
 	if (!g)
 		return NULL;
 	g->nr = 0;
-	g->used = sc->names->gen;
+	g->used = rs->gen;
 	for (int i = 0; i < o->nr_cgroups; i++)
 		if (cgroup__is_under(path, o->cgroups[i]))
 			g->idx[g->nr++] = i;
@@ -209,7 +207,7 @@ static int add_cgroups(const struct stat_ctx *sc, const struct aggregate *a,
 	if (!all)
 		return -ENOMEM;
 	while ((s = idmap__next(&a->cgrps, &it))) {
-		all[n].path = cgroup_path(sc, s->key.a);
+		all[n].path = cgroup_path(s->val);
 		all[n].cgid = s->key.a;
 		all[n++].e = s->val;
 	}
@@ -297,7 +295,7 @@ static int add_containers(const struct stat_ctx *sc, const struct aggregate *a,
 		const struct agg_entry *e = s->val;
 		struct cont_acc *c = NULL;
 
-		if (container__parse(cgroup_path(sc, s->key.a), &info)) {
+		if (container__parse(cgroup_path(e), &info)) {
 			counts__add(&host.counts, &e->total, a->nr_events);
 			host.energy_j += e->energy_j;
 			continue;
@@ -394,7 +392,7 @@ static int add_processes(const struct stat_ctx *sc, const struct aggregate *a,
 		row__energy(sc, a, r, refs[i].e->energy_j, dt);
 	}
 	/* in command mode, the command's part of it */
-	ovf = sc->command_mode ? a->ovf_cmd : a->ovf_proc;
+	ovf = sc->command_mode ? a->ovf_tree[0] : a->ovf_proc;
 	if (!counts__is_zero(&ovf->total, a->nr_events)) {
 		r = row_set__add(rs, SCOPE_PROCESS, "overflow");
 		if (!r)
@@ -418,10 +416,9 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 	err = row_set__reserve_keys(rs, sc->ncpus + sc->npkg + (int)a->procs.nr + 4);
 	if (err)
 		return err;
-	sc->names->gen++;
-	/* removed cgroups' names and -G lists: kept two intervals unused */
-	cgroup_names__prune(sc->names, 2);
-	g_of__prune(sc, rs);
+	rs->gen++;
+	/* removed cgroups' -G lists: kept two intervals unused */
+	g_of__prune(rs);
 	if (sc->command_mode || want(sc, SCOPE_PROCESS)) {
 		refs = collect_procs(sc, a, &nproc);
 		if (!refs)
@@ -439,8 +436,8 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 		r = row_set__add(rs, SCOPE_COMMAND, row_set__key(rs, "%u", sc->tree_root));
 		if (!r)
 			goto nomem;
-		r->counts = a->cmd->total;
-		row__energy(sc, a, r, a->cmd->energy_j, dt);
+		r->counts = a->tree[0]->total;
+		row__energy(sc, a, r, a->tree[0]->energy_j, dt);
 	}
 	err = add_cpus_and_sockets(sc, a, dt, rs);
 	if (!err && want(sc, SCOPE_CGROUP))

@@ -20,16 +20,30 @@ int aggregate__init(struct aggregate *a, int ncpus, int npkg,
 	a->cpu = calloc(ncpus, sizeof(*a->cpu));
 	a->ovf_cgrp = agg_entry__new(npkg);
 	a->ovf_proc = agg_entry__new(npkg);
-	a->ovf_cmd = agg_entry__new(npkg);
-	a->cmd = agg_entry__new(npkg);
 	a->cpu_energy = calloc(ncpus, sizeof(*a->cpu_energy));
 	a->pkg_energy = calloc(npkg, sizeof(*a->pkg_energy));
 	a->pkg_zone = calloc(npkg * AGG_ZONES, sizeof(*a->pkg_zone));
 	a->pkg_zone_mask = calloc(npkg, sizeof(*a->pkg_zone_mask));
-	if (!a->cpu || !a->ovf_cgrp || !a->ovf_proc || !a->ovf_cmd || !a->cmd || !a->cpu_energy ||
+	if (!a->cpu || !a->ovf_cgrp || !a->ovf_proc || !a->cpu_energy ||
 	    !a->pkg_energy || !a->pkg_zone || !a->pkg_zone_mask) {
 		aggregate__exit(a);
 		return -ENOMEM;
+	}
+	return 0;
+}
+
+int aggregate__init_trees(struct aggregate *a, int ntrees)
+{
+	a->tree = calloc(ntrees, sizeof(*a->tree));
+	a->ovf_tree = calloc(ntrees, sizeof(*a->ovf_tree));
+	if (!a->tree || !a->ovf_tree)
+		return -ENOMEM;
+	a->ntrees = ntrees;
+	for (int t = 0; t < ntrees; t++) {
+		a->tree[t] = agg_entry__new(a->npkg);
+		a->ovf_tree[t] = agg_entry__new(a->npkg);
+		if (!a->tree[t] || !a->ovf_tree[t])
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -56,8 +70,12 @@ void aggregate__exit(struct aggregate *a)
 	free(a->cpu);
 	free(a->ovf_cgrp);
 	free(a->ovf_proc);
-	free(a->ovf_cmd);
-	free(a->cmd);
+	for (int t = 0; t < a->ntrees; t++) {
+		free(a->tree[t]);
+		free(a->ovf_tree[t]);
+	}
+	free(a->tree);
+	free(a->ovf_tree);
 	free(a->cpu_energy);
 	free(a->pkg_energy);
 	free(a->pkg_zone);
@@ -108,9 +126,11 @@ int aggregate__add(struct aggregate *a, const struct session_read *r)
 		counts__add(&a->cpu[cpu], &r->cpu[cpu], a->nr_events);
 		entry__add(a, a->ovf_cgrp, cpu, &r->ovf_cgrp[cpu]);
 		entry__add(a, a->ovf_proc, cpu, &r->ovf_proc[cpu]);
-		if (r->ovf_cmd) {
-			entry__add(a, a->ovf_cmd, cpu, &r->ovf_cmd[cpu]);
-			entry__add(a, a->cmd, cpu, &r->ovf_cmd[cpu]);
+		for (int t = 0; r->ovf_tree && t < a->ntrees && t < r->ntrees; t++) {
+			const struct counts *c = &r->ovf_tree[(size_t)t * a->ncpus + cpu];
+
+			entry__add(a, a->ovf_tree[t], cpu, c);
+			entry__add(a, a->tree[t], cpu, c);
 		}
 	}
 	for (size_t i = 0; i < r->nr_cgrp; i++) {
@@ -120,6 +140,7 @@ int aggregate__add(struct aggregate *a, const struct session_read *r)
 		if (!e)
 			return -ENOMEM;
 		entry__add(a, e, c->cpu, &c->c);
+		e->seen_t = r->t;
 	}
 	for (size_t i = 0; i < r->nr_proc; i++) {
 		const struct sess_proc *p = &r->proc[i];
@@ -139,9 +160,12 @@ int aggregate__add(struct aggregate *a, const struct session_read *r)
 			e->comm_read = a->reads;
 		}
 		e->flags |= p->flags;
+		e->trees |= p->trees;
 		entry__add(a, e, p->cpu, &p->c);
-		if (p->flags & EMON_PROC_IN_TREE)
-			entry__add(a, a->cmd, p->cpu, &p->c);
+		e->seen_t = r->t;
+		for (int t = 0; p->trees && t < a->ntrees; t++)
+			if (p->trees & (1ULL << t))
+				entry__add(a, a->tree[t], p->cpu, &p->c);
 	}
 	for (int i = 0; i < EMON_STAT_NR; i++)
 		a->stats[i] += r->stats[i];
@@ -158,8 +182,10 @@ void aggregate__reset(struct aggregate *a)
 	memset(a->cpu, 0, a->ncpus * sizeof(*a->cpu));
 	memset(a->ovf_cgrp, 0, sz);
 	memset(a->ovf_proc, 0, sz);
-	memset(a->ovf_cmd, 0, sz);
-	memset(a->cmd, 0, sz);
+	for (int t = 0; t < a->ntrees; t++) {
+		memset(a->tree[t], 0, sz);
+		memset(a->ovf_tree[t], 0, sz);
+	}
 	memset(a->stats, 0, sizeof(a->stats));
 	a->reads = 0;
 	a->energy_valid = false;

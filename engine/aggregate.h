@@ -16,6 +16,9 @@ struct agg_entry {
 	char comm[EMON_COMM_LEN];	/* processes: see aggregate__add */
 	__u32 flags;			/* processes: EMON_PROC_* of any read */
 	__u32 comm_flags;		/* the flags of the read comm came from */
+	__u64 trees;			/* processes: command trees it is in */
+	const char *name;		/* cgroups: path, when the source named it */
+	double seen_t;			/* the last read that added to it */
 	int comm_read;			/* the read comm came from */
 	double energy_j;		/* attributed this interval */
 	struct counts total;
@@ -35,11 +38,14 @@ struct aggregate {
 	struct agg_entry *free_list;
 	struct agg_entry *ovf_cgrp;	/* counts the full cgroup map missed */
 	struct agg_entry *ovf_proc;
-	struct agg_entry *ovf_cmd;	/* the command's part of ovf_proc */
-	/* command mode: the tree's processes (each read's, so a pid reused
-	 * by an unrelated process within the interval is told apart) and
-	 * its overflow */
-	struct agg_entry *cmd;
+	/*
+	 * Command trees (aggregate__init_trees): each tree's processes, as
+	 * each read marked them (a pid reused by an unrelated process within
+	 * the interval is told apart), and its part of ovf_proc
+	 */
+	int ntrees;
+	struct agg_entry **tree;	/* [ntrees] */
+	struct agg_entry **ovf_tree;	/* [ntrees] */
 	__u64 stats[EMON_STAT_NR];
 	int reads;
 	/* energy, when a source is active (engine/attribute.c) */
@@ -55,6 +61,8 @@ struct aggregate {
 
 int aggregate__init(struct aggregate *a, int ncpus, int npkg,
 		    const int *cpu_pkg, int nr_events);
+/* Follow ntrees command trees (each read's processes' trees). */
+int aggregate__init_trees(struct aggregate *a, int ntrees);
 void aggregate__exit(struct aggregate *a);
 int aggregate__add(struct aggregate *a, const struct session_read *r);
 /* Forget everything: the next interval starts from zero. */

@@ -125,7 +125,7 @@ struct key_item {
 	__u64 id, id2;
 	__u32 cpu;
 	const struct counts *c;
-	bool cmd;	/* a process of the command's tree */
+	__u64 trees;	/* a process of these command trees */
 };
 
 /*
@@ -138,8 +138,7 @@ static int split_keys(struct aggregate *a, const struct attr_input *in,
 		      const struct key_item *items, size_t n,
 		      const struct counts *ovf_read, struct idmap *map,
 		      struct agg_entry *ovf, __u64 idle_id,
-		      const struct counts *sub_read, struct agg_entry *sub,
-		      struct agg_entry *cmd)
+		      const struct session_read *r, bool trees)
 {
 	struct agg_entry *e;
 	struct partition pt;
@@ -157,20 +156,22 @@ static int split_keys(struct aggregate *a, const struct attr_input *in,
 			err = -ENOMEM;
 		else
 			e->energy_j += pt.out[i];
-		if (cmd && items[i].cmd)
-			cmd->energy_j += pt.out[i];
+		for (int t = 0; trees && items[i].trees && t < a->ntrees; t++)
+			if (items[i].trees & (1ULL << t))
+				a->tree[t]->energy_j += pt.out[i];
 	}
 	for (int cpu = 0; !err && cpu < a->ncpus; cpu++) {
 		double all = scaled(&ovf_read[cpu], in->split_idx);
 
 		ovf->energy_j += pt.out[n + cpu];
-		/* the command's part of the overflow row: its share of it */
-		if (sub && all > 0) {
-			double j = pt.out[n + cpu] *
-				   scaled(&sub_read[cpu], in->split_idx) / all;
+		/* each tree's part of the overflow row: its share of it */
+		for (int t = 0; trees && all > 0 && r->ovf_tree && t < a->ntrees &&
+				t < r->ntrees; t++) {
+			const struct counts *c = &r->ovf_tree[(size_t)t * a->ncpus + cpu];
+			double j = pt.out[n + cpu] * scaled(c, in->split_idx) / all;
 
-			sub->energy_j += j;
-			cmd->energy_j += j;
+			a->ovf_tree[t]->energy_j += j;
+			a->tree[t]->energy_j += j;
 		}
 	}
 	if (!err && pt.out[pt.n]) {
@@ -197,13 +198,13 @@ static int split_cgroups_and_procs(struct aggregate *a, const struct session_rea
 	for (size_t i = 0; i < r->nr_cgrp; i++)
 		items[i] = (struct key_item){ r->cgrp[i].cgid, 0, r->cgrp[i].cpu, &r->cgrp[i].c };
 	err = split_keys(a, in, pkg_j, valid, items, r->nr_cgrp, r->ovf_cgrp,
-			 &a->cgrps, a->ovf_cgrp, in->root_cgid, NULL, NULL, NULL);
+			 &a->cgrps, a->ovf_cgrp, in->root_cgid, r, false);
 	for (size_t i = 0; !err && i < r->nr_proc; i++)
 		items[i] = (struct key_item){ r->proc[i].tgid, r->proc[i].start,
 					      r->proc[i].cpu, &r->proc[i].c,
-					      r->proc[i].flags & EMON_PROC_IN_TREE };
+					      r->proc[i].trees };
 	err = err ?: split_keys(a, in, pkg_j, valid, items, r->nr_proc, r->ovf_proc,
-				&a->procs, a->ovf_proc, 0, r->ovf_cmd, a->ovf_cmd, a->cmd);
+				&a->procs, a->ovf_proc, 0, r, true);
 	free(items);
 	return err;
 }

@@ -75,9 +75,8 @@ int session_read__init(struct session_read *r, int ncpus)
 	r->cpu = calloc(ncpus, sizeof(*r->cpu));
 	r->ovf_cgrp = calloc(ncpus, sizeof(*r->ovf_cgrp));
 	r->ovf_proc = calloc(ncpus, sizeof(*r->ovf_proc));
-	r->ovf_cmd = calloc(ncpus, sizeof(*r->ovf_cmd));
 	r->cpu_dt = calloc(ncpus, sizeof(*r->cpu_dt));
-	if (!r->cpu || !r->ovf_cgrp || !r->ovf_proc || !r->ovf_cmd || !r->cpu_dt) {
+	if (!r->cpu || !r->ovf_cgrp || !r->ovf_proc || !r->cpu_dt) {
 		session_read__exit(r);
 		return -ENOMEM;
 	}
@@ -89,7 +88,7 @@ void session_read__exit(struct session_read *r)
 	free(r->cpu);
 	free(r->ovf_cgrp);
 	free(r->ovf_proc);
-	free(r->ovf_cmd);
+	free(r->ovf_tree);
 	free(r->cpu_dt);
 	free(r->cgrp);
 	free(r->proc);
@@ -115,7 +114,7 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 
 	k->rodata->nr_events = o->nr_events;
 	k->rodata->nr_cpus = o->ncpus;
-	k->rodata->follow_tree = o->follow_tree;
+	k->rodata->follow_tree = o->max_trees > 0;
 	for (int i = 0; i < o->nr_events; i++) {
 		const struct perf_event_attr *a = &o->events[i]->attr;
 
@@ -211,6 +210,7 @@ int session__open(struct session *s, const struct session_opts *o,
 	s->nr_events = o->nr_events;
 	memcpy(s->events, o->events, sizeof(s->events));
 	s->online = o->online;
+	s->max_trees = o->max_trees > EMON_MAX_TREES ? EMON_MAX_TREES : o->max_trees;
 	/* keys are (id, cpu): big hosts see more of them per interval */
 	s->max_cgroups = o->max_cgroups ?: max_u32(DEFAULT_MAX_CGROUPS, 32 * o->ncpus);
 	s->max_procs = o->max_procs ?: max_u32(DEFAULT_MAX_PROCS, 128 * o->ncpus);
@@ -272,7 +272,7 @@ int session__open(struct session *s, const struct session_opts *o,
 			 strerror(-ret));
 		goto out;
 	}
-	if (o->follow_tree) {
+	if (o->max_trees > 0) {
 		s->link_fork = bpf_program__attach(s->skel->progs.on_fork);
 		s->link_free = s->link_fork ?
 			       bpf_program__attach(s->skel->progs.on_free) : NULL;
@@ -366,10 +366,10 @@ static int session__flush(struct session *s)
 	return flushed ? 0 : -ENXIO;
 }
 
-/* Read one slot of a per-CPU array into out[cpu] and zero it. */
-static int session__take_pcpu(struct session *s, __u32 slot, struct counts *out)
+/* Read one slot of a per-CPU array of counts into out[cpu] and zero it. */
+static int session__take_slot(struct session *s, int fd, __u32 slot,
+			      struct counts *out)
 {
-	int fd = bpf_map__fd(s->skel->maps.cpu_counts);
 	struct emon_counts_max *v = s->pcpu_buf;
 	size_t sz = sizeof(*v) * s->ncpus;
 
@@ -381,6 +381,33 @@ static int session__take_pcpu(struct session *s, __u32 slot, struct counts *out)
 	if (bpf_map_update_elem(fd, &slot, v, BPF_ANY))
 		return -errno;
 	return 0;
+}
+
+static int session__take_pcpu(struct session *s, __u32 slot, struct counts *out)
+{
+	return session__take_slot(s, bpf_map__fd(s->skel->maps.cpu_counts), slot, out);
+}
+
+/* Each tree's part of the process overflow row, for the trees in use. */
+static int session__take_trees(struct session *s, struct session_read *r, __u32 par)
+{
+	int fd = bpf_map__fd(s->skel->maps.tree_ovf), err = 0;
+	size_t n = (size_t)s->max_trees * s->ncpus;
+
+	if (!s->max_trees)
+		return 0;
+	if (!r->ovf_tree) {
+		r->ovf_tree = calloc(n, sizeof(*r->ovf_tree));
+		if (!r->ovf_tree)
+			return -ENOMEM;
+		r->ntrees = s->max_trees;
+	}
+	memset(r->ovf_tree, 0, n * sizeof(*r->ovf_tree));
+	for (int t = 0; t < s->max_trees && !err; t++)
+		if (s->trees & (1ULL << t))
+			err = session__take_slot(s, fd, par * EMON_MAX_TREES + t,
+						 &r->ovf_tree[(size_t)t * s->ncpus]);
+	return err;
 }
 
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
@@ -422,6 +449,7 @@ static void take_proc(struct session_read *r, const void *slot, int nr)
 	memcpy(e->comm, h->comm, sizeof(e->comm));
 	e->comm[sizeof(e->comm) - 1] = '\0';
 	e->flags = h->flags;
+	e->trees = h->trees;
 	memset(&e->c, 0, sizeof(e->c));
 	memcpy(e->c.c, (const char *)slot + sizeof(*h), sizeof(struct emon_count) * nr);
 }
@@ -618,7 +646,7 @@ int session__interval(struct session *s, struct session_read *r)
 	err = session__take_pcpu(s, par, r->cpu);
 	err = err ?: session__take_pcpu(s, 2 + par * EMON_OVF_NR + EMON_OVF_CGRP, r->ovf_cgrp);
 	err = err ?: session__take_pcpu(s, 2 + par * EMON_OVF_NR + EMON_OVF_PROC, r->ovf_proc);
-	err = err ?: session__take_pcpu(s, 2 + par * EMON_OVF_NR + EMON_OVF_CMD, r->ovf_cmd);
+	err = err ?: session__take_trees(s, r, par);
 	err = err ?: session__drain(s, r, EMON_KIND_CGRP, par);
 	err = err ?: session__drain(s, r, EMON_KIND_PROC, par);
 	err = err ?: session__read_stats(s, r);
@@ -645,14 +673,54 @@ int session__start(struct session *s)
 	return err;
 }
 
-int session__tree_add(struct session *s, __u32 tgid)
+int session__tree_add(struct session *s, __u32 tgid, int tree)
 {
-	__u64 any = 0;	/* our own child: its pid stays until we reap it */
+	/* leader 0: the command, stopped before its exec by whoever forked
+	 * it, keeps its pid until they reap it */
+	struct emon_tree_val v = { .leader = 0, .mask = 1ULL << tree };
+	int fd = bpf_map__fd(s->skel->maps.tree), ofd;
+	__u32 slot;
 
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.tree), &tgid, &any,
-				BPF_ANY))
+	if (tree < 0 || tree >= s->max_trees)
+		return -EINVAL;
+	/* a tree starts with no overflow left from an earlier user */
+	ofd = bpf_map__fd(s->skel->maps.tree_ovf);
+	memset(s->pcpu_buf, 0, sizeof(struct emon_counts_max) * s->ncpus);
+	for (int par = 0; par < 2; par++) {
+		slot = par * EMON_MAX_TREES + tree;
+		if (bpf_map_update_elem(ofd, &slot, s->pcpu_buf, BPF_ANY))
+			return -errno;
+	}
+	s->trees |= 1ULL << tree;
+	if (bpf_map_update_elem(fd, &tgid, &v, BPF_ANY))
 		return -errno;
 	return 0;
+}
+
+/*
+ * Take tree's bit off every process: the processes a command left running
+ * (daemons it started) would otherwise count for the next user of tree.
+ */
+int session__tree_release(struct session *s, int tree)
+{
+	int fd = bpf_map__fd(s->skel->maps.tree), err = 0;
+	__u32 key, next, *prev = NULL;
+	struct emon_tree_val v;
+
+	if (tree < 0 || tree >= s->max_trees)
+		return -EINVAL;
+	s->trees &= ~(1ULL << tree);
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v) || !(v.mask & (1ULL << tree)))
+			continue;
+		v.mask &= ~(1ULL << tree);
+		if (v.mask ? bpf_map_update_elem(fd, &key, &v, BPF_EXIST) :
+			     bpf_map_delete_elem(fd, &key))
+			err = err ?: -errno;
+	}
+	return err == -ENOENT ? 0 : err;
 }
 
 bool session__cgroup_info(void *ctx, __u64 cgid, __u64 *parent, char *name,

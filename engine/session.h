@@ -22,7 +22,7 @@ struct session_opts {
 	bool *online;
 	__u32 max_cgroups;	/* hash entries per buffer, 0: default */
 	__u32 max_procs;
-	bool follow_tree;	/* command mode: track forks of tree_root */
+	int max_trees;		/* command trees followed at once, 0: none */
 };
 
 struct sess_cgrp {
@@ -37,6 +37,7 @@ struct sess_proc {
 	__u32 start;		/* tells a reused pid's processes apart */
 	char comm[EMON_COMM_LEN];
 	__u32 flags;		/* EMON_PROC_* */
+	__u64 trees;		/* command trees it is in */
 	struct counts c;
 };
 
@@ -45,7 +46,9 @@ struct session_read {
 	struct counts *cpu;		/* [ncpus] */
 	struct counts *ovf_cgrp;	/* [ncpus] cgroup map was full */
 	struct counts *ovf_proc;	/* [ncpus] process map was full */
-	struct counts *ovf_cmd;		/* [ncpus] the command's part of it */
+	/* [max_trees * ncpus] each tree's part of it, tree t at t * ncpus */
+	struct counts *ovf_tree;
+	int ntrees;
 	struct sess_cgrp *cgrp;
 	size_t nr_cgrp, cap_cgrp;
 	struct sess_proc *proc;
@@ -95,6 +98,8 @@ struct session {
 		__u32 max;	/* slots per buffer */
 	} data[2];		/* by enum emon_kind */
 	__u32 max_cgroups, max_procs;
+	int max_trees;
+	__u64 trees;		/* trees in use (bit t) */
 };
 
 /* err gets a one-line message; returns 0 or -errno. */
@@ -106,8 +111,11 @@ double session__now(void);
 int session__start(struct session *s);
 /* End the current interval and fill r with it. */
 int session__interval(struct session *s, struct session_read *r);
-/* Command mode: add the command's pid before it execs. */
-int session__tree_add(struct session *s, __u32 tgid);
+/* Follow the process tgid and its descendants as tree (< max_trees): its
+ * pid, before it execs. */
+int session__tree_add(struct session *s, __u32 tgid, int tree);
+/* Tree is free again: no process is in it from now on. */
+int session__tree_release(struct session *s, int tree);
 /* The parent and name BPF recorded for a cgroup id; ctx = session
  * (a cgroup_info_fn). */
 bool session__cgroup_info(void *ctx, __u64 cgid, __u64 *parent, char *name,

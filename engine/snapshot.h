@@ -38,6 +38,9 @@ struct snap_meta {
 	int nr_events;			/* events the engine counts */
 	char ev_name[EMON_MAX_EVENTS][SNAP_EVENT_NAME_LEN];
 	bool ev_is_time[EMON_MAX_EVENTS];	/* nanoseconds */
+	/* events it was asked for that cannot be counted here (no PMU) */
+	int nr_unsup;
+	char unsup_name[EMON_MAX_EVENTS][SNAP_EVENT_NAME_LEN];
 	int *cpu_pkg;			/* [ncpus] dense package index */
 	int *pkg_id;			/* [npkg] physical package id */
 	bool energy_on;			/* an energy source is active */
@@ -80,13 +83,20 @@ struct snapshot {
 	struct snap_entry gone_cgrp, gone_proc;
 	/* the request's command tree: every process of it and its overflow */
 	bool has_tree;
-	struct snap_entry tree;
+	struct snap_entry tree, tree_ovf;	/* tree_ovf: its part of ovf_proc */
 	struct snap_entry *cgrp;
 	size_t nr_cgrp;
 	struct snap_entry *proc;
 	size_t nr_proc;
 	void *mem;		/* owned storage (snapshot__free) */
 };
+
+/* The meta of a HELLO payload (include/emon_proto.h); meta owns its
+ * arrays after (snap_meta__free). 0 or -EBADMSG. */
+int snap_meta__decode(struct snap_meta *meta, const void *buf, size_t len);
+void snap_meta__free(struct snap_meta *meta);
+/* The same, encoded (malloc'ed). */
+int snap_meta__encode(const struct snap_meta *meta, void **buf, size_t *len);
 
 /* Decode an encoded snapshot (EMON_MSG_SNAPSHOT payload, len bytes) into
  * s, checked against meta; s owns its storage after. 0 or -EBADMSG. */

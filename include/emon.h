@@ -70,6 +70,20 @@ struct emon_proc_hdr {
 	struct emon_proc_key key;
 	__u32 flags;			/* EMON_PROC_* */
 	char comm[EMON_COMM_LEN];	/* the group leader's, see flags */
+	__u64 trees;			/* command trees it is in (bit t: tree t) */
+};
+
+/*
+ * Command trees followed at once (a daemon serves many attached stat
+ * commands): the tree map's value, keyed by tgid. leader is the group
+ * leader's task_struct (0: the command itself, put there by userspace
+ * before it execs); mask says which trees the process is in, inherited at
+ * fork (nested commands: several bits).
+ */
+#define EMON_MAX_TREES 64
+struct emon_tree_val {
+	__u64 leader;
+	__u64 mask;
 };
 
 /*
@@ -93,19 +107,19 @@ enum emon_kind {
 /* comm is the one the process exec'ed to on this CPU in this interval:
  * it wins over the names its other CPUs' entries saw before the exec. */
 #define EMON_PROC_EXEC		(1u << 0)
-/* command mode: the process was in the command's tree when first seen */
+/* userspace: the process is in the tree a snapshot was asked for */
 #define EMON_PROC_IN_TREE	(1u << 1)
 
 /* Indexes of the overflow array: where counts go when a buffer is full. */
 enum emon_overflow {
 	EMON_OVF_CGRP = 0,
 	EMON_OVF_PROC = 1,
-	EMON_OVF_CMD = 2,	/* the command's part of EMON_OVF_PROC */
 	EMON_OVF_NR,
 };
 
 /* cpu_counts slots: [parity] a CPU's counts, [2 + parity * EMON_OVF_NR +
- * slot] its overflow rows. */
+ * slot] its overflow rows. Each tree's part of the process overflow row is
+ * in tree_ovf[parity * EMON_MAX_TREES + tree]. */
 #define EMON_CPU_SLOTS (2 + 2 * EMON_OVF_NR)
 
 /* Slots of the per-CPU stats array (diagnostics, summed by userspace). */

@@ -139,29 +139,31 @@ static void test_aggregate_split(void **state)
 }
 
 /* A pid reused within one interval: two processes, told apart by their
- * start; the command's tree counts only its own. */
+ * start; the command's tree counts only its own, a nested command's tree
+ * (a second bit) only the processes in it. */
 static void test_aggregate_pid_reuse(void **state)
 {
 	struct sess_proc pr[] = {
 		{ .tgid = 7, .cpu = 0, .start = 111, .comm = "mine",
-		  .flags = EMON_PROC_IN_TREE, .c = mk(10, 1) },
+		  .trees = 1, .c = mk(10, 1) },
 		{ .tgid = 7, .cpu = 0, .start = 222, .comm = "other", .c = mk(90, 1) },
 		{ .tgid = 7, .cpu = 1, .start = 111, .comm = "mine2",
-		  .flags = EMON_PROC_IN_TREE | EMON_PROC_EXEC, .c = mk(5, 1) },
+		  .trees = 3, .flags = EMON_PROC_EXEC, .c = mk(5, 1) },
 		{ .tgid = 7, .cpu = 0, .start = 111, .comm = "mine3",
-		  .flags = EMON_PROC_IN_TREE, .c = mk(1, 1) },
+		  .trees = 1, .c = mk(1, 1) },
 	};
 	struct counts cpu[2] = { mk(101, 1), mk(5, 1) };
-	struct counts none[2] = {};
+	struct counts none[2] = {}, tree_none[4] = {};
 	struct session_read r = {
-		.cpu = cpu, .ovf_cgrp = none, .ovf_proc = none, .ovf_cmd = none,
-		.proc = pr, .nr_proc = 4,
+		.cpu = cpu, .ovf_cgrp = none, .ovf_proc = none,
+		.ovf_tree = tree_none, .ntrees = 2, .proc = pr, .nr_proc = 4,
 	};
 	struct agg_entry *e;
 	struct aggregate a;
 
 	(void)state;
 	assert_int_equal(aggregate__init(&a, 2, 1, NULL, 1), 0);
+	assert_int_equal(aggregate__init_trees(&a, 2), 0);
 	assert_int_equal(aggregate__add(&a, &r), 0);
 	assert_int_equal(a.procs.nr, 2);
 	e = idmap__get(&a.procs, 7, 111);
@@ -172,8 +174,9 @@ static void test_aggregate_pid_reuse(void **state)
 	e = idmap__get(&a.procs, 7, 222);
 	assert_non_null(e);
 	assert_int_equal(e->total.c[0].counter, 90);
-	/* the command: its own process only */
-	assert_int_equal(a.cmd->total.c[0].counter, 16);
+	/* the command: its own process only; the nested one: its part */
+	assert_int_equal(a.tree[0]->total.c[0].counter, 16);
+	assert_int_equal(a.tree[1]->total.c[0].counter, 5);
 	aggregate__exit(&a);
 }
 

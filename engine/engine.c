@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The engine's set-up and its tick.
+ *
+ * open: the CPUs and their packages, the cgroup2 mount, the events opened
+ *       on every online CPU, the energy source and the metric that splits
+ *       it, then the session (BPF) and a first flush: counting starts there.
+ * tick: a measured energy source is read right before the flush that ends
+ *       a read period, so both end at the same moment (late_energy() when
+ *       we were preempted in between); the read's exact slices are added
+ *       to the totals (a never-reset aggregate) and the period's energy is
+ *       split between them. Reads come at least every second, sooner while
+ *       a map came back more than half full (a process storm).
+ *
+ * Snapshots of the totals are encoded by engine_snap.c.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "engine/engine_int.h"
+#include "engine/log.h"
+
+#define READ_PERIOD_S 1.0
+#define MIN_PERIOD_S 0.05
+/* Short of the time between reads by more than this: said (check_clock). */
+#define CLOCK_SHORT 0.01
+/* A flush this long after the energy read before it: read again after it. */
+#define ENERGY_LATE_S 0.001
+
+/* Effective CAP_BPF + CAP_PERFMON, or CAP_SYS_ADMIN, or root. */
+bool engine__have_privileges(void)
+{
+	unsigned long long eff = 0;
+	char line[256];
+	FILE *f;
+
+	if (geteuid() == 0)
+		return true;
+	f = fopen("/proc/self/status", "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	return (eff & (1ULL << 21)) ||
+	       ((eff & (1ULL << 38)) && (eff & (1ULL << 39)));
+}
+
+/* /sys/devices/system/cpu/online: "0-3,8-11" */
+static int read_online(bool *online, int ncpus)
+{
+	char buf[4096], *p = buf;
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	int n = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	while (*p && *p != '\n') {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p)
+			return -EINVAL;
+		p = end;
+		if (*p == '-')
+			b = strtol(p + 1, &p, 10);
+		for (long c = a; c <= b && c < ncpus; c++, n++)
+			online[c] = true;
+		if (*p == ',')
+			p++;
+	}
+	return n ? 0 : -EINVAL;
+}
+
+static int setup_cpus(struct engine *e)
+{
+	char err[256];
+	int ret;
+
+	e->ncpus = libbpf_num_possible_cpus();
+	if (e->ncpus <= 0) {
+		pr_err("cannot read the number of possible CPUs");
+		return 1;
+	}
+	e->online = calloc(e->ncpus, sizeof(*e->online));
+	e->cpu_pkg = calloc(e->ncpus, sizeof(*e->cpu_pkg));
+	if (!e->online || !e->cpu_pkg)
+		return 1;
+	if (read_online(e->online, e->ncpus)) {
+		pr_err("cannot read the online CPUs from /sys/devices/system/cpu/online");
+		return 1;
+	}
+	ret = cpu_topology__load(&e->topo, ENERGY_CPU_ROOT, e->ncpus, err, sizeof(err));
+	if (ret || e->topo.nr_packages < 1) {
+		/* no topology (odd containers): one package */
+		pr_debug("no CPU topology (%s): one package", err);
+		e->topo.nr_packages = 1;
+		e->topo.pkg_id[0] = 0;
+	}
+	for (int cpu = 0; cpu < e->ncpus; cpu++)
+		e->cpu_pkg[cpu] = e->topo.pkg_of_cpu && e->topo.pkg_of_cpu[cpu] >= 0 ?
+				  e->topo.pkg_of_cpu[cpu] : 0;
+	return 0;
+}
+
+static int setup_cgroups(struct engine *e)
+{
+	if (cgroup__find_mount("/proc/mounts", e->cgroot, sizeof(e->cgroot))) {
+		pr_err("no cgroup2 file system mounted (see /proc/mounts)");
+		return 1;
+	}
+	pr_debug("cgroup2 mounted at %s", e->cgroot);
+	if (cgroup_names__init(&e->names, e->cgroot))
+		return 1;
+	cgroup_names__walk(&e->names);
+	return 0;
+}
+
+static int setup_events(struct engine *e, struct session_opts *so)
+{
+	struct snap_meta *m = &e->meta;
+	char err[512];
+	int ret;
+
+	if (pmu_event_list__parse(&e->events, e->o.events, err, sizeof(err))) {
+		pr_err("%s", err);
+		return 2;
+	}
+	for (int i = 0; i < e->events.nr; i++) {
+		struct pmu_event *ev = &e->events.ev[i];
+
+		ret = pmu_event__open(ev, e->ncpus, e->online, err, sizeof(err));
+		if (ret) {
+			pr_err("%s", err);
+			return ret == -EACCES || ret == -EPERM ? 2 : 1;
+		}
+		if (!ev->supported) {
+			pr_debug("%s: %s", ev->name, pmu_event__strerror(ev->open_err));
+			snprintf(m->unsup_name[m->nr_unsup++], SNAP_EVENT_NAME_LEN,
+				 "%s", ev->name);
+			continue;
+		}
+		snprintf(m->ev_name[so->nr_events], SNAP_EVENT_NAME_LEN, "%s", ev->name);
+		m->ev_is_time[so->nr_events] = ev->is_time;
+		so->events[so->nr_events++] = ev;
+	}
+	m->nr_events = so->nr_events;
+	if (!so->nr_events) {
+		pr_err("none of the events can be counted here (%s: %s)",
+		       e->events.ev[0].name,
+		       pmu_event__strerror(e->events.ev[0].open_err));
+		return 1;
+	}
+	return 0;
+}
+
+/* The counted index of the event called name, or -1. */
+static int event_index(const struct engine *e, const char *name)
+{
+	for (int i = 0; i < e->meta.nr_events; i++)
+		if (!strcmp(e->meta.ev_name[i], name))
+			return i;
+	return -1;
+}
+
+/*
+ * Open the energy source and choose the metric that splits it: --split-by,
+ * else cycles, else cpu-clock (said in the output). Its packages replace
+ * the CPU topology, so a CPU's package is the same for counts and joules.
+ */
+static int setup_energy(struct engine *e)
+{
+	struct energy_opts eo = {
+		.spec = e->o.energy,
+		.powercap_root = e->o.powercap_root,
+		.ncpus = e->ncpus,
+	};
+	const char *split = e->o.split_by;
+	char err[512] = "";
+	int ret = 0;
+
+	e->clock_idx = event_index(e, "cpu-clock");
+	e->energy = energy_source__open_opts(&eo, &ret, err, sizeof(err));
+	if (!e->energy) {
+		if (ret) {
+			pr_err("%s", err);
+			return ret == -EINVAL || ret == -ENOENT ? 2 : 1;
+		}
+		/* auto found nothing: said once the counts are out, so an
+		 * error stays the only line of a failed run */
+		snprintf(e->energy_note, sizeof(e->energy_note), "%s%s", err,
+			 e->o.split_by || e->o.idle_watts ?
+			 " (--split-by and --idle-watts do nothing)" : "");
+		return 0;
+	}
+	if (split) {
+		if (event_index(e, split) < 0) {
+			pr_err("--split-by %s: not among the events that can be counted here", split);
+			return 2;
+		}
+	} else if (event_index(e, "cycles") >= 0) {
+		split = "cycles";
+	} else if (e->clock_idx >= 0) {
+		split = "cpu-clock";
+		pr_debug("energy split by cpu-clock: cycles are not counted here");
+	} else {
+		pr_err("energy needs cycles or cpu-clock among the events to split it by");
+		return 2;
+	}
+	e->estimated = energy_source__is_estimated(e->energy);
+	if (e->estimated && e->clock_idx < 0) {
+		pr_err("--energy model needs cpu-clock among the events (busy time)");
+		return 2;
+	}
+	e->attr.split_idx = event_index(e, split);
+	e->attr.es = &e->es;
+	e->meta.energy_on = true;
+	e->meta.energy_estimated = e->estimated;
+	snprintf(e->meta.energy_source, sizeof(e->meta.energy_source), "%s",
+		 energy_source__name(e->energy));
+	snprintf(e->meta.split_by, sizeof(e->meta.split_by), "%s", split);
+
+	e->topo.nr_packages = energy_source__nr_packages(e->energy);
+	for (int p = 0; p < e->topo.nr_packages; p++)
+		e->topo.pkg_id[p] = energy_source__package_id(e->energy, p);
+	for (int cpu = 0; cpu < e->ncpus; cpu++) {
+		int p = energy_source__package_of_cpu(e->energy, cpu);
+
+		e->cpu_pkg[cpu] = p < 0 ? 0 : p;
+	}
+	e->busy_ns = calloc(e->topo.nr_packages, sizeof(*e->busy_ns));
+	return e->busy_ns ? 0 : 1;
+}
+
+static int setup_meta(struct engine *e)
+{
+	struct snap_meta *m = &e->meta;
+
+	m->pid = 0;
+	m->ncpus = e->ncpus;
+	m->npkg = e->topo.nr_packages;
+	m->max_trees = e->o.max_trees;
+	m->cpu_pkg = calloc(e->ncpus, sizeof(*m->cpu_pkg));
+	m->pkg_id = calloc(m->npkg, sizeof(*m->pkg_id));
+	if (!m->cpu_pkg || !m->pkg_id)
+		return 1;
+	memcpy(m->cpu_pkg, e->cpu_pkg, e->ncpus * sizeof(*m->cpu_pkg));
+	for (int p = 0; p < m->npkg; p++)
+		m->pkg_id[p] = e->topo.pkg_id[p];
+	return 0;
+}
+
+static int setup_session(struct engine *e, struct session_opts *so)
+{
+	char err[512];
+	int ret;
+
+	so->ncpus = e->ncpus;
+	so->online = e->online;	/* CPU rows: those that come online join */
+	so->max_cgroups = e->o.max_cgroups;
+	so->max_procs = e->o.max_procs;
+	so->max_trees = e->o.max_trees;
+	session__setup_libbpf();
+	ret = session__open(&e->sess, so, err, sizeof(err));
+	if (ret) {
+		pr_err("%s", err);
+		return ret == -EPERM || ret == -EACCES ? 2 : 1;
+	}
+	e->sess_open = true;
+	if (session_read__init(&e->rd, e->ncpus) ||
+	    aggregate__init(&e->agg, e->ncpus, e->topo.nr_packages, e->cpu_pkg,
+			    so->nr_events) ||
+	    aggregate__init_trees(&e->agg, e->o.max_trees))
+		return 1;
+	if (e->energy)
+		cgroup__id(e->cgroot, "/", &e->attr.root_cgid);
+	ret = session__start(&e->sess);
+	if (ret) {
+		pr_err("cannot flush the CPUs: %s", strerror(-ret));
+		return 1;
+	}
+	e->last_read = e->last_t = e->meta.start_t = e->sess.flush_t;
+	e->full = READ_PERIOD_S;
+	/* start short: a storm already running must not fill the first one */
+	e->period = e->full / 8 > MIN_PERIOD_S ? e->full / 8 : MIN_PERIOD_S;
+	/* the baseline, as close to the counting start as can be; it brings
+	 * what the source found while opening (zones left out, wraps it
+	 * cannot tell from errors): said here, once */
+	if (e->energy) {
+		energy_source__read(e->energy, 0, NULL, &e->es);
+		if (e->es.warning[0])
+			pr_warn("energy: %s", e->es.warning);
+		e->es.warning[0] = '\0';
+	}
+	return 0;
+}
+
+int engine__open(struct engine **ep, const struct engine_opts *o)
+{
+	struct session_opts so = {};
+	struct engine *e;
+	int ret;
+
+	*ep = NULL;
+	if (!engine__have_privileges()) {
+		pr_err("need root, or CAP_BPF and CAP_PERFMON (try sudo)");
+		return 2;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return 1;
+	e->o = *o;
+	if (e->o.max_trees > EMON_MAX_TREES)
+		e->o.max_trees = EMON_MAX_TREES;
+	e->clock_short_cpu = -1;
+	e->snap_t[0] = e->snap_t[1] = -1;
+	ret = setup_cpus(e);
+	ret = ret ?: setup_cgroups(e);
+	ret = ret ?: setup_events(e, &so);
+	ret = ret ?: setup_energy(e);
+	ret = ret ?: setup_meta(e);
+	ret = ret ?: setup_session(e, &so);
+	if (ret) {
+		engine__close(e);
+		return ret;
+	}
+	*ep = e;
+	return 0;
+}
+
+void engine__close(struct engine *e)
+{
+	if (!e)
+		return;
+	if (e->sess_open)
+		session__close(&e->sess);
+	for (int i = 0; i < e->events.nr; i++)
+		pmu_event__close(&e->events.ev[i]);
+	engine__free_names(e);
+	aggregate__exit(&e->agg);
+	session_read__exit(&e->rd);
+	free(e->gone_cgrp);
+	free(e->gone_proc);
+	if (e->names.root)
+		cgroup_names__exit(&e->names);
+	energy_source__close(e->energy);
+	free(e->busy_ns);
+	cpu_topology__free(&e->topo);
+	free(e->meta.cpu_pkg);
+	free(e->meta.pkg_id);
+	free(e->online);
+	free(e->cpu_pkg);
+	free(e);
+}
+
+const struct snap_meta *engine__meta(const struct engine *e)
+{
+	return &e->meta;
+}
+
+const char *engine__cgroot(const struct engine *e)
+{
+	return e->cgroot;
+}
+
+const char *engine__energy_note(const struct engine *e)
+{
+	return e->energy_note;
+}
+
+double engine__next_tick(const struct engine *e)
+{
+	return e->last_t + e->period;
+}
+
+double engine__last_t(const struct engine *e)
+{
+	return e->last_t;
+}
+
+__u64 engine__seq(const struct engine *e)
+{
+	return e->seq;
+}
+
+static void warn_overflow(struct engine *e)
+{
+	const __u64 *st = e->rd.stats;
+
+	if (st[EMON_STAT_CGRP_FULL] && !e->ovf_warned[0]++)
+		pr_warn("cgroup map full (--max-cgroups %u): %llu slices counted in the 'overflow' cgroup row",
+			e->sess.max_cgroups, (unsigned long long)st[EMON_STAT_CGRP_FULL]);
+	if (st[EMON_STAT_PROC_FULL] && !e->ovf_warned[1]++)
+		pr_warn("process map full (--max-procs %u): %llu slices counted in the 'overflow' process row",
+			e->sess.max_procs, (unsigned long long)st[EMON_STAT_PROC_FULL]);
+	if (st[EMON_STAT_READ_ERR])
+		pr_debug("%llu failed counter reads",
+			 (unsigned long long)st[EMON_STAT_READ_ERR]);
+	if (st[EMON_STAT_UNTRACED])
+		pr_debug("%llu slices (%.3f ms of cpu-clock) followed context switches the kernel did not trace (tasks hidden from tracepoints): each split by CFS run time where known, else counted for the task that ran last",
+			 (unsigned long long)st[EMON_STAT_UNTRACED],
+			 st[EMON_STAT_UNTRACED_NS] / 1e6);
+}
+
+/*
+ * A per-CPU cpu-clock event counts all the time its CPU is online, so one
+ * that counted less than the time between two reads was stopped. The
+ * kernel does that at every cgroup switch to each event of a PMU context
+ * holding cgroup events (another tool's: perf stat -G), and they do not
+ * count in between: every count of that PMU falls short, ours too. Said
+ * once, after two read periods in a row on one CPU (a single one can be
+ * a CPU going offline in mid-period); the figure is in every -v line.
+ */
+static void check_clock(struct engine *e)
+{
+	double short_by;
+	int cpu;
+
+	if (e->clock_idx < 0)
+		return;
+	short_by = clock__deficit(e->rd.cpu, e->clock_idx, e->rd.cpu_dt,
+				  e->ncpus, &cpu);
+	if (cpu < 0 || short_by <= CLOCK_SHORT) {
+		e->clock_short_cpu = -1;
+		return;
+	}
+	pr_debug("cpu-clock on cpu%d counted %.1f%% less than the time between its reads",
+		 cpu, short_by * 100);
+	if (cpu == e->clock_short_cpu && !e->clock_warned) {
+		e->clock_warned = true;
+		pr_warn("cpu-clock on cpu%d counted %.1f%% less than the time between reads: something stops this CPU's events (another tool's cgroup perf_events on the same PMU, such as perf stat -G with cpu-clock, do at every cgroup switch); counts may be that much low",
+			cpu, short_by * 100);
+	}
+	e->clock_short_cpu = cpu;
+}
+
+/* Read the energy of the period that just ended. */
+static int read_energy(struct engine *e, double dt)
+{
+	int err;
+
+	if (e->estimated)
+		session_read__busy_ns(&e->rd, &e->agg, e->clock_idx, e->busy_ns);
+	err = energy_source__read(e->energy, dt, e->busy_ns, &e->es);
+	if (err)
+		pr_err("reading energy: %s", strerror(-err));
+	return err;
+}
+
+/* Split the period's energy (read before the flush, see engine__tick). */
+static int take_energy(struct engine *e, double t)
+{
+	double dt = t - e->last_read;
+	int err;
+
+	e->last_read = t;
+	if (!e->energy)
+		return 0;
+	/* the model needs the period's busy time: it reads after the flush */
+	if (e->estimated && read_energy(e, dt))
+		return -EIO;
+	if (e->es.warning[0])
+		pr_warn("energy: %s", e->es.warning);
+	for (int p = 0; p < e->es.nr_packages; p++)
+		if (e->es.pkg[p].valid) {
+			e->energy_reads++;
+			break;
+		}
+	e->attr.static_j = e->o.idle_watts * dt;
+	err = aggregate__add_energy(&e->agg, &e->rd, &e->attr);
+	if (err)
+		pr_err("splitting energy: %s", strerror(-err));
+	return err;
+}
+
+/*
+ * A measured source is read right before the flush that ends a period.
+ * When the flush comes late (preempted in between: seen for 0.8 s on a
+ * loaded VM), the energy up to it is partly in the next read: read again
+ * now, give this period the part of that step up to the flush, by time,
+ * and the next one the rest. No energy moves between periods, and none is
+ * lost or counted twice.
+ */
+static int late_energy(struct engine *e, double t0)
+{
+	double t1, k;
+	int err;
+
+	if (!e->energy || e->estimated || e->rd.t - t0 <= ENERGY_LATE_S)
+		return 0;
+	t1 = session__now();
+	err = energy_source__read(e->energy, t1 - t0, e->busy_ns, &e->carry);
+	if (err) {
+		pr_err("reading energy: %s", strerror(-err));
+		return err;
+	}
+	t1 = (t1 + session__now()) / 2;	/* when it read, as near as we know */
+	k = t1 > t0 ? (e->rd.t - t0) / (t1 - t0) : 1;
+	k = k > 1 ? 1 : k < 0 ? 0 : k;
+	pr_debug("energy: the flush came %.1f ms after the energy read: %.0f%% of a second read goes to this period",
+		 (e->rd.t - t0) * 1e3, k * 100);
+	energy_sample__add(&e->es, &e->carry, k);
+	e->carry.warning[0] = '\0';	/* said with this period's */
+	e->carry_k = 1 - k;
+	return 0;
+}
+
+/*
+ * A storm of short processes can fill a map within a period: read sooner
+ * while a map came back more than half full, and go back to the full
+ * period once it is quiet (under an eighth full).
+ */
+static void adapt_period(struct engine *e)
+{
+	double fill = (double)e->rd.nr_proc / e->sess.max_procs;
+	double cfill = (double)e->rd.nr_cgrp / e->sess.max_cgroups;
+
+	if (cfill > fill)
+		fill = cfill;
+	if (fill > 0.5 && e->period > MIN_PERIOD_S) {
+		e->period /= 2;
+		pr_debug("maps %.0f%% full: reading every %.0f ms", fill * 100, e->period * 1e3);
+	} else if (fill < 0.125 && e->period < e->full) {
+		e->period = e->period * 2 < e->full ? e->period * 2 : e->full;
+	}
+}
+
+int engine__tick(struct engine *e)
+{
+	double t0 = session__now(), te = t0;	/* te: when the energy was read */
+	int err;
+
+	if (e->energy && !e->estimated) {
+		if (read_energy(e, t0 - e->last_read))
+			return -EIO;
+		te = (t0 + session__now()) / 2;
+		if (e->carry_k > 0)	/* the rest of a late flush's read */
+			energy_sample__add(&e->es, &e->carry, e->carry_k);
+		e->carry_k = 0;
+	}
+	err = session__interval(&e->sess, &e->rd);
+	pr_debug("interval: flush of %.0f us, flush + read of %zu cgroup and %zu process entries in %.0f us",
+		 e->rd.spread * 1e6, e->rd.nr_cgrp, e->rd.nr_proc,
+		 (session__now() - t0) * 1e6);
+	if (!err)
+		err = aggregate__add(&e->agg, &e->rd);
+	if (err) {
+		pr_err("reading the BPF maps: %s", strerror(-err));
+		return err;
+	}
+	e->seq++;
+	e->last_t = e->rd.t;
+	engine__name_cgroups(e);
+	check_clock(e);
+	warn_overflow(e);
+	adapt_period(e);
+	err = late_energy(e, te);
+	return err ?: take_energy(e, e->rd.t);
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The engine: events opened once per CPU, the BPF programs, the keys
+ * (CPU, cgroup, process, command trees), energy and its split, and the
+ * totals of all of it since the start. It is ticked (flush every CPU, read
+ * the quiescent buffer, add it up) at least once a read period and before
+ * every snapshot; front ends only ever see its snapshots (snapshot.h),
+ * whether it runs in their own process or in the daemon.
+ */
+#ifndef ENGINE_ENGINE_H
+#define ENGINE_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "emon_proto.h"
+#include "engine/snapshot.h"
+
+struct engine_opts {
+	const char *events;		/* comma list (pmu/event.h) */
+	const char *energy;		/* auto (NULL), powercap, perf, model:.., none */
+	const char *powercap_root;
+	const char *split_by;		/* NULL: cycles, else cpu-clock */
+	double idle_watts;
+	__u32 max_cgroups, max_procs;	/* BPF slots per interval, 0: default */
+	int max_trees;			/* command trees at once, 0: none */
+	/*
+	 * When keys leave the totals (their final totals go to the gone
+	 * entries). < 0: one front end in the same process: keys unchanged
+	 * since the last snapshot (it has their totals). Else: keys unchanged for
+	 * retain_s seconds whose cgroup or process is gone.
+	 */
+	double retain_s;
+	size_t max_keys;		/* cgroups and processes kept at most, 0: no bound */
+	bool name_cgroups;		/* keep cgroup paths (cgroup, container rows) */
+};
+
+struct engine;
+
+/*
+ * Check the input and open everything: events, BPF, energy. Errors are
+ * printed (one line); returns 0, 2 for bad input (unknown event, missing
+ * source, no privileges), 1 for other failures.
+ */
+int engine__open(struct engine **ep, const struct engine_opts *o);
+void engine__close(struct engine *e);
+
+const struct snap_meta *engine__meta(const struct engine *e);
+/* The cgroup2 mount point. */
+const char *engine__cgroot(const struct engine *e);
+/* Why auto found no energy source ("" when one is active or none asked). */
+const char *engine__energy_note(const struct engine *e);
+
+/* CLOCK_MONOTONIC s by which the next tick is due (maps fill otherwise). */
+double engine__next_tick(const struct engine *e);
+/* Flush every CPU and add what it counted. 0 or -errno (said). */
+int engine__tick(struct engine *e);
+/* The time of the last tick's flush, and how many there were. */
+double engine__last_t(const struct engine *e);
+__u64 engine__seq(const struct engine *e);
+
+/*
+ * The totals as of the last tick, encoded as an EMON_MSG_SNAPSHOT payload
+ * (malloc'ed *buf). req->tree must be a tree of the caller's. Applies the
+ * retention rule first.
+ */
+int engine__encode(struct engine *e, const struct emon_snap_req *req,
+		   void **buf, size_t *len);
+
+/* Follow pid (forked, not yet exec'ed) and its descendants: the tree id,
+ * or -errno (-EBUSY: max_trees in use). */
+int engine__tree_new(struct engine *e, pid_t pid);
+void engine__tree_free(struct engine *e, int tree);
+
+#endif

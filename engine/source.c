@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Choosing a front end's source: the daemon when it can serve, else its own. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "engine/log.h"
+#include "engine/source.h"
+#include "pmu/event.h"
+
+int source__event_pos(const struct source *s, const char *name)
+{
+	int pos = 0;
+
+	for (int i = 0; i < s->meta.nr_events; i++) {
+		if (!strcmp(s->meta.ev_name[i], name))
+			return s->req.events & (1u << i) ? pos : -2;
+		pos += !!(s->req.events & (1u << i));
+	}
+	for (int i = 0; i < s->meta.nr_unsup; i++)
+		if (!strcmp(s->meta.unsup_name[i], name))
+			return -1;
+	return -2;
+}
+
+/* The counted events the list asks for (bits), or 0 with *missing set to
+ * the first one the source does not know. */
+static __u32 events_mask(const struct source *s, const struct pmu_event_list *l,
+			 const char **missing)
+{
+	__u32 mask = 0;
+
+	for (int i = 0; i < l->nr; i++) {
+		bool found = false;
+
+		for (int k = 0; k < s->meta.nr_events && !found; k++)
+			if (!strcmp(s->meta.ev_name[k], l->ev[i].name)) {
+				mask |= 1u << k;
+				found = true;
+			}
+		for (int k = 0; k < s->meta.nr_unsup && !found; k++)
+			found = !strcmp(s->meta.unsup_name[k], l->ev[i].name);
+		if (!found) {
+			*missing = l->ev[i].name;
+			return 0;
+		}
+	}
+	/* only unsupported ones: ask for one count all the same */
+	return mask ?: 1;
+}
+
+static bool is_socket(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISSOCK(st.st_mode);
+}
+
+/*
+ * The daemon, if it can serve this front end: 1, 0 (use an own engine),
+ * or an exit status + 10 (an explicit --socket that cannot serve).
+ */
+static int try_daemon(struct source **sp, const struct source_opts *o,
+		      const struct pmu_event_list *l)
+{
+	const char *path = o->socket ?: getenv(SOURCE_SOCKET_ENV) ?: SOURCE_DEFAULT_SOCKET;
+	const char *missing = NULL;
+	struct source *s;
+	char why[512];
+
+	if (o->no_daemon)
+		return 0;
+	if (!o->socket && !is_socket(path))
+		return 0;
+	if (source_daemon__open(&s, path, o, why, sizeof(why))) {
+		if (o->socket) {
+			pr_err("%s", why);
+			return 12;
+		}
+		pr_debug("%s: counting with own events", why);
+		return 0;
+	}
+	s->req.events = events_mask(s, l, &missing);
+	s->req.scopes = o->scopes;
+	s->req.tree = -1;
+	if (missing || o->own_options || (o->tree && s->meta.max_trees < 1)) {
+		pr_warn("the daemon (pid %u, %s) %s: counting with own events",
+			s->meta.pid, path,
+			missing ? "does not count an event asked for" :
+			o->own_options ? "does not take the energy options given" :
+			"follows no command trees");
+		if (missing)
+			pr_debug("the daemon does not count '%s'", missing);
+		s->ops->close(s);
+		return 0;
+	}
+	fprintf(stderr, "emon-perf: attached to the daemon (pid %u, socket %s): no events or BPF programs of our own\n",
+		s->meta.pid, path);
+	*sp = s;
+	return 1;
+}
+
+int source__open(struct source **sp, const struct source_opts *o)
+{
+	struct pmu_event_list l = { 0 };
+	char err[512];
+	int ret;
+
+	*sp = NULL;
+	if (pmu_event_list__parse(&l, o->eng.events, err, sizeof(err))) {
+		pr_err("%s", err);
+		return 2;
+	}
+	ret = try_daemon(sp, o, &l);
+	if (ret == 1)
+		return 0;
+	if (ret > 10)
+		return ret - 10;
+	ret = source_local__open(sp, o);
+	if (ret)
+		return ret;
+	(*sp)->req.events = 0;	/* every event, in their order */
+	for (int i = 0; i < (*sp)->meta.nr_events; i++)
+		(*sp)->req.events |= 1u << i;
+	(*sp)->req.scopes = o->scopes;
+	(*sp)->req.tree = -1;
+	return 0;
+}
+
+void source__close(struct source *s)
+{
+	if (s)
+		s->ops->close(s);
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The daemon's local protocol, version 1 (docs/protocol.md): messages on a
+ * UNIX stream socket, each a struct emon_msg_hdr then len bytes of
+ * payload. Little-endian host layout: both ends run on one host. Fixed
+ * width types only, so that other tools can speak it from this header.
+ */
+#ifndef EMON_PROTO_H
+#define EMON_PROTO_H
+
+#include <linux/types.h>
+#include "emon.h"
+
+#define EMON_PROTO_MAGIC 0x4e4f4d45u	/* "EMON" */
+#define EMON_PROTO_VERSION 1
+/* Requests are small: a longer one is refused and its connection closed. */
+#define EMON_PROTO_MAX_REQUEST 4096
+#define EMON_PROTO_NAME_LEN 64
+
+struct emon_msg_hdr {
+	__u32 magic;
+	__u16 version;
+	__u16 type;		/* enum emon_msg_type */
+	__u32 len;		/* payload bytes that follow */
+	__u32 tag;		/* the client's; echoed in the answer */
+};
+
+enum emon_msg_type {
+	EMON_MSG_HELLO = 1,		/* daemon, on connect: struct emon_hello */
+	EMON_MSG_SNAPSHOT_REQ = 2,	/* client: struct emon_snap_req */
+	EMON_MSG_SNAPSHOT = 3,		/* daemon: struct emon_snap_hdr ... */
+	EMON_MSG_TRACK_REQ = 4,		/* client: struct emon_track_req */
+	EMON_MSG_TRACK = 5,		/* daemon: struct emon_track */
+	EMON_MSG_ERROR = 6,		/* daemon: struct emon_error + text */
+};
+
+#define EMON_EV_SUPPORTED (1u << 0)	/* counted (else: cannot be, here) */
+#define EMON_EV_TIME (1u << 1)		/* nanoseconds */
+
+struct emon_hello_event {
+	char name[EMON_PROTO_NAME_LEN];
+	__u32 flags;		/* EMON_EV_* */
+	__s32 idx;		/* index among the counted events, -1: none */
+};
+
+#define EMON_HELLO_ENERGY (1u << 0)	/* an energy source is active */
+#define EMON_HELLO_ESTIMATED (1u << 1)	/* it is a model */
+
+/* followed by __s32 cpu_pkg[ncpus], __s32 pkg_id[npkg] */
+struct emon_hello {
+	__u32 pid;
+	__u32 ncpus;		/* possible CPUs */
+	__u32 npkg;
+	__u32 nr_events;	/* ev[] entries, counted or not */
+	__u32 flags;		/* EMON_HELLO_* */
+	__u32 max_trees;
+	double start_t;		/* CLOCK_MONOTONIC s: counting began */
+	char energy_source[16];
+	char split_by[EMON_PROTO_NAME_LEN];
+	struct emon_hello_event ev[EMON_MAX_EVENTS];
+};
+
+/* What a snapshot holds besides system, CPUs and packages (snapshot.h). */
+#define EMON_SNAP_CGROUPS (1u << 0)
+#define EMON_SNAP_PROCS (1u << 1)
+#define EMON_SNAP_PROCS_TREE (1u << 2)
+
+struct emon_snap_req {
+	__u32 scopes;		/* EMON_SNAP_* */
+	__u32 events;		/* bit i: counted event i; 0: all */
+	__s32 tree;		/* from EMON_MSG_TRACK, -1: none */
+	__u32 flags;		/* 0 */
+};
+
+/*
+ * A snapshot: this header, then per CPU a struct emon_snap_cpu, per
+ * package a struct emon_snap_pkg, then EMON_SNAP_FIXED entries (overflow,
+ * gone, tree: enum emon_snap_fixed), nr_cgrp cgroup entries, nr_proc
+ * process entries, then strings bytes of NUL-terminated names. Each
+ * entry and CPU ends with nr_events struct emon_count.
+ */
+#define EMON_SNAP_STATS 8
+#define EMON_SNAP_TREE (1u << 0)	/* the tree entries are meaningful */
+
+struct emon_snap_hdr {
+	__u64 seq;		/* flushes so far */
+	double t;		/* CLOCK_MONOTONIC s of the flush */
+	__u32 ncpus, npkg;
+	__u32 nr_events;	/* counts per entry */
+	__u32 scopes;
+	__u32 nr_cgrp, nr_proc;
+	__u32 flags;		/* EMON_SNAP_TREE */
+	__u32 strings;		/* bytes of names at the end */
+	__u64 energy_reads;	/* reads whose energy was valid */
+	__u64 stats[EMON_SNAP_STATS];	/* enum emon_stat, cumulative */
+	__u8 ev[EMON_MAX_EVENTS];	/* counted event index of each count */
+};
+
+struct emon_snap_cpu {
+	__u32 online;		/* has events: its row is shown */
+	__u32 pad;
+	double energy_j;	/* attributed */
+	/* struct emon_count c[nr_events] */
+};
+
+struct emon_snap_pkg {
+	double energy_j;	/* measured */
+	double zone_j[4];	/* core, uncore, dram, psys */
+	__u32 zone_mask;
+	__u32 pad;
+};
+
+#define EMON_NO_NAME 0xffffffffu
+
+struct emon_snap_entry {
+	__u64 id;		/* cgroup v2 id, or tgid */
+	__u64 id2;		/* process: start */
+	__u32 name;		/* offset in the strings, EMON_NO_NAME: none */
+	__u32 flags;		/* EMON_PROC_* */
+	double energy_j;
+	/* struct emon_count c[nr_events] */
+};
+
+enum emon_snap_fixed {
+	EMON_SNAP_OVF_CGRP,	/* slices that found no room in BPF */
+	EMON_SNAP_OVF_PROC,
+	EMON_SNAP_GONE_CGRP,	/* keys that left the daemon's tables */
+	EMON_SNAP_GONE_PROC,
+	EMON_SNAP_TREE_ALL,	/* the request's tree, its overflow included */
+	EMON_SNAP_TREE_OVF,	/* its part of EMON_SNAP_OVF_PROC */
+	EMON_SNAP_FIXED,
+};
+
+/* The pid of a process the client forked, stopped before its exec. */
+struct emon_track_req {
+	__u32 pid;
+	__u32 flags;		/* 0 */
+};
+
+struct emon_track {
+	__s32 tree;		/* for emon_snap_req.tree */
+	__u32 pad;
+};
+
+struct emon_error {
+	__s32 err;		/* errno */
+	/* then a one-line message, NUL-terminated */
+};
+
+#endif /* EMON_PROTO_H */
