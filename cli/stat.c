@@ -72,6 +72,8 @@ static void follow_command(pid_t pid, void *arg)
 	int err;
 
 	st->sc.tree_root = pid;
+	if (!st->sc.command_mode)	/* with -a or -G it only sets the time */
+		return;
 	err = st->src->ops->track(st->src, pid);
 	if (err)
 		pr_warn("cannot follow the command's tree: %s", strerror(-err));
