@@ -8,6 +8,9 @@
 int cmd_stat(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+
+#define EMON_VERSION "0.2.0"
 
 /* Shared by every command: one-line errors, "emon-perf: ..." on stderr. */
 #include "engine/log.h"

@@ -14,6 +14,7 @@ static int cmd_help(int argc, char **argv);
 
 static const struct cmd cmds[] = {
 	{ "stat",   cmd_stat,   "count events and energy per system, CPU, socket, cgroup, container, process" },
+	{ "serve",  cmd_serve,  "count for the whole host and serve every consumer (socket, Prometheus)" },
 	{ "list",   cmd_list,   "list the events this machine can count" },
 	{ "report", cmd_report, "tables and charts from a JSON-lines recording" },
 	{ "help",   cmd_help,   "this text" },
@@ -47,7 +48,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
 		return usage(stdout);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-		printf("emon-perf 0.1\n");
+		printf("emon-perf " EMON_VERSION "\n");
 		return 0;
 	}
 	len = strlen(argv[1]);

@@ -553,8 +553,10 @@ int engine__tick(struct engine *e)
 	pr_debug("interval: flush of %.0f us, flush + read of %zu cgroup and %zu process entries in %.0f us",
 		 e->rd.spread * 1e6, e->rd.nr_cgrp, e->rd.nr_proc,
 		 (session__now() - t0) * 1e6);
-	if (!err)
+	if (!err) {
+		engine__mark_roots(e);
 		err = aggregate__add(&e->agg, &e->rd);
+	}
 	if (err) {
 		pr_err("reading the BPF maps: %s", strerror(-err));
 		return err;

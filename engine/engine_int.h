@@ -49,6 +49,7 @@ struct engine {
 	double snap_t[2];		/* the last two snapshots' reads, -1: none */
 	double pruned_t;		/* the last retention pass */
 	__u64 trees;			/* in use (bit t) */
+	__u32 tree_root[EMON_MAX_TREES];	/* each tree's command (tgid) */
 	__u64 ovf_warned[2];
 	int clock_short_cpu;
 	bool clock_warned;
@@ -58,5 +59,7 @@ bool engine__have_privileges(void);
 /* Name the cgroups of the last read while BPF's record of them is fresh. */
 void engine__name_cgroups(struct engine *e);
 void engine__free_names(struct engine *e);
+/* Mark the commands' own entries of the last read as in their trees. */
+void engine__mark_roots(struct engine *e);
 
 #endif

@@ -187,7 +187,27 @@ int engine__tree_new(struct engine *e, pid_t pid)
 	if (err)
 		return err;
 	e->trees |= 1ULL << t;
+	e->tree_root[t] = pid;
 	return t;
+}
+
+/*
+ * The command ran between its fork and its being added to the tree map
+ * (waiting for the go to exec): the slot BPF gave it then, used for the
+ * rest of that read, says no tree. Its pid cannot be another process's
+ * meanwhile (its parent has not reaped it), so its entries are the tree's.
+ */
+void engine__mark_roots(struct engine *e)
+{
+	if (!e->trees)
+		return;
+	for (size_t i = 0; i < e->rd.nr_proc; i++) {
+		struct sess_proc *p = &e->rd.proc[i];
+
+		for (int t = 0; t < e->o.max_trees; t++)
+			if ((e->trees & (1ULL << t)) && p->tgid == e->tree_root[t])
+				p->trees |= 1ULL << t;
+	}
 }
 
 void engine__tree_free(struct engine *e, int tree)
@@ -199,6 +219,7 @@ void engine__tree_free(struct engine *e, int tree)
 	if (tree < 0 || tree >= e->o.max_trees || !(e->trees & (1ULL << tree)))
 		return;
 	e->trees &= ~(1ULL << tree);
+	e->tree_root[tree] = 0;
 	err = session__tree_release(&e->sess, tree);
 	if (err)
 		pr_warn("releasing command tree %d: %s", tree, strerror(-err));

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * emon-perf serve: one engine for the whole host, counting from its start
+ * (system, packages, every cgroup and process, command trees), and its
+ * front end, the local API on a UNIX socket (daemon/server.c): stat
+ * attaches there. Runs in the foreground, logs to stderr.
+ *
+ * The main thread owns the engine: it ticks it at least every read
+ * period, and answers the clients from the flushes their requests share.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include "cli/commands.h"
+#include "daemon/server.h"
+#include "engine/session.h"
+#include "engine/source.h"
+
+#define DEFAULT_EVENTS "cycles,instructions,cpu-clock"
+
+struct serve_opts {
+	char events[1024];
+	struct engine_opts eng;
+	const char *socket;
+	const char *group;
+	long max_clients;
+	double min_flush_ms;
+};
+
+struct serve {
+	struct serve_opts o;
+	struct engine *e;
+	struct server *srv;
+	const struct snap_meta *meta;
+	void *hello;
+};
+
+enum {
+	OPT_ENERGY = 256,
+	OPT_POWERCAP_ROOT,
+	OPT_SPLIT_BY,
+	OPT_IDLE_WATTS,
+	OPT_MAX_CGROUPS,
+	OPT_MAX_PROCS,
+	OPT_SOCKET,
+	OPT_SOCKET_GROUP,
+	OPT_MAX_CLIENTS,
+	OPT_MAX_KEYS,
+	OPT_RETAIN,
+	OPT_MIN_FLUSH,
+};
+
+static const struct option long_opts[] = {
+	{ "event",		required_argument, NULL, 'e' },
+	{ "energy",		required_argument, NULL, OPT_ENERGY },
+	{ "powercap-root",	required_argument, NULL, OPT_POWERCAP_ROOT },
+	{ "split-by",		required_argument, NULL, OPT_SPLIT_BY },
+	{ "idle-watts",		required_argument, NULL, OPT_IDLE_WATTS },
+	{ "max-cgroups",	required_argument, NULL, OPT_MAX_CGROUPS },
+	{ "max-procs",		required_argument, NULL, OPT_MAX_PROCS },
+	{ "socket",		required_argument, NULL, OPT_SOCKET },
+	{ "socket-group",	required_argument, NULL, OPT_SOCKET_GROUP },
+	{ "max-clients",	required_argument, NULL, OPT_MAX_CLIENTS },
+	{ "max-keys",		required_argument, NULL, OPT_MAX_KEYS },
+	{ "retain",		required_argument, NULL, OPT_RETAIN },
+	{ "min-flush-ms",	required_argument, NULL, OPT_MIN_FLUSH },
+	{ "verbose",		no_argument,	   NULL, 'v' },
+	{ "help",		no_argument,	   NULL, 'h' },
+	{ 0 }
+};
+
+static void serve_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: emon-perf serve [options]\n"
+"\n"
+"Counts for the whole host, from its start, in the foreground (logs on\n"
+"stderr): system, packages, every cgroup, container and process, with one\n"
+"set of per-CPU events and BPF programs that every consumer shares.\n"
+"'emon-perf stat' attaches to it by itself.\n"
+"\n"
+"  -e, --event LIST          events (default " DEFAULT_EVENTS ")\n"
+"      --energy SOURCE       auto (default), powercap, perf, model:IDLE_W:MAX_W, none\n"
+"      --powercap-root DIR   powercap tree (default /sys/class/powercap)\n"
+"      --split-by EVENT      event that splits energy (default cycles, else cpu-clock)\n"
+"      --idle-watts W        static power per package, kept out of the split\n"
+"      --max-cgroups N       BPF map entries (cgroup x CPU) per read\n"
+"      --max-procs N         BPF map entries (process x CPU) per read\n"
+"      --socket PATH         the local API's socket (default " SOURCE_DEFAULT_SOCKET ");\n"
+"                            directory 0750, socket 0660\n"
+"      --socket-group NAME   the group that may use the socket\n"
+"      --max-clients N       socket clients at once (default 1024)\n"
+"      --max-keys N          cgroups and processes kept (default 100000)\n"
+"      --retain S            a removed cgroup or exited process keeps its final\n"
+"                            totals this long (default 300 s)\n"
+"      --min-flush-ms MS     flushes at least this far apart (default 10)\n"
+"  -v, --verbose             more messages\n"
+"  -h, --help                this text\n"
+"\n"
+"SIGTERM or SIGINT: a clean exit (socket removed, programs detached).\n"
+"Exit status: 0, 1 runtime failure, 2 bad usage or input.\n");
+}
+
+static int parse_num(const char *opt, const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < min || v > max) {
+		pr_err("bad value '%s' for %s: a number from %g to %g", s, opt, min, max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_whole(const char *opt, const char *s, long min, long max, long *out)
+{
+	double v;
+
+	if (parse_num(opt, s, min, max, &v))
+		return -EINVAL;
+	if (v != (long)v) {
+		pr_err("bad value '%s' for %s: a whole number", s, opt);
+		return -EINVAL;
+	}
+	*out = (long)v;
+	return 0;
+}
+
+static int serve_opts__one(struct serve_opts *o, int c, const char *arg)
+{
+	double d;
+	long v;
+
+	switch (c) {
+	case 'e':
+		if (strlen(o->events) + strlen(arg) + 2 > sizeof(o->events)) {
+			pr_err("event list too long");
+			return -EINVAL;
+		}
+		if (o->events[0])
+			strcat(o->events, ",");
+		strcat(o->events, arg);
+		return 0;
+	case OPT_ENERGY:
+		o->eng.energy = arg;
+		return 0;
+	case OPT_POWERCAP_ROOT:
+		o->eng.powercap_root = arg;
+		return 0;
+	case OPT_SPLIT_BY:
+		o->eng.split_by = arg;
+		return 0;
+	case OPT_IDLE_WATTS:
+		return parse_num("--idle-watts", arg, 0, 1e6, &o->eng.idle_watts);
+	case OPT_MAX_CGROUPS:
+	case OPT_MAX_PROCS:
+		if (parse_whole(c == OPT_MAX_CGROUPS ? "--max-cgroups" : "--max-procs",
+				arg, 1, 1 << 24, &v))
+			return -EINVAL;
+		*(c == OPT_MAX_CGROUPS ? &o->eng.max_cgroups : &o->eng.max_procs) = v;
+		return 0;
+	case OPT_SOCKET:
+		o->socket = arg;
+		return 0;
+	case OPT_SOCKET_GROUP:
+		o->group = arg;
+		return 0;
+	case OPT_MAX_CLIENTS:
+		return parse_whole("--max-clients", arg, 1, 4000, &o->max_clients);
+	case OPT_MAX_KEYS:
+		if (parse_whole("--max-keys", arg, 100, 1 << 26, &v))
+			return -EINVAL;
+		o->eng.max_keys = v;
+		return 0;
+	case OPT_RETAIN:
+		return parse_num("--retain", arg, 0, 86400 * 7, &o->eng.retain_s);
+	case OPT_MIN_FLUSH:
+		if (parse_num("--min-flush-ms", arg, 1, 10000, &d))
+			return -EINVAL;
+		o->min_flush_ms = d;
+		return 0;
+	case 'v':
+		verbose++;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* 0, 1 after --help, -EINVAL after a one-line error. */
+static int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->socket = SOURCE_DEFAULT_SOCKET;
+	o->max_clients = 1024;
+	o->min_flush_ms = 10;
+	o->eng.retain_s = 300;
+	o->eng.max_keys = 100000;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+e:vh", long_opts, NULL)) != -1) {
+		if (c == 'h') {
+			serve_usage(stdout);
+			return 1;
+		}
+		if (c == '?' || c == ':') {
+			pr_err("unknown or incomplete option '%s' (see 'emon-perf serve --help')",
+			       argv[optind - 1]);
+			return -EINVAL;
+		}
+		if (serve_opts__one(o, c, optarg))
+			return -EINVAL;
+	}
+	if (optind < argc) {
+		pr_err("unexpected argument '%s' (see 'emon-perf serve --help')", argv[optind]);
+		return -EINVAL;
+	}
+	if (!o->events[0])
+		strcpy(o->events, DEFAULT_EVENTS);
+	o->eng.events = o->events;
+	o->eng.max_trees = EMON_MAX_TREES;
+	o->eng.name_cgroups = true;
+	return 0;
+}
+
+/* --- set-up, loop, clean-up ------------------------------------------------- */
+
+static int sig_pipe[2] = { -1, -1 };
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+
+	stop_signal = sig;
+	if (write(sig_pipe[1], "x", 1) < 0) {
+		/* full: a wakeup is pending */
+	}
+	errno = saved;
+}
+
+static int setup_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
+		return -errno;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);	/* a daemon outlives its terminal */
+	return 0;
+}
+
+/* Every client may hold an fd: raise the soft limit to the hard one. */
+static void raise_nofile(long want)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	if (rl.rlim_cur < (rlim_t)want + 256) {
+		rl.rlim_cur = rl.rlim_max < (rlim_t)want + 256 ? rl.rlim_max : (rlim_t)want + 256;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static int serve_setup(struct serve *sv)
+{
+	struct server_opts so = {
+		.path = sv->o.socket,
+		.group = sv->o.group,
+		.max_clients = sv->o.max_clients,
+		.min_flush_s = sv->o.min_flush_ms / 1e3,
+		.request_timeout_s = 5,
+		.answer_timeout_s = 30,
+	};
+	struct snap_meta m;
+	size_t hello_len;
+	int ret;
+
+	raise_nofile(sv->o.max_clients);
+	ret = engine__open(&sv->e, &sv->o.eng);
+	if (ret)
+		return ret;
+	sv->meta = engine__meta(sv->e);
+	m = *sv->meta;
+	m.pid = getpid();
+	if (snap_meta__encode(&m, &sv->hello, &hello_len))
+		return 1;
+	ret = server__open(&sv->srv, &so, sv->e, sv->hello, hello_len);
+	if (ret)
+		return ret;
+	return 0;
+}
+
+static int serve_loop(struct serve *sv)
+{
+	struct pollfd *pfd = calloc(sv->o.max_clients + 4, sizeof(*pfd));
+	int n, err = 0;
+
+	if (!pfd)
+		return 1;
+	while (!stop_signal) {
+		double now = session__now(), next = server__next(sv->srv), ms;
+
+		pfd[0] = (struct pollfd){ .fd = sig_pipe[0], .events = POLLIN };
+		n = server__pollfds(sv->srv, pfd + 1, sv->o.max_clients + 3);
+		ms = next > now ? (next - now) * 1e3 + 1 : 0;
+		if (poll(pfd, n + 1, ms > 1000 ? 1000 : (int)ms) < 0 && errno != EINTR) {
+			err = 1;
+			break;
+		}
+		if (stop_signal)
+			break;
+		now = session__now();
+		server__handle(sv->srv, pfd + 1, n, now);
+		server__run(sv->srv, session__now());
+	}
+	free(pfd);
+	return err;
+}
+
+static void serve_cleanup(struct serve *sv)
+{
+	server__close(sv->srv);
+	engine__close(sv->e);
+	free(sv->hello);
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	struct serve *sv = calloc(1, sizeof(*sv));
+	int ret;
+
+	if (!sv)
+		return 1;
+	ret = serve_opts__parse(&sv->o, argc, argv);
+	if (ret) {
+		free(sv);
+		return ret > 0 ? 0 : 2;
+	}
+	if (setup_signals()) {
+		free(sv);
+		return 1;
+	}
+	ret = serve_setup(sv);
+	if (!ret) {
+		fprintf(stderr, "emon-perf: serving %d event(s) on %d CPUs, pid %d: socket %s\n",
+			sv->meta->nr_events, sv->meta->ncpus, (int)getpid(), sv->o.socket);
+		ret = serve_loop(sv);
+		if (!ret)
+			fprintf(stderr, "emon-perf: %s: exiting\n", strsignal(stop_signal));
+	}
+	serve_cleanup(sv);
+	free(sv);
+	return ret;
+}

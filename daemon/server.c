@@ -1,0 +1,715 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The daemon's UNIX socket server (docs/protocol.md).
+ *
+ * A client gets the hello on connect, then sends one request at a time:
+ * a snapshot request waits for the next flush, which all the requests
+ * waiting then share (and /metrics' too, server__request_all); flushes
+ * are at least min_flush_s apart, so no client can make the daemon spin.
+ * A command tree request is answered at once. Whatever a client does, it
+ * costs a bounded amount: its connection is refused beyond max_clients,
+ * closed on a request longer than EMON_PROTO_MAX_REQUEST, malformed, or
+ * not whole within request_timeout_s, or an answer not read within
+ * answer_timeout_s; it holds at most one answer.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include "daemon/server.h"
+#include "engine/log.h"
+
+#define MAX_INTERNAL 16
+
+struct client {
+	int fd;
+	pid_t pid;		/* SO_PEERCRED */
+	uid_t uid;
+	struct emon_msg_hdr hdr;
+	size_t hdr_got;
+	char in[EMON_PROTO_MAX_REQUEST];
+	size_t in_got;
+	double in_start;	/* the request's first byte came, 0: none */
+	bool pending;		/* its snapshot request waits for a flush */
+	struct emon_snap_req req;
+	__u32 tag;
+	char *out;		/* the answer being written */
+	size_t out_len, out_off;
+	double out_start;
+	bool closing;		/* close once the answer is out */
+	int tree;		/* -1: none */
+};
+
+struct internal_req {
+	unsigned int scopes;
+	server_done_fn done;
+	void *ctx;
+};
+
+struct server {
+	struct server_opts o;
+	struct engine *e;
+	int lfd, wake_fd;
+	char path[108];
+	bool made_dir;		/* the socket's directory is ours: removed */
+	const void *hello;
+	size_t hello_len;
+	struct client **c;	/* [max_clients], NULL: free */
+	int nr;
+	struct client *polled[1 + 1 + 4096];	/* who each pollfd is */
+	int npending;
+	double last_flush;
+	__u64 flushes;
+	pthread_mutex_t lock;	/* internal[]: other threads add to it */
+	struct internal_req internal[MAX_INTERNAL];
+	int nr_internal;
+	bool stopping;		/* no more internal requests */
+};
+
+static void client__close(struct server *s, int i)
+{
+	struct client *c = s->c[i];
+
+	if (c->pending)
+		s->npending--;
+	if (c->tree >= 0)
+		engine__tree_free(s->e, c->tree);
+	close(c->fd);
+	free(c->out);
+	free(c);
+	s->c[i] = NULL;
+	s->nr--;
+}
+
+/* Write what we can of c's answer; -1 when c must go. */
+static int client__flush_out(struct client *c)
+{
+	while (c->out && c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n <= 0)
+			return -1;
+		c->out_off += n;
+	}
+	free(c->out);
+	c->out = NULL;
+	return c->closing ? -1 : 0;
+}
+
+static int client__queue(struct client *c, __u16 type, const void *p, size_t len,
+			 double now)
+{
+	struct emon_msg_hdr h = {
+		.magic = EMON_PROTO_MAGIC,
+		.version = EMON_PROTO_VERSION,
+		.type = type,
+		.len = len,
+		.tag = c->tag,
+	};
+
+	free(c->out);
+	c->out = malloc(sizeof(h) + len);
+	if (!c->out)
+		return -1;
+	memcpy(c->out, &h, sizeof(h));
+	memcpy(c->out + sizeof(h), p, len);
+	c->out_len = sizeof(h) + len;
+	c->out_off = 0;
+	c->out_start = now;
+	return client__flush_out(c);
+}
+
+/* A one-line error; close after it when fatal. */
+static int client__error(struct client *c, int err, bool fatal, double now,
+			 const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int client__error(struct client *c, int err, bool fatal, double now,
+			 const char *fmt, ...)
+{
+	char buf[sizeof(struct emon_error) + 256];
+	struct emon_error *e = (struct emon_error *)buf;
+	va_list ap;
+	int n;
+
+	e->err = err;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + sizeof(*e), sizeof(buf) - sizeof(*e), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof(buf) - sizeof(*e))
+		n = sizeof(buf) - sizeof(*e) - 1;
+	c->closing = fatal;
+	return client__queue(c, EMON_MSG_ERROR, buf, sizeof(*e) + n + 1, now);
+}
+
+/* The parent pid of pid from /proc, -1 when gone or unreadable. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd, ppid;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* comm may hold anything */
+	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
+		return -1;
+	return ppid;
+}
+
+/* A process may only have its own children followed. */
+static int client__track(struct server *s, struct client *c, double now)
+{
+	const struct emon_track_req *r = (const void *)c->in;
+	struct emon_track t = { 0 };
+	int tree;
+
+	if (c->tree >= 0)
+		return client__error(c, EBUSY, false, now, "this connection follows a tree already");
+	if (!r->pid || parent_of(r->pid) != c->pid)
+		return client__error(c, EPERM, false, now,
+				     "pid %u is not a child of the caller (pid %d)",
+				     r->pid, (int)c->pid);
+	tree = engine__tree_new(s->e, r->pid);
+	if (tree < 0)
+		return client__error(c, -tree, false, now, "cannot follow pid %u: %s",
+				     r->pid, tree == -EBUSY ?
+				     "every command tree is in use" : strerror(-tree));
+	c->tree = tree;
+	t.tree = tree;
+	pr_debug("client pid %d: following pid %u as tree %d", (int)c->pid, r->pid, tree);
+	return client__queue(c, EMON_MSG_TRACK, &t, sizeof(t), now);
+}
+
+int server__parse_request(const struct emon_msg_hdr *h, const void *payload,
+			  char *err, size_t errlen)
+{
+	const struct emon_snap_req *r = payload;
+
+	if (h->magic != EMON_PROTO_MAGIC || h->version != EMON_PROTO_VERSION) {
+		snprintf(err, errlen, "not emon-perf protocol version %d", EMON_PROTO_VERSION);
+		return -EPROTO;
+	}
+	if (h->len > EMON_PROTO_MAX_REQUEST) {
+		snprintf(err, errlen, "request of %u bytes: at most %d", h->len,
+			 EMON_PROTO_MAX_REQUEST);
+		return -EMSGSIZE;
+	}
+	if (!payload)		/* the header alone: good so far */
+		return 0;
+	if (h->type == EMON_MSG_SNAPSHOT_REQ && h->len == sizeof(*r)) {
+		if (r->scopes & ~(EMON_SNAP_CGROUPS | EMON_SNAP_PROCS | EMON_SNAP_PROCS_TREE)) {
+			snprintf(err, errlen, "unknown scopes 0x%x", r->scopes);
+			return -EINVAL;
+		}
+		return EMON_MSG_SNAPSHOT_REQ;
+	}
+	if (h->type == EMON_MSG_TRACK_REQ && h->len == sizeof(struct emon_track_req))
+		return EMON_MSG_TRACK_REQ;
+	snprintf(err, errlen, "unexpected message type %u of %u bytes", h->type, h->len);
+	return -EPROTO;
+}
+
+/* A whole message came in: act on it. -1: c must go. */
+static int client__message(struct server *s, struct client *c, double now)
+{
+	char err[128];
+	int type = server__parse_request(&c->hdr, c->in, err, sizeof(err));
+
+	c->in_start = 0;
+	c->tag = c->hdr.tag;
+	if (type < 0)
+		return client__error(c, -type, true, now, "%s", err);
+	if (type == EMON_MSG_TRACK_REQ)
+		return client__track(s, c, now);
+	memcpy(&c->req, c->in, sizeof(c->req));
+	c->req.tree = c->tree;	/* its own tree or none */
+	c->pending = true;
+	s->npending++;
+	return 0;
+}
+
+/* Read what c sent; -1: c must go. One request at a time: none is read
+ * while one waits for its answer. */
+static int client__read(struct server *s, struct client *c, double now)
+{
+	for (;;) {
+		char msg[128];
+		ssize_t n;
+		size_t want;
+		char *dst;
+		int err;
+
+		if (c->pending || c->out || c->closing)
+			return 0;
+		if (c->hdr_got < sizeof(c->hdr)) {
+			dst = (char *)&c->hdr + c->hdr_got;
+			want = sizeof(c->hdr) - c->hdr_got;
+		} else {
+			dst = c->in + c->in_got;
+			want = c->hdr.len - c->in_got;
+		}
+		n = want ? recv(c->fd, dst, want, MSG_DONTWAIT) : 0;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n < 0 || (want && n == 0))
+			return -1;	/* gone */
+		if (!c->in_start)
+			c->in_start = now;
+		if (c->hdr_got < sizeof(c->hdr)) {
+			c->hdr_got += n;
+			if (c->hdr_got < sizeof(c->hdr))
+				continue;
+			err = server__parse_request(&c->hdr, NULL, msg, sizeof(msg));
+			if (err)
+				return client__error(c, -err, true, now, "%s", msg);
+			c->in_got = 0;
+		} else {
+			c->in_got += n;
+		}
+		if (c->hdr_got == sizeof(c->hdr) && c->in_got == c->hdr.len) {
+			c->hdr_got = c->in_got = 0;
+			if (client__message(s, c, now))
+				return -1;
+		}
+	}
+}
+
+static void server__accept(struct server *s, double now)
+{
+	for (;;) {
+		struct ucred cred;
+		socklen_t len = sizeof(cred);
+		struct client *c;
+		int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK), i;
+
+		if (fd < 0)
+			return;
+		if (s->nr >= s->o.max_clients) {
+			static const char msg[] = "too many clients";
+			char buf[sizeof(struct emon_msg_hdr) + sizeof(struct emon_error) + sizeof(msg)];
+			struct emon_msg_hdr *h = (struct emon_msg_hdr *)buf;
+			struct emon_error *e = (struct emon_error *)(h + 1);
+
+			*h = (struct emon_msg_hdr){ EMON_PROTO_MAGIC, EMON_PROTO_VERSION,
+						    EMON_MSG_ERROR, sizeof(*e) + sizeof(msg), 0 };
+			e->err = EAGAIN;
+			memcpy(e + 1, msg, sizeof(msg));
+			if (send(fd, buf, sizeof(buf), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+				pr_debug("refusing a client: %s", strerror(errno));
+			close(fd);
+			continue;
+		}
+		c = calloc(1, sizeof(*c));
+		if (!c) {
+			close(fd);
+			return;
+		}
+		c->fd = fd;
+		c->tree = -1;
+		if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
+			c->pid = cred.pid;
+			c->uid = cred.uid;
+		}
+		for (i = 0; s->c[i]; i++)
+			;
+		s->c[i] = c;
+		s->nr++;
+		if (client__queue(c, EMON_MSG_HELLO, s->hello, s->hello_len, now))
+			client__close(s, i);
+	}
+}
+
+int server__pollfds(struct server *s, struct pollfd *pfd, int n)
+{
+	int k = 0;
+
+	if (n < 2)
+		return 0;
+	pfd[k] = (struct pollfd){ .fd = s->lfd, .events = POLLIN };
+	s->polled[k++] = NULL;
+	pfd[k] = (struct pollfd){ .fd = s->wake_fd, .events = POLLIN };
+	s->polled[k++] = NULL;
+	for (int i = 0; i < s->o.max_clients && k < n &&
+	     k < (int)(sizeof(s->polled) / sizeof(s->polled[0])); i++) {
+		struct client *c = s->c[i];
+
+		if (!c)
+			continue;
+		pfd[k].fd = c->fd;
+		/* no reading while a request waits: it stays in the socket */
+		pfd[k].events = (c->out ? POLLOUT : 0) |
+				(c->pending || c->out || c->closing ? 0 : POLLIN);
+		pfd[k].revents = 0;
+		s->polled[k++] = c;
+	}
+	return k;
+}
+
+static int client__index(const struct server *s, const struct client *c)
+{
+	for (int i = 0; i < s->o.max_clients; i++)
+		if (s->c[i] == c)
+			return i;
+	return -1;
+}
+
+void server__handle(struct server *s, const struct pollfd *pfd, int n, double now)
+{
+	__u64 v;
+
+	if (n > 1 && pfd[1].revents && read(s->wake_fd, &v, sizeof(v)) < 0)
+		pr_debug("wake: %s", strerror(errno));
+	for (int k = 2; k < n; k++) {
+		struct client *c = s->polled[k];
+		int i = client__index(s, c);
+		int bad = 0;
+
+		if (i < 0 || !pfd[k].revents)
+			continue;
+		if (pfd[k].revents & POLLOUT)
+			bad = client__flush_out(c);
+		if (!bad && (pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
+			bad = client__read(s, c, now);
+		if (bad || (pfd[k].revents & (POLLHUP | POLLERR) && !c->pending && !c->out))
+			client__close(s, i);
+	}
+	if (n > 0 && pfd[0].revents)
+		server__accept(s, now);
+}
+
+double server__next(const struct server *s)
+{
+	double next = engine__next_tick(s->e);
+	bool want;
+
+	pthread_mutex_lock((pthread_mutex_t *)&s->lock);
+	want = s->npending || s->nr_internal;
+	pthread_mutex_unlock((pthread_mutex_t *)&s->lock);
+	if (want && s->last_flush + s->o.min_flush_s < next)
+		next = s->last_flush + s->o.min_flush_s;
+	/* timeouts are checked at least once a second */
+	if (s->nr && next > s->last_flush + 1)
+		next = s->last_flush + 1;
+	return next;
+}
+
+static void server__timeouts(struct server *s, double now)
+{
+	for (int i = 0; i < s->o.max_clients; i++) {
+		struct client *c = s->c[i];
+
+		if (!c)
+			continue;
+		if (c->in_start && now - c->in_start > s->o.request_timeout_s) {
+			pr_debug("client pid %d: request not whole after %.0f s: closed",
+				 (int)c->pid, s->o.request_timeout_s);
+			client__close(s, i);
+		} else if (c->out && now - c->out_start > s->o.answer_timeout_s) {
+			pr_debug("client pid %d: answer unread after %.0f s: closed",
+				 (int)c->pid, s->o.answer_timeout_s);
+			client__close(s, i);
+		}
+	}
+}
+
+/* Answer every waiting request from the flush just made. */
+static void server__answer(struct server *s, double now, int err)
+{
+	struct internal_req in[MAX_INTERNAL];
+	int nin;
+
+	for (int i = 0; i < s->o.max_clients; i++) {
+		struct client *c = s->c[i];
+		size_t len;
+		void *buf;
+		int bad;
+
+		if (!c || !c->pending)
+			continue;
+		c->pending = false;
+		s->npending--;
+		if (err || engine__encode(s->e, &c->req, &buf, &len)) {
+			bad = client__error(c, err ? -err : ENOMEM, false, now,
+					    "cannot take a snapshot");
+		} else {
+			bad = client__queue(c, EMON_MSG_SNAPSHOT, buf, len, now);
+			free(buf);
+		}
+		if (bad)
+			client__close(s, i);
+	}
+	pthread_mutex_lock(&s->lock);
+	nin = s->nr_internal;
+	memcpy(in, s->internal, nin * sizeof(in[0]));
+	s->nr_internal = 0;
+	pthread_mutex_unlock(&s->lock);
+	for (int i = 0; i < nin; i++) {
+		struct emon_snap_req req = { .scopes = in[i].scopes, .tree = -1 };
+		void *buf = NULL;
+		size_t len = 0;
+		int e = err ?: engine__encode(s->e, &req, &buf, &len);
+
+		in[i].done(in[i].ctx, buf, len, e);
+	}
+}
+
+void server__run(struct server *s, double now)
+{
+	bool want;
+	int err = 0;
+
+	pthread_mutex_lock(&s->lock);
+	want = s->npending || s->nr_internal;
+	pthread_mutex_unlock(&s->lock);
+	if (now >= engine__next_tick(s->e) ||
+	    (want && now >= s->last_flush + s->o.min_flush_s)) {
+		err = engine__tick(s->e);
+		s->last_flush = now;
+		s->flushes++;
+		if (want)
+			server__answer(s, now, err);
+	}
+	server__timeouts(s, now);
+}
+
+int server__request_all(struct server *s, unsigned int scopes,
+			server_done_fn done, void *ctx)
+{
+	__u64 one = 1;
+	int err = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->stopping)
+		err = -ESHUTDOWN;
+	else if (s->nr_internal == MAX_INTERNAL)
+		err = -EBUSY;
+	else
+		s->internal[s->nr_internal++] = (struct internal_req){ scopes, done, ctx };
+	pthread_mutex_unlock(&s->lock);
+	if (!err && write(s->wake_fd, &one, sizeof(one)) < 0)
+		err = -errno;
+	return err;
+}
+
+void server__shutdown(struct server *s)
+{
+	struct internal_req in[MAX_INTERNAL];
+	int nin;
+
+	pthread_mutex_lock(&s->lock);
+	s->stopping = true;
+	nin = s->nr_internal;
+	memcpy(in, s->internal, nin * sizeof(in[0]));
+	s->nr_internal = 0;
+	pthread_mutex_unlock(&s->lock);
+	for (int i = 0; i < nin; i++)
+		in[i].done(in[i].ctx, NULL, 0, -ESHUTDOWN);
+}
+
+int server__nr_clients(const struct server *s)
+{
+	return s->nr;
+}
+
+__u64 server__flushes(const struct server *s)
+{
+	return s->flushes;
+}
+
+/* mkdir -p of the socket's directory, 0750, owned by gid when given;
+ * 1 when we made it. */
+static int make_dir(const char *path, gid_t gid)
+{
+	bool made;
+
+	char dir[108], *p;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	p = strrchr(dir, '/');
+	if (!p || p == dir)
+		return 0;
+	*p = '\0';
+	for (p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	made = !mkdir(dir, 0750);
+	if (!made && errno != EEXIST)
+		return -errno;
+	if (gid != (gid_t)-1 && chown(dir, -1, gid))
+		return -errno;
+	return made;
+}
+
+/* A socket that still answers belongs to a live daemon; one that refuses
+ * was left by a killed one and goes. */
+static int clear_stale(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd, err;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -EEXIST;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	err = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
+	close(fd);
+	if (!err)
+		return -EADDRINUSE;
+	pr_debug("%s: left by a daemon that did not end cleanly: replaced", path);
+	return unlink(path) ? -errno : 0;
+}
+
+static int server__bind(struct server *s, gid_t gid)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	mode_t old;
+	int err;
+
+	err = make_dir(s->path, gid);
+	s->made_dir = err > 0;
+	if (err < 0) {
+		pr_err("cannot make the socket's directory for %s: %s", s->path, strerror(-err));
+		return 1;
+	}
+	err = clear_stale(s->path);
+	if (err) {
+		pr_err("%s: %s", s->path, err == -EADDRINUSE ?
+		       "another emon-perf serve answers there" :
+		       err == -EEXIST ? "exists and is not a socket" : strerror(-err));
+		return 1;
+	}
+	strcpy(sa.sun_path, s->path);
+	s->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (s->lfd < 0)
+		return 1;
+	old = umask(0117);	/* 0660 from its birth */
+	err = bind(s->lfd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
+	umask(old);
+	if (!err && gid != (gid_t)-1 && chown(s->path, -1, gid))
+		err = -errno;
+	if (!err && listen(s->lfd, 128))
+		err = -errno;
+	if (err) {
+		pr_err("cannot listen on %s: %s", s->path, strerror(-err));
+		return 1;
+	}
+	return 0;
+}
+
+int server__open(struct server **sp, const struct server_opts *o,
+		 struct engine *e, const void *hello, size_t hello_len)
+{
+	struct server *s = calloc(1, sizeof(*s));
+	gid_t gid = (gid_t)-1;
+	int ret;
+
+	*sp = NULL;
+	if (!s)
+		return 1;
+	s->o = *o;
+	s->e = e;
+	s->lfd = s->wake_fd = -1;
+	s->hello = hello;
+	s->hello_len = hello_len;
+	pthread_mutex_init(&s->lock, NULL);
+	if (strlen(o->path) >= sizeof(s->path) || o->path[0] != '/') {
+		pr_err("bad --socket '%s': an absolute path under %zu bytes",
+		       o->path, sizeof(s->path));
+		free(s);
+		return 2;
+	}
+	strcpy(s->path, o->path);
+	if (o->group) {
+		struct group *g = getgrnam(o->group);
+
+		if (!g) {
+			pr_err("unknown group '%s' for --socket-group", o->group);
+			free(s);
+			return 2;
+		}
+		gid = g->gr_gid;
+	}
+	s->c = calloc(o->max_clients, sizeof(*s->c));
+	s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (!s->c || s->wake_fd < 0) {
+		server__close(s);
+		return 1;
+	}
+	ret = server__bind(s, gid);
+	if (ret) {
+		if (s->lfd >= 0)
+			close(s->lfd);
+		s->lfd = -1;
+		s->path[0] = '\0';	/* not ours: not unlinked */
+		server__close(s);
+		return ret;
+	}
+	s->last_flush = engine__last_t(e);
+	*sp = s;
+	return 0;
+}
+
+void server__close(struct server *s)
+{
+	char dir[108], *p;
+
+	if (!s)
+		return;
+	for (int i = 0; s->c && i < s->o.max_clients; i++)
+		if (s->c[i])
+			client__close(s, i);
+	if (s->lfd >= 0)
+		close(s->lfd);
+	if (s->path[0]) {
+		unlink(s->path);
+		snprintf(dir, sizeof(dir), "%s", s->path);
+		p = strrchr(dir, '/');
+		if (s->made_dir && p && p != dir) {
+			*p = '\0';
+			rmdir(dir);	/* ours, when empty; else it stays */
+		}
+	}
+	if (s->wake_fd >= 0)
+		close(s->wake_fd);
+	pthread_mutex_destroy(&s->lock);
+	free(s->c);
+	free(s);
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The daemon's local API (docs/protocol.md) on a UNIX stream socket:
+ * clients ask for snapshots and command trees. Single-threaded, all
+ * non-blocking; what one client can cost is bounded (connections,
+ * request size and time, answers unread, flushes per second).
+ */
+#ifndef DAEMON_SERVER_H
+#define DAEMON_SERVER_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "engine/engine.h"
+
+struct server_opts {
+	const char *path;		/* the socket */
+	const char *group;		/* --socket-group, NULL: root's */
+	int max_clients;
+	double min_flush_s;		/* at most one flush per this */
+	double request_timeout_s;	/* a request must arrive whole within */
+	double answer_timeout_s;	/* an answer must be read within */
+};
+
+struct server;
+
+/* Bind the socket (a stale one left by a killed daemon is replaced; a
+ * live one is an error). Errors printed; returns 0, 1 (or 2: bad group). */
+int server__open(struct server **sp, const struct server_opts *o,
+		 struct engine *e, const void *hello, size_t hello_len);
+/* Unlink the socket and close every connection. */
+void server__close(struct server *s);
+
+/* The fds to poll, at most n; returns how many were filled. */
+int server__pollfds(struct server *s, struct pollfd *pfd, int n);
+/* Handle what poll said about them (pfd as filled), answer what can be. */
+void server__handle(struct server *s, const struct pollfd *pfd, int n, double now);
+/* When the server wants to run again at the latest (a rate-limited flush,
+ * a timeout), CLOCK_MONOTONIC s; INFINITY: nothing due. */
+double server__next(const struct server *s);
+/* Run what is due at now (flush + answers, timeouts). */
+void server__run(struct server *s, double now);
+
+/* Ask for one snapshot of everything (the /metrics front end): queued
+ * with the clients' requests, sharing their flush. done(ctx, buf, len,
+ * err) is called from the server's thread. */
+typedef void (*server_done_fn)(void *ctx, void *buf, size_t len, int err);
+int server__request_all(struct server *s, unsigned int scopes,
+			server_done_fn done, void *ctx);
+
+/* Shutting down: queued and later server__request_all() calls fail. */
+void server__shutdown(struct server *s);
+/*
+ * Check a request: the header (payload NULL: before its payload is read),
+ * then header and payload. The message type, 0 for a good header alone,
+ * or -errno (EPROTO, EMSGSIZE, EINVAL) with the reason in err.
+ */
+int server__parse_request(const struct emon_msg_hdr *h, const void *payload,
+			  char *err, size_t errlen);
+int server__nr_clients(const struct server *s);
+__u64 server__flushes(const struct server *s);
+
+#endif

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# emon-perf serve and stat attached to it. Truth from the kernel for the
+# same window: cgroup cpu.stat, the command tree's rusage.
+#  - the socket: directory 0750, socket 0660
+#  - two attached stats (-I 100 and -I 1000, -G over the same cgroups) at
+#    once: the daemon holds ncpu x events perf_events, each stat none and
+#    no BPF object, one sched_switch program is loaded; each stat's totals
+#    match cpu.stat within 0.5% (+ steal + untraced time)
+#  - command mode attached: the tree's cpu-clock matches its rusage
+#  - a stat asking for an event the daemon does not count uses its own
+#  - the daemon dies under an attached stat: it prints, says why, exits 1
+#  - SIGKILL leaves a socket behind: the next daemon replaces it and counts;
+#    SIGTERM leaves no socket and no BPF program or link
+. "$(dirname "$0")/lib.sh"
+
+D=$TMP/run
+S=$D/emon.sock
+ncpu=$(nproc)
+
+start_daemon() { # ARGS...: serve in the background, $DPID, up when it returns
+	"$EMON" serve -e cpu-clock,context-switches --socket "$S"  "$@" \
+		2>>"$TMP/serve.err" &
+	DPID=$!
+	BG_PIDS+=($DPID)
+	for _ in $(seq 500); do	# it says so once it serves
+		grep -q "serving .* pid $DPID:" "$TMP/serve.err" && return 0
+		[ -d /proc/$DPID ] || break
+		sleep 0.02
+	done
+	echo "FAIL  the daemon did not start:"
+	cat "$TMP/serve.err"
+	return 1
+}
+
+start_daemon || exit 1
+check "socket directory is 0750" [ "$(stat -c %a "$D")" = 750 ]
+check "socket is 0660" [ "$(stat -c %a "$S")" = 660 ]
+check "the daemon holds ncpu x 2 events = $((ncpu * 2)) perf_events" [ "$(perf_fds $DPID)" -eq $((ncpu * 2)) ]
+
+# --- two attached stats at once, against cpu.stat ---
+a=$(cg_new a) b=$(cg_new b)
+ua0=$(cg_usage_ns "$a") ub0=$(cg_usage_ns "$b") st0=$(steal_ns)
+wait_done="while [ ! -e $TMP/done ]; do sleep 0.02; done"
+for i in 1 2; do
+	ival=$([ $i = 1 ] && echo 100 || echo 1000)
+	"$EMON" stat -e cpu-clock,context-switches -G "$a,$b" -I $ival -j \
+		-o "$TMP/s$i.jsonl" --socket "$S" -- sh -c "$wait_done" 2>"$TMP/s$i.err" &
+	eval "spid$i=\$!"
+done
+for _ in $(seq 200); do	# both attached (said on stderr)
+	grep -q attached "$TMP/s1.err" && grep -q attached "$TMP/s2.err" && break
+	sleep 0.05
+done
+check "stat 1 says it attached, with the daemon's pid" grep -q "attached to the daemon (pid $DPID" "$TMP/s1.err"
+cg_bg "$a" "$BURN" 0.6
+pa=$CG_BG_PID
+cg_bg "$b" "$BURN" 0.6
+pb=$CG_BG_PID
+cg_bg "$b" "$BURN" 0.6
+pb2=$CG_BG_PID
+sleep 0.2
+progs=$(bpftool prog show 2>/dev/null | grep -c ' name on_switch ')
+check "one sched_switch program loaded for all of them ($progs)" [ "$progs" -eq 1 ]
+check "the daemon still holds $((ncpu * 2)) perf_events" [ "$(perf_fds $DPID)" -eq $((ncpu * 2)) ]
+for i in 1 2; do
+	eval "p=\$spid$i"
+	check "stat $i holds no perf_event" [ "$(perf_fds $p)" -eq 0 ]
+	check "stat $i holds no BPF program, map or link" [ "$(bpf_fds $p)" -eq 0 ]
+done
+wait $pa $pb $pb2
+ua=$(($(cg_usage_ns "$a") - ua0)) ub=$(($(cg_usage_ns "$b") - ub0))
+touch "$TMP/done"
+wait $spid1
+rc1=$?
+wait $spid2
+rc2=$?
+steal=$(($(steal_ns) - st0))
+check "both stats exit 0 ($rc1, $rc2)" [ $rc1 -eq 0 -a $rc2 -eq 0 ]
+for i in 1 2; do
+	unt=$(untraced_ns "$TMP/s$i.jsonl")
+	ea=$(jsum_counter "$TMP/s$i.jsonl" cgroup "$a" cpu-clock)
+	eb=$(jsum_counter "$TMP/s$i.jsonl" cgroup "$b" cpu-clock)
+	echo "      stat $i: a $ea b $eb; cpu.stat a $ua b $ub (ns); steal $((steal / 1000)) us, untraced $((unt / 1000)) us"
+	check "stat $i: cgroup a matches cpu.stat within 0.5% (+ steal + untraced)" near_steal "$ea" "$ua" 0.5 $((steal + unt))
+	check "stat $i: cgroup b matches cpu.stat within 0.5% (+ steal + untraced)" near_steal "$eb" "$ub" 0.5 $((steal + unt))
+done
+n1=$(grep -c '"scope":"system"' "$TMP/s1.jsonl")
+check "stat -I 100 printed more intervals ($n1) than -I 1000" [ "$n1" -gt "$(grep -c '"scope":"system"' "$TMP/s2.jsonl")" ]
+
+# --- command mode attached: the tree against its own rusage ---
+st0=$(steal_ns)
+"$EMON" stat -e cpu-clock,context-switches -j -o "$TMP/cmd.jsonl" --socket "$S" -- \
+	python3 -c "
+import os, resource, subprocess
+ps = [subprocess.Popen(['$BURN', '0.3']) for _ in range(2)]
+for p in ps: p.wait()
+s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+open('$TMP/rusage', 'w').write(str(int((s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime) * 1e9)))
+" 2>"$TMP/cmd.err"
+rc=$?
+steal=$(($(steal_ns) - st0))
+check "attached command mode exits 0" [ $rc -eq 0 ]
+check "and says it attached" grep -q "attached to the daemon" "$TMP/cmd.err"
+e=$("$PY3" -c "
+import json
+for l in open('$TMP/cmd.jsonl'):
+    r = json.loads(l)
+    if r['scope'] == 'command': print(r['counters']['cpu-clock'])")
+ru=$(cat "$TMP/rusage")
+unt=$(untraced_ns "$TMP/cmd.jsonl")
+check "the command tree's cpu-clock matches its rusage within 3% (+ steal + untraced)" near_steal "$e" "$ru" 3 $((steal + unt))
+
+# --- an event the daemon does not count: own events, one line ---
+"$EMON" stat -e page-faults --socket "$S" --timeout 200 -o /dev/null 2>"$TMP/own.err"
+check "an event the daemon lacks: exit 0" [ $? -eq 0 ]
+check "and a one-line notice" [ "$(grep -c 'counting with own events' "$TMP/own.err")" -eq 1 ]
+
+# --- the daemon dies under an attached stat ---
+"$EMON" stat -e cpu-clock -I 200 -j -o "$TMP/dies.jsonl" --socket "$S" 2>"$TMP/dies.err" &
+sp=$!
+sleep 1
+kill -KILL $DPID
+wait $DPID 2>/dev/null
+wait $sp
+rc=$?
+check "stat exits 1 when the daemon dies" [ $rc -eq 1 ]
+check "it says why" grep -q "lost the daemon (pid $DPID" "$TMP/dies.err"
+check "and printed what it had" [ "$(grep -c '"scope":"system"' "$TMP/dies.jsonl")" -ge 3 ]
+check "SIGKILL left the socket behind" [ -S "$S" ]
+
+# --- the next daemon replaces the stale socket and counts ---
+start_daemon || exit 1
+c=$(cg_new c)
+uc0=$(cg_usage_ns "$c") st0=$(steal_ns)
+"$EMON" stat -e cpu-clock -G "$c" -j -o "$TMP/after.jsonl" --socket "$S" -- \
+	sh -c "$(declare -f cg_run); CGROOT=$CGROOT; cg_run $c $BURN 0.3" 2>"$TMP/after.err"
+uc=$(($(cg_usage_ns "$c") - uc0)) steal=$(($(steal_ns) - st0))
+check "after a SIGKILL the next daemon serves" grep -q "attached to the daemon (pid $DPID" "$TMP/after.err"
+ec=$(jrow "$TMP/after.jsonl" cgroup "$c" cpu-clock)
+unt=$(untraced_ns "$TMP/after.jsonl")
+check "and counts right: cgroup c vs cpu.stat within 0.5% (+ steal + untraced)" near_steal "$ec" "$uc" 0.5 $((steal + unt))
+
+# --- SIGTERM: a clean exit ---
+ids=$(bpf_ids $DPID)
+kill -TERM $DPID
+wait $DPID
+check "SIGTERM: exit 0" [ $? -eq 0 ]
+check "SIGTERM: no socket left" [ ! -e "$S" ]
+check "SIGTERM: its BPF programs and links are gone" bpf_gone "$ids"
+finish

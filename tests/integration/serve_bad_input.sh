@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# What a client can do to the daemon's socket: malformed, truncated,
+# oversized and slow requests, 500 clients at once, clients that vanish
+# before their answer, a track request for someone else's process. The
+# daemon answers each with an error or closes it, keeps serving correct
+# numbers (an attached stat against cpu.stat afterwards) and its memory
+# stays bounded; nothing it printed is a crash.
+. "$(dirname "$0")/lib.sh"
+
+S=$TMP/run/emon.sock
+"$EMON" serve -e cpu-clock,context-switches --socket "$S"  \
+	--max-clients 600 2>"$TMP/serve.err" &
+DPID=$!
+BG_PIDS+=($DPID)
+for _ in $(seq 500); do
+	grep -q "serving .* pid $DPID:" "$TMP/serve.err" && break
+	sleep 0.02
+done
+rss0=$(awk '$1 == "VmRSS:" { print $2 }' /proc/$DPID/status)
+
+"$PY3" - "$S" >"$TMP/client.out" 2>&1 <<'PY'
+import os, socket, struct, sys, time
+path = sys.argv[1]
+MAGIC, V = 0x4e4f4d45, 1
+HDR = struct.Struct("<IHHII")
+ok = True
+
+def say(cond, what):
+    global ok
+    print(("ok    " if cond else "FAIL  ") + what)
+    ok &= cond
+
+def conn():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(10)
+    s.connect(path)
+    return s
+
+def recv_msg(s):
+    h = b""
+    while len(h) < HDR.size:
+        b = s.recv(HDR.size - len(h))
+        if not b:
+            return None
+        h += b
+    magic, ver, typ, ln, tag = HDR.unpack(h)
+    body = b""
+    while len(body) < ln:
+        b = s.recv(min(1 << 20, ln - len(body)))
+        if not b:
+            return None
+        body += b
+    return typ, tag, body
+
+def closed(s):
+    try:
+        return s.recv(1) == b""
+    except (ConnectionResetError, socket.timeout):
+        return True
+
+def snap_req(s, tag=1, scopes=3):
+    s.sendall(HDR.pack(MAGIC, V, 2, 16, tag) + struct.pack("<IIiI", scopes, 0, -1, 0))
+
+# the hello, then a good snapshot
+s = conn()
+typ, _, hello = recv_msg(s)
+say(typ == 1, "hello on connect")
+snap_req(s, 7)
+typ, tag, body = recv_msg(s)
+say(typ == 3 and tag == 7, "a snapshot answers a request, with its tag")
+
+# malformed: bad magic -> error and closed
+s = conn(); recv_msg(s)
+s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+m = recv_msg(s)
+say(m is not None and m[0] == 6 and b"protocol" in m[2], "bad magic: an error naming the protocol")
+say(closed(s), "bad magic: then closed")
+
+# oversized
+s = conn(); recv_msg(s)
+s.sendall(HDR.pack(MAGIC, V, 2, 1 << 20, 1))
+m = recv_msg(s)
+say(m is not None and m[0] == 6 and struct.unpack("<i", m[2][:4])[0] == 90, "oversized: EMSGSIZE")
+say(closed(s), "oversized: then closed")
+
+# unknown type, wrong size, unknown scopes
+for what, msg in (("unknown type", HDR.pack(MAGIC, V, 99, 0, 1)),
+                  ("wrong size", HDR.pack(MAGIC, V, 2, 3, 1) + b"abc"),
+                  ("unknown scopes", HDR.pack(MAGIC, V, 2, 16, 1) + struct.pack("<IIiI", 1 << 9, 0, -1, 0))):
+    s = conn(); recv_msg(s)
+    s.sendall(msg)
+    m = recv_msg(s)
+    say(m is not None and m[0] == 6, what + ": an error")
+    say(closed(s), what + ": then closed")
+
+# track someone else's process
+s = conn(); recv_msg(s)
+s.sendall(HDR.pack(MAGIC, V, 4, 8, 3) + struct.pack("<II", 1, 0))
+m = recv_msg(s)
+say(m is not None and m[0] == 6 and struct.unpack("<i", m[2][:4])[0] == 1, "tracking pid 1 (not our child): EPERM")
+
+# truncated: half a header, then gone; and slow: half a header, then wait
+s = conn(); recv_msg(s)
+s.sendall(HDR.pack(MAGIC, V, 2, 16, 1)[:7]); s.close()
+slow = conn(); recv_msg(slow)
+slow.sendall(HDR.pack(MAGIC, V, 2, 16, 1)[:7])
+
+# clients that vanish before their answer
+for _ in range(50):
+    s = conn(); recv_msg(s); snap_req(s); s.close()
+
+# 500 clients at once, each with a request in flight
+t0 = time.time()
+many = [conn() for _ in range(500)]
+for c in many:
+    recv_msg(c)
+for i, c in enumerate(many):
+    snap_req(c, i + 1, scopes=1)
+good = 0
+for i, c in enumerate(many):
+    m = recv_msg(c)
+    good += m is not None and m[0] == 3 and m[1] == i + 1
+say(good == 500, f"500 clients at once: {good} answered in {time.time() - t0:.2f} s")
+seqs = set()
+for c in many:
+    snap_req(c, 1, scopes=0)
+for c in many:
+    m = recv_msg(c)
+    seqs.add(struct.unpack("<Q", m[2][:8])[0])
+    c.close()
+say(len(seqs) < 100, f"their requests shared flushes: {len(seqs)} flushes for 500")
+
+# the slow one is closed after the request timeout (5 s)
+time.sleep(5.5)
+say(closed(slow), "a request not whole within 5 s: closed")
+sys.exit(0 if ok else 1)
+PY
+rc=$?
+cat "$TMP/client.out"
+check "every client check held" [ $rc -eq 0 ]
+check "the daemon is still running" [ -d /proc/$DPID ]
+
+# correct numbers afterwards
+c=$(cg_new c)
+uc0=$(cg_usage_ns "$c") st0=$(steal_ns)
+"$EMON" stat -e cpu-clock -G "$c" -j -o "$TMP/after.jsonl" --socket "$S" -- \
+	sh -c "$(declare -f cg_run); CGROOT=$CGROOT; cg_run $c $BURN 0.3" 2>"$TMP/after.err"
+uc=$(($(cg_usage_ns "$c") - uc0)) steal=$(($(steal_ns) - st0))
+check "a stat attached afterwards" grep -q "attached to the daemon" "$TMP/after.err"
+unt=$(untraced_ns "$TMP/after.jsonl")
+check "counts right: cgroup vs cpu.stat within 0.5% (+ steal + untraced)" near_steal \
+	"$(jrow "$TMP/after.jsonl" cgroup "$c" cpu-clock)" "$uc" 0.5 $((steal + unt))
+rss=$(awk '$1 == "VmRSS:" { print $2 }' /proc/$DPID/status)
+echo "      daemon RSS: $rss0 kB before, $rss kB after"
+check "memory bounded: RSS grew by less than 16 MiB" [ $((rss - rss0)) -lt 16384 ]
+kill -TERM $DPID
+wait $DPID
+check "then a clean exit on SIGTERM" [ $? -eq 0 ]
+check "nothing alarming in its log" bash -c "! grep -qiE 'sanitizer|segv|abort' '$TMP/serve.err'"
+finish
