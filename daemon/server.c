@@ -625,7 +625,7 @@ static int server__bind(struct server *s, gid_t gid)
 	umask(old);
 	if (!err && gid != (gid_t)-1 && chown(s->path, -1, gid))
 		err = -errno;
-	if (!err && listen(s->lfd, 128))
+	if (!err && listen(s->lfd, SOMAXCONN))
 		err = -errno;
 	if (err) {
 		pr_err("cannot listen on %s: %s", s->path, strerror(-err));

@@ -32,8 +32,8 @@ def say(cond, what):
 
 def conn():
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)	# blocking: waits while the backlog is full
     s.settimeout(10)
-    s.connect(path)
     return s
 
 def recv_msg(s):
