@@ -2,11 +2,15 @@
 /*
  * emon-perf serve: one engine for the whole host, counting from its start
  * (system, packages, every cgroup and process, command trees), and its
- * front end, the local API on a UNIX socket (daemon/server.c): stat
- * attaches there. Runs in the foreground, logs to stderr.
+ * front ends: the local API on a UNIX socket (daemon/server.c; stat,
+ * top and libemon attach there) and Prometheus /metrics over HTTP
+ * (daemon/http.c, daemon/metrics.c). Runs in the foreground, logs to
+ * stderr. Set-up needs CAP_BPF + CAP_PERFMON (docs/capabilities.md);
+ * after it the daemon keeps only what its runtime needs.
  *
- * The main thread owns the engine: it ticks it at least every read
- * period, and answers the clients from the flushes their requests share.
+ * The main thread owns the engine: it ticks it, answers socket clients,
+ * and encodes the snapshots /metrics asks for; the HTTP thread only
+ * decodes and renders them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,6 +18,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,17 +27,23 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include "cli/commands.h"
+#include "daemon/http.h"
+#include "daemon/metrics.h"
 #include "daemon/server.h"
 #include "engine/session.h"
 #include "engine/source.h"
 
 #define DEFAULT_EVENTS "cycles,instructions,cpu-clock"
+#define DEFAULT_LISTEN "127.0.0.1:9464"
 
 struct serve_opts {
 	char events[1024];
 	struct engine_opts eng;
 	const char *socket;
 	const char *group;
+	const char *listen;
+	int top_procs;
+	long max_series;
 	long max_clients;
 	double min_flush_ms;
 };
@@ -41,8 +52,12 @@ struct serve {
 	struct serve_opts o;
 	struct engine *e;
 	struct server *srv;
+	struct http_server *http;
+	struct metrics *metrics;
 	const struct snap_meta *meta;
 	void *hello;
+	double start_unix;
+	double last_scrape_s;	/* the HTTP thread's */
 };
 
 enum {
@@ -54,6 +69,9 @@ enum {
 	OPT_MAX_PROCS,
 	OPT_SOCKET,
 	OPT_SOCKET_GROUP,
+	OPT_LISTEN,
+	OPT_PROCESSES,
+	OPT_MAX_SERIES,
 	OPT_MAX_CLIENTS,
 	OPT_MAX_KEYS,
 	OPT_RETAIN,
@@ -70,6 +88,9 @@ static const struct option long_opts[] = {
 	{ "max-procs",		required_argument, NULL, OPT_MAX_PROCS },
 	{ "socket",		required_argument, NULL, OPT_SOCKET },
 	{ "socket-group",	required_argument, NULL, OPT_SOCKET_GROUP },
+	{ "listen",		required_argument, NULL, OPT_LISTEN },
+	{ "processes",		required_argument, NULL, OPT_PROCESSES },
+	{ "max-series",		required_argument, NULL, OPT_MAX_SERIES },
 	{ "max-clients",	required_argument, NULL, OPT_MAX_CLIENTS },
 	{ "max-keys",		required_argument, NULL, OPT_MAX_KEYS },
 	{ "retain",		required_argument, NULL, OPT_RETAIN },
@@ -87,7 +108,7 @@ static void serve_usage(FILE *f)
 "Counts for the whole host, from its start, in the foreground (logs on\n"
 "stderr): system, packages, every cgroup, container and process, with one\n"
 "set of per-CPU events and BPF programs that every consumer shares.\n"
-"'emon-perf stat' attaches to it by itself.\n"
+"'emon-perf stat' attaches to it by itself; Prometheus scrapes /metrics.\n"
 "\n"
 "  -e, --event LIST          events (default " DEFAULT_EVENTS ")\n"
 "      --energy SOURCE       auto (default), powercap, perf, model:IDLE_W:MAX_W, none\n"
@@ -99,6 +120,10 @@ static void serve_usage(FILE *f)
 "      --socket PATH         the local API's socket (default " SOURCE_DEFAULT_SOCKET ");\n"
 "                            directory 0750, socket 0660\n"
 "      --socket-group NAME   the group that may use the socket\n"
+"      --listen ADDR:PORT    HTTP for /metrics (default " DEFAULT_LISTEN "); none: off\n"
+"      --processes top:N     process series in /metrics: the top N by time\n"
+"      --max-series N        /metrics series at most (default 20000): beyond,\n"
+"                            the smallest cgroups fold into cgroup=\"other\"\n"
 "      --max-clients N       socket clients at once (default 1024)\n"
 "      --max-keys N          cgroups and processes kept (default 100000)\n"
 "      --retain S            a removed cgroup or exited process keeps its final\n"
@@ -179,6 +204,20 @@ static int serve_opts__one(struct serve_opts *o, int c, const char *arg)
 	case OPT_SOCKET_GROUP:
 		o->group = arg;
 		return 0;
+	case OPT_LISTEN:
+		o->listen = arg;
+		return 0;
+	case OPT_PROCESSES:
+		if (strncmp(arg, "top:", 4)) {
+			pr_err("bad value '%s' for --processes: top:N", arg);
+			return -EINVAL;
+		}
+		if (parse_whole("--processes", arg + 4, 1, 100000, &v))
+			return -EINVAL;
+		o->top_procs = v;
+		return 0;
+	case OPT_MAX_SERIES:
+		return parse_whole("--max-series", arg, 100, 10000000, &o->max_series);
 	case OPT_MAX_CLIENTS:
 		return parse_whole("--max-clients", arg, 1, 4000, &o->max_clients);
 	case OPT_MAX_KEYS:
@@ -204,10 +243,13 @@ static int serve_opts__one(struct serve_opts *o, int c, const char *arg)
 /* 0, 1 after --help, -EINVAL after a one-line error. */
 static int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 {
+	char err[256];
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->socket = SOURCE_DEFAULT_SOCKET;
+	o->listen = DEFAULT_LISTEN;
+	o->max_series = 20000;
 	o->max_clients = 1024;
 	o->min_flush_ms = 10;
 	o->eng.retain_s = 300;
@@ -233,10 +275,85 @@ static int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 	}
 	if (!o->events[0])
 		strcpy(o->events, DEFAULT_EVENTS);
+	if (strcmp(o->listen, "none") &&
+	    http__parse_listen(o->listen, &(struct sockaddr_storage){ 0 },
+			       &(socklen_t){ 0 }, err, sizeof(err))) {
+		pr_err("bad value '%s' for --listen: %s", o->listen, err);
+		return -EINVAL;
+	}
 	o->eng.events = o->events;
 	o->eng.max_trees = EMON_MAX_TREES;
 	o->eng.name_cgroups = true;
 	return 0;
+}
+
+/* --- /metrics: the HTTP thread asks the main thread for a snapshot ------- */
+
+struct scrape {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool done;
+	void *buf;
+	size_t len;
+	int err;
+};
+
+static void scrape_done(void *ctx, void *buf, size_t len, int err)
+{
+	struct scrape *sc = ctx;
+
+	pthread_mutex_lock(&sc->lock);
+	sc->buf = buf;
+	sc->len = len;
+	sc->err = err;
+	sc->done = true;
+	pthread_cond_signal(&sc->cond);
+	pthread_mutex_unlock(&sc->lock);
+}
+
+static double unix_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int serve_metrics(void *ctx, bool openmetrics, char **body, size_t *len)
+{
+	struct serve *sv = ctx;
+	struct scrape sc = { .lock = PTHREAD_MUTEX_INITIALIZER,
+			     .cond = PTHREAD_COND_INITIALIZER };
+	struct metrics_self self = {
+		.scrape_duration_s = sv->last_scrape_s,
+		.start_time_unix = sv->start_unix,
+		.version = EMON_VERSION,
+	};
+	unsigned int scopes = EMON_SNAP_CGROUPS | (sv->o.top_procs ? EMON_SNAP_PROCS : 0);
+	double t0 = session__now();
+	struct snapshot snap;
+	int err;
+
+	err = server__request_all(sv->srv, scopes, scrape_done, &sc);
+	if (err)
+		return err;
+	/* the main thread always answers, an error at its shutdown too */
+	pthread_mutex_lock(&sc.lock);
+	while (!sc.done)
+		pthread_cond_wait(&sc.cond, &sc.lock);
+	pthread_mutex_unlock(&sc.lock);
+	if (sc.err)
+		return sc.err;
+	err = snapshot__decode(&snap, sv->meta, sc.buf, sc.len);
+	free(sc.buf);
+	if (err)
+		return err;
+	self.flushes = snap.seq;
+	self.clients = server__nr_clients(sv->srv);
+	err = metrics__render(sv->metrics, sv->meta, &snap, &self, openmetrics, body, len);
+	snapshot__free(&snap);
+	sv->last_scrape_s = session__now() - t0;
+	return err;
 }
 
 /* --- set-up, loop, clean-up ------------------------------------------------- */
@@ -293,8 +410,13 @@ static int serve_setup(struct serve *sv)
 		.request_timeout_s = 5,
 		.answer_timeout_s = 30,
 	};
+	struct metrics_opts mo = {
+		.max_series = sv->o.max_series,
+		.top_procs = sv->o.top_procs,
+	};
 	struct snap_meta m;
 	size_t hello_len;
+	char err[256];
 	int ret;
 
 	raise_nofile(sv->o.max_clients);
@@ -309,6 +431,14 @@ static int serve_setup(struct serve *sv)
 	ret = server__open(&sv->srv, &so, sv->e, sv->hello, hello_len);
 	if (ret)
 		return ret;
+	if (metrics__new(&sv->metrics, &mo))
+		return 1;
+	sv->start_unix = unix_now() - (session__now() - sv->meta->start_t);
+	if (strcmp(sv->o.listen, "none") &&
+	    http__start(&sv->http, sv->o.listen, serve_metrics, sv, err, sizeof(err))) {
+		pr_err("cannot serve HTTP on %s: %s", sv->o.listen, err);
+		return 1;
+	}
 	return 0;
 }
 
@@ -341,8 +471,13 @@ static int serve_loop(struct serve *sv)
 
 static void serve_cleanup(struct serve *sv)
 {
+	/* waiting scrapes get their error first, so the HTTP thread ends */
+	if (sv->srv)
+		server__shutdown(sv->srv);
+	http__stop(sv->http);
 	server__close(sv->srv);
 	engine__close(sv->e);
+	metrics__free(sv->metrics);
 	free(sv->hello);
 }
 
@@ -364,8 +499,10 @@ int cmd_serve(int argc, char **argv)
 	}
 	ret = serve_setup(sv);
 	if (!ret) {
-		fprintf(stderr, "emon-perf: serving %d event(s) on %d CPUs, pid %d: socket %s\n",
-			sv->meta->nr_events, sv->meta->ncpus, (int)getpid(), sv->o.socket);
+		fprintf(stderr, "emon-perf: serving %d event(s) on %d CPUs, pid %d: socket %s, metrics %s%s%s\n",
+			sv->meta->nr_events, sv->meta->ncpus, (int)getpid(), sv->o.socket,
+			sv->http ? "http://" : "off", sv->http ? sv->o.listen : "",
+			sv->http ? "/metrics" : "");
 		ret = serve_loop(sv);
 		if (!ret)
 			fprintf(stderr, "emon-perf: %s: exiting\n", strsignal(stop_signal));

@@ -3,11 +3,13 @@
 # that are missing. Used by the Makefile (make deps) and by .ci/run.
 set -e
 pkgs="make gcc clang llvm libbpf-dev libelf-dev zlib1g-dev libpfm4-dev bpftool
-pkg-config libcmocka-dev libjson-c-dev linux-perf python3 procps"
+pkg-config libcmocka-dev libjson-c-dev libmicrohttpd-dev linux-perf python3
+procps"
 # make test also builds the libFuzzer harnesses (clang's runtime: libFuzzer,
 # ASan, UBSan); gcc's own sanitizer runtimes come with gcc
 pkgs="$pkgs libclang-rt-dev"
-[ "${1:-}" = "--with-test" ] && pkgs="$pkgs chromium"
+# make test: promtool (prometheus) checks the /metrics text
+[ "${1:-}" = "--with-test" ] && pkgs="$pkgs chromium prometheus"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

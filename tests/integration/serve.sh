@@ -18,7 +18,7 @@ S=$D/emon.sock
 ncpu=$(nproc)
 
 start_daemon() { # ARGS...: serve in the background, $DPID, up when it returns
-	"$EMON" serve -e cpu-clock,context-switches --socket "$S"  "$@" \
+	"$EMON" serve -e cpu-clock,context-switches --socket "$S" --listen none "$@" \
 		2>>"$TMP/serve.err" &
 	DPID=$!
 	BG_PIDS+=($DPID)

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 S=$TMP/run/emon.sock
-"$EMON" serve -e cpu-clock,context-switches --socket "$S"  \
+"$EMON" serve -e cpu-clock,context-switches --socket "$S" --listen none \
 	--max-clients 600 2>"$TMP/serve.err" &
 DPID=$!
 BG_PIDS+=($DPID)

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * /metrics over HTTP with libmicrohttpd: it parses the requests and bounds
+ * the connections; this file only routes and negotiates the format.
+ *
+ * The listening socket is ours (bound before libmicrohttpd starts), so a
+ * bind failure names its errno. The polling thread uses epoll (MHD_USE_AUTO),
+ * not select(): the daemon holds a perf event per CPU per event, and a
+ * socket numbered past FD_SETSIZE would break select().
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <microhttpd.h>
+#include "daemon/http.h"
+#include "engine/log.h"
+
+#define HTTP_CONN_LIMIT 64u
+#define HTTP_PER_IP_LIMIT 32u
+#define HTTP_TIMEOUT_S 10u
+#define HTTP_CONN_MEMORY ((size_t)64 * 1024)
+
+#define TYPE_TEXT "text/plain; version=0.0.4; charset=utf-8"
+#define TYPE_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"
+#define TYPE_PLAIN "text/plain; charset=utf-8"
+#define TYPE_HTML "text/html; charset=utf-8"
+
+static const char index_html[] =
+	"<!DOCTYPE html>\n"
+	"<html><head><meta charset=\"utf-8\"><title>emon-perf</title></head>\n"
+	"<body><h1>emon-perf</h1>\n"
+	"<p>Perf events and energy per system, package, cgroup, container "
+	"and process.</p>\n"
+	"<p><a href=\"/metrics\">Metrics</a></p>\n"
+	"</body></html>\n";
+
+struct http_server {
+	struct MHD_Daemon *d;
+	http_metrics_fn fn;
+	void *ctx;
+	int port;
+};
+
+static void set_err(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- --listen ---- */
+
+static int parse_port(const char *s, in_port_t *port)
+{
+	unsigned long v = 0;
+	size_t n = strlen(s);
+
+	if (!n || n > 5 || strspn(s, "0123456789") != n)
+		return -EINVAL;
+	v = strtoul(s, NULL, 10);
+	if (v > 65535)
+		return -EINVAL;
+	*port = htons((in_port_t)v);
+	return 0;
+}
+
+static int parse_v4(const char *host, in_port_t port,
+		    struct sockaddr_storage *ss, socklen_t *sslen)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	sin->sin_family = AF_INET;
+	sin->sin_port = port;
+	if (inet_pton(AF_INET, host, &sin->sin_addr) != 1)
+		return -EINVAL;
+	*sslen = sizeof(*sin);
+	return 0;
+}
+
+/* getaddrinfo, numeric only, for a scope such as fe80::1%eth0 */
+static int parse_v6(const char *host, in_port_t port,
+		    struct sockaddr_storage *ss, socklen_t *sslen)
+{
+	struct addrinfo hints = {
+		.ai_family = AF_INET6,
+		.ai_flags = AI_NUMERICHOST,
+		.ai_socktype = SOCK_STREAM,
+	};
+	struct addrinfo *ai;
+
+	if (getaddrinfo(host, NULL, &hints, &ai))
+		return -EINVAL;
+	memset(ss, 0, sizeof(*ss));
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	*sslen = ai->ai_addrlen;
+	((struct sockaddr_in6 *)ss)->sin6_port = port;
+	freeaddrinfo(ai);
+	return 0;
+}
+
+int http__parse_listen(const char *spec, struct sockaddr_storage *ss,
+		       socklen_t *sslen, char *err, size_t errlen)
+{
+	char host[INET6_ADDRSTRLEN + 64];
+	const char *colon, *why;
+	bool v6 = spec && spec[0] == '[';
+	in_port_t port;
+	size_t n;
+
+	why = "expected ADDR:PORT (IPv4) or [ADDR]:PORT (IPv6)";
+	if (!spec || !ss || !sslen || !*spec)
+		goto bad;
+	colon = v6 ? strstr(spec, "]:") : strrchr(spec, ':');
+	if (!colon)
+		goto bad;
+	n = colon - spec - v6;
+	if (!n || n >= sizeof(host))
+		goto bad;
+	memcpy(host, spec + v6, n);
+	host[n] = '\0';
+	why = "the port is not a number from 0 to 65535";
+	if (parse_port(colon + 1 + v6, &port))
+		goto bad;
+	why = v6 ? "not a numeric IPv6 address" : "not a dotted IPv4 address "
+		   "(IPv6: [ADDR]:PORT)";
+	if (v6 ? parse_v6(host, port, ss, sslen) : parse_v4(host, port, ss, sslen))
+		goto bad;
+	return 0;
+bad:
+	set_err(err, errlen, "bad listen address '%s': %s", spec ? spec : "", why);
+	return -EINVAL;
+}
+
+/* ---- requests ---- */
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
+			     const char *type, const char *body,
+			     enum MHD_ResponseMemoryMode mode)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(strlen(body), (void *)body, mode);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static bool wants_openmetrics(struct MHD_Connection *c)
+{
+	const char *accept;
+
+	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+					     MHD_HTTP_HEADER_ACCEPT);
+	return accept && strcasestr(accept, "application/openmetrics-text");
+}
+
+static enum MHD_Result metrics__reply(struct http_server *h,
+				      struct MHD_Connection *c)
+{
+	bool om = wants_openmetrics(c);
+	struct MHD_Response *r;
+	char *body = NULL, msg[128];
+	enum MHD_Result ret;
+	size_t len = 0;
+	int err;
+
+	err = h->fn(h->ctx, om, &body, &len);
+	if (err || !body) {
+		free(body);
+		snprintf(msg, sizeof(msg), "emon-perf: metrics unavailable: %s\n",
+			 strerror(err < 0 ? -err : EIO));
+		return reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, TYPE_PLAIN, msg,
+			     MHD_RESPMEM_MUST_COPY);
+	}
+	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				om ? TYPE_OPENMETRICS : TYPE_TEXT);
+	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static bool method__ok(const char *method)
+{
+	return !strcmp(method, MHD_HTTP_METHOD_GET) ||
+	       !strcmp(method, MHD_HTTP_METHOD_HEAD);
+}
+
+/*
+ * GET and HEAD are answered at the second call, once the request is
+ * whole: an answer at the first makes libmicrohttpd close the connection,
+ * and Prometheus keeps its connection open between scrapes. Errors are
+ * answered at once (a body that may follow is never read), closing it.
+ */
+static enum MHD_Result http__request(void *cls, struct MHD_Connection *c,
+				     const char *url, const char *method,
+				     const char *version, const char *upload,
+				     size_t *upload_size, void **req_cls)
+{
+	static int seen;
+	bool root = !strcmp(url, "/"), metrics = !strcmp(url, "/metrics");
+	struct http_server *h = cls;
+
+	(void)version;
+	(void)upload;
+	if (!root && !metrics)
+		return reply(c, MHD_HTTP_NOT_FOUND, TYPE_PLAIN,
+			     "404 not found: try /metrics\n", MHD_RESPMEM_PERSISTENT);
+	if (!method__ok(method))
+		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, TYPE_PLAIN,
+			     "405 method not allowed: GET or HEAD\n",
+			     MHD_RESPMEM_PERSISTENT);
+	if (!*req_cls) {
+		*req_cls = &seen;
+		return MHD_YES;
+	}
+	if (*upload_size) {	/* a GET with a body: ignored */
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (root)
+		return reply(c, MHD_HTTP_OK, TYPE_HTML, index_html,
+			     MHD_RESPMEM_PERSISTENT);
+	return metrics__reply(h, c);
+}
+
+/* libmicrohttpd's messages (only with -v: MHD_USE_ERROR_LOG) */
+static void http__log(void *cls, const char *fmt, va_list ap)
+{
+	(void)cls;
+	fputs("emon-perf: http: ", stderr);
+	vfprintf(stderr, fmt, ap);
+}
+
+/* ---- the server ---- */
+
+static int listen__open(const struct sockaddr_storage *ss, socklen_t sslen,
+			int *port)
+{
+	struct sockaddr_storage bound;
+	socklen_t blen = sizeof(bound);
+	int fd, one = 1, err;
+
+	fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, (const struct sockaddr *)ss, sslen) || listen(fd, 64) ||
+	    getsockname(fd, (struct sockaddr *)&bound, &blen))
+		goto fail;
+	*port = ntohs(bound.ss_family == AF_INET6 ?
+		      ((struct sockaddr_in6 *)&bound)->sin6_port :
+		      ((struct sockaddr_in *)&bound)->sin_port);
+	return fd;
+fail:
+	err = -errno;
+	close(fd);
+	return err;
+}
+
+static struct MHD_Daemon *daemon__start(struct http_server *h, int fd)
+{
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
+
+	if (verbose)
+		flags |= MHD_USE_ERROR_LOG;
+	return MHD_start_daemon(flags, 0, NULL, NULL, http__request, h,
+				MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
+				MHD_OPTION_CONNECTION_LIMIT, HTTP_CONN_LIMIT,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, HTTP_PER_IP_LIMIT,
+				MHD_OPTION_CONNECTION_TIMEOUT, HTTP_TIMEOUT_S,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, HTTP_CONN_MEMORY,
+				MHD_OPTION_EXTERNAL_LOGGER, http__log, NULL,
+				MHD_OPTION_END);
+}
+
+int http__start(struct http_server **hp, const char *spec, http_metrics_fn fn,
+		void *ctx, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	struct http_server *h;
+	socklen_t sslen;
+	int fd, ret;
+
+	if (!hp || !fn) {
+		set_err(err, errlen, "http: no server or metrics function");
+		return -EINVAL;
+	}
+	ret = http__parse_listen(spec, &ss, &sslen, err, errlen);
+	if (ret)
+		return ret;
+	h = calloc(1, sizeof(*h));
+	if (!h) {
+		set_err(err, errlen, "http: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	h->fn = fn;
+	h->ctx = ctx;
+	fd = listen__open(&ss, sslen, &h->port);
+	if (fd < 0) {
+		ret = fd;
+		set_err(err, errlen, "cannot listen on %s: %s", spec, strerror(-ret));
+		goto fail;
+	}
+	h->d = daemon__start(h, fd);
+	if (!h->d) {
+		ret = -EIO;
+		close(fd);
+		set_err(err, errlen, "cannot start the HTTP server on %s "
+			 "(libmicrohttpd; -v says why)", spec);
+		goto fail;
+	}
+	*hp = h;
+	return 0;
+fail:
+	free(h);
+	return ret;
+}
+
+int http__port(const struct http_server *h)
+{
+	return h ? h->port : -1;
+}
+
+void http__stop(struct http_server *h)
+{
+	if (!h)
+		return;
+	MHD_stop_daemon(h->d);	/* closes the listening socket too */
+	free(h);
+}

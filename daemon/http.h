@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The daemon's HTTP endpoint (libmicrohttpd, its own polling thread):
+ *   GET|HEAD /metrics   the body fn produces; OpenMetrics 1.0 when the
+ *                       Accept header asks for application/openmetrics-text,
+ *                       else Prometheus text 0.0.4; 503 if fn fails
+ *   GET|HEAD /          a small HTML page linking to /metrics
+ * Any other path: 404; another method: 405 (Allow: GET, HEAD). Bounded:
+ * 64 connections, 32 per IP, 10 s idle timeout, 64 KiB per connection
+ * (a larger request is refused by libmicrohttpd).
+ */
+#ifndef DAEMON_HTTP_H
+#define DAEMON_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+/* Produce the /metrics body (malloc'ed; http frees it); 0 or -errno.
+ * Called in the HTTP thread, one call at a time. */
+typedef int (*http_metrics_fn)(void *ctx, bool openmetrics, char **body,
+			       size_t *len);
+
+struct http_server;
+
+/* Listen on spec, "ADDR:PORT" (IPv4 dotted, or [IPv6]:PORT; port 0 picks
+ * a free one) and serve. 0, or -errno with one line in err (bad address,
+ * bind failure such as address in use, libmicrohttpd failure). */
+int http__start(struct http_server **h, const char *spec, http_metrics_fn fn,
+		void *ctx, char *err, size_t errlen);
+/* The bound port. */
+int http__port(const struct http_server *h);
+/* Stop serving (waits for the HTTP thread), close the socket, free h. */
+void http__stop(struct http_server *h);
+
+/* Check a --listen value without binding: 0 with *ss, *sslen filled, or
+ * -EINVAL with a reason in err. "none" is the caller's. */
+int http__parse_listen(const char *spec, struct sockaddr_storage *ss,
+		       socklen_t *sslen, char *err, size_t errlen);
+
+#endif
