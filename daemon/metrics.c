@@ -1076,10 +1076,10 @@ static void self__read(struct render *r)
 	}
 }
 
-/* emon_overflow_total x2 and 8 single series (self__emit) */
+/* emon_overflow_total x2 and 9 single series (self__emit) */
 static size_t self__series(const struct render *r)
 {
-	return 10 + r->has_cpu + r->has_rss;
+	return 11 + r->has_cpu + r->has_rss;
 }
 
 static void scalar__emit(struct render *r, const char *name, const char *type,
@@ -1142,6 +1142,10 @@ static void self__emit(struct render *r, const struct metrics_self *self)
 	scalar__emit(r, "emon_flushes", "counter", NULL,
 		     "Flushes of every CPU so far", NULL, self->flushes);
 	overflow__emit(r);
+	scalar__emit(r, "emon_untraced_seconds", "counter", "seconds",
+		     "CPU time after context switches the kernel did not trace "
+		     "(tasks hidden from tracepoints), whose owner was estimated",
+		     NULL, r->s->stats[EMON_STAT_UNTRACED_NS] / 1e9);
 	scalar__emit(r, "emon_series", "gauge", NULL,
 		     "Series in this scrape", NULL, r->total);
 	scalar__emit(r, "emon_folded_cgroups", "gauge", NULL,
