@@ -290,13 +290,14 @@ static struct MHD_Daemon *daemon__start(struct http_server *h, int fd)
 
 	if (verbose)
 		flags |= MHD_USE_ERROR_LOG;
+	/* the logger first: MHD complains about the options before it */
 	return MHD_start_daemon(flags, 0, NULL, NULL, http__request, h,
+				MHD_OPTION_EXTERNAL_LOGGER, http__log, NULL,
 				MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
 				MHD_OPTION_CONNECTION_LIMIT, HTTP_CONN_LIMIT,
 				MHD_OPTION_PER_IP_CONNECTION_LIMIT, HTTP_PER_IP_LIMIT,
 				MHD_OPTION_CONNECTION_TIMEOUT, HTTP_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, HTTP_CONN_MEMORY,
-				MHD_OPTION_EXTERNAL_LOGGER, http__log, NULL,
 				MHD_OPTION_END);
 }
 

@@ -29,6 +29,7 @@
 #include "cli/commands.h"
 #include "daemon/http.h"
 #include "daemon/metrics.h"
+#include "daemon/privs.h"
 #include "daemon/server.h"
 #include "engine/session.h"
 #include "engine/source.h"
@@ -442,6 +443,25 @@ static int serve_setup(struct serve *sv)
 	return 0;
 }
 
+/* After set-up: only what the runtime needs (docs/capabilities.md). */
+static void drop_privileges(void)
+{
+	__u64 keep = PRIVS_RUNTIME, eff = 0;
+	const char *env = getenv("EMON_PERF_KEEP_CAPS");	/* experiments */
+	char buf[256];
+	int err;
+
+	if (env)
+		keep = strtoull(env, NULL, 0);
+	err = privs__drop(keep);
+	privs__effective(&eff);
+	privs__format(eff, buf, sizeof(buf));
+	if (err)
+		pr_warn("cannot drop capabilities: %s (effective: %s)", strerror(-err), buf);
+	else
+		pr_debug("capabilities after set-up: %s", buf);
+}
+
 static int serve_loop(struct serve *sv)
 {
 	struct pollfd *pfd = calloc(sv->o.max_clients + 4, sizeof(*pfd));
@@ -499,6 +519,7 @@ int cmd_serve(int argc, char **argv)
 	}
 	ret = serve_setup(sv);
 	if (!ret) {
+		drop_privileges();
 		fprintf(stderr, "emon-perf: serving %d event(s) on %d CPUs, pid %d: socket %s, metrics %s%s%s\n",
 			sv->meta->nr_events, sv->meta->ncpus, (int)getpid(), sv->o.socket,
 			sv->http ? "http://" : "off", sv->http ? sv->o.listen : "",
