@@ -8,8 +8,9 @@ procps"
 # make test also builds the libFuzzer harnesses (clang's runtime: libFuzzer,
 # ASan, UBSan); gcc's own sanitizer runtimes come with gcc
 pkgs="$pkgs libclang-rt-dev"
-# make test: promtool (prometheus) checks the /metrics text
-[ "${1:-}" = "--with-test" ] && pkgs="$pkgs chromium prometheus"
+# make test: a Prometheus server and promtool scrape /metrics (curl too);
+# PyYAML reads the Kubernetes DaemonSet
+[ "${1:-}" = "--with-test" ] && pkgs="$pkgs chromium prometheus curl python3-yaml"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
