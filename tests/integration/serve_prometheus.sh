@@ -5,7 +5,8 @@
 # cgroup's emon_cgroup_cpu_clock_seconds_total, which must equal the
 # kernel's cpu.stat usage within 0.5% (+ steal + the daemon's untraced
 # time); promtool check metrics on a scrape prints nothing; the endpoint
-# answers only GET /metrics and /.
+# answers only GET /metrics and /; a removed cgroup keeps its totals for
+# --retain seconds, then leaves; no counter ever goes backwards.
 . "$(dirname "$0")/lib.sh"
 
 command -v prometheus >/dev/null || skip "no prometheus (apt-get install prometheus)"
@@ -17,7 +18,7 @@ free_port() {
 MPORT=$(free_port) PPORT=$(free_port)
 S=$TMP/run/emon.sock
 "$EMON" serve -e cpu-clock,context-switches --socket "$S" --listen 127.0.0.1:$MPORT \
-	2>"$TMP/serve.err" &
+	--retain 3 2>"$TMP/serve.err" &
 DPID=$!
 BG_PIDS+=($DPID)
 for _ in $(seq 500); do
@@ -105,6 +106,31 @@ om=$(curl -s -H 'Accept: application/openmetrics-text; version=1.0.0' -o /dev/nu
 check "OpenMetrics when asked for ($om)" grep -q openmetrics <<<"$om"
 check "only GET /metrics and /: /x is 404" [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$MPORT/x")" = 404 ]
 check "POST is 405" [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$MPORT/metrics")" = 405 ]
+
+# a removed cgroup keeps its final totals for --retain seconds (3 here),
+# then leaves the output; the others' totals never went backwards
+d=$(cg_new d)
+cg_bg "$d" "$BURN" 0.1
+wait $CG_BG_PID
+rmdir "$CGROOT$d"
+has_d() { curl -s "http://127.0.0.1:$MPORT/metrics" | grep -q "cgroup=\"$d\""; }
+check "a removed cgroup keeps its totals in /metrics" has_d
+gone=0
+for _ in $(seq 40); do	# --retain 3 s + a retention pass every 5 s
+	has_d || { gone=1; break; }
+	sleep 0.5
+done
+check "and leaves them after --retain" [ $gone = 1 ]
+"$PY3" - "$PPORT" >"$TMP/resets.out" <<'PY'
+import json, sys, urllib.parse, urllib.request
+q = "sum(resets(emon_cgroup_cpu_clock_seconds_total[5m]))"
+url = f"http://127.0.0.1:{sys.argv[1]}/api/v1/query?" + urllib.parse.urlencode({"query": q})
+r = json.load(urllib.request.urlopen(url, timeout=5))["data"]["result"]
+print(r[0]["value"][1] if r else "none")
+PY
+check "no counter ever went backwards (PromQL resets() = $(cat "$TMP/resets.out"))" \
+	[ "$(cat "$TMP/resets.out")" = 0 ]
+
 kill -TERM $DPID
 wait $DPID
 check "SIGTERM: a clean exit with HTTP on" [ $? -eq 0 ]
