@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "cli/utf8.h"
 #include "daemon/metrics.h"
 #include "engine/container.h"
 #include "engine/idmap.h"
@@ -233,32 +234,6 @@ static void mbuf__double(struct mbuf *b, double v)
 	b->len += snprintf(b->p + b->len, 32, "%.15g", v);
 }
 
-/* Length of the valid UTF-8 sequence at s (1-4), or 0. */
-static int utf8_len(const unsigned char *s)
-{
-	__u32 cp;
-	int n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (int i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
 
 static bool plain(unsigned char c, bool quote)
 {

@@ -411,3 +411,23 @@ cg_bg() {
 	CG_BG_PID=$!
 	BG_PIDS+=($CG_BG_PID)
 }
+
+# serve_start SOCKET LOG ARGS...: emon-perf serve in the background on
+# SOCKET (its stderr to LOG); $DPID, in BG_PIDS; returns once it says it
+# serves (a socket left by a killed daemon is there before that), 1 if
+# it ended instead
+serve_start() {
+	local sock=$1 log=$2
+	shift 2
+	"$EMON" serve --socket "$sock" "$@" 2>>"$log" &
+	DPID=$!
+	BG_PIDS+=($DPID)
+	for _ in $(seq 500); do
+		grep -q "serving .* pid $DPID:" "$log" && return 0
+		[ -d /proc/$DPID ] || break
+		sleep 0.02
+	done
+	echo "FAIL  the daemon did not start:"
+	cat "$log"
+	return 1
+}

@@ -17,19 +17,8 @@ D=$TMP/run
 S=$D/emon.sock
 ncpu=$(nproc)
 
-start_daemon() { # ARGS...: serve in the background, $DPID, up when it returns
-	"$EMON" serve -e cpu-clock,context-switches --socket "$S" --listen none "$@" \
-		2>>"$TMP/serve.err" &
-	DPID=$!
-	BG_PIDS+=($DPID)
-	for _ in $(seq 500); do	# it says so once it serves
-		grep -q "serving .* pid $DPID:" "$TMP/serve.err" && return 0
-		[ -d /proc/$DPID ] || break
-		sleep 0.02
-	done
-	echo "FAIL  the daemon did not start:"
-	cat "$TMP/serve.err"
-	return 1
+start_daemon() { # ARGS...: the daemon on $S, $DPID (lib.sh serve_start)
+	serve_start "$S" "$TMP/serve.err" -e cpu-clock,context-switches --listen none "$@"
 }
 
 start_daemon || exit 1

@@ -17,14 +17,8 @@ free_port() {
 }
 MPORT=$(free_port) PPORT=$(free_port)
 S=$TMP/run/emon.sock
-"$EMON" serve -e cpu-clock,context-switches --socket "$S" --listen 127.0.0.1:$MPORT \
-	--retain 3 2>"$TMP/serve.err" &
-DPID=$!
-BG_PIDS+=($DPID)
-for _ in $(seq 500); do
-	grep -q "serving .* pid $DPID:" "$TMP/serve.err" && break
-	sleep 0.02
-done
+serve_start "$S" "$TMP/serve.err" -e cpu-clock,context-switches \
+	--listen 127.0.0.1:$MPORT --retain 3 || exit 1
 check "the daemon serves metrics on 127.0.0.1:$MPORT" grep -q "http://127.0.0.1:$MPORT/metrics" "$TMP/serve.err"
 
 cat >"$TMP/prom.yml" <<EOF
