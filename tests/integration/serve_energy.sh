@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Energy through the daemon: a fake powercap tree advancing at a known
+# wattage (20 W, tools/fake-rapl), the daemon reading it, a stat attached
+# to it. The attached stat's energy is 20 W x elapsed within 1%, and each
+# partition (CPUs, sockets, cgroups, processes, containers) adds up to the
+# system's every interval.
+. "$(dirname "$0")/lib.sh"
+
+fake_rapl "$TMP/pc" 20 --period-ms 1 || finish
+S=$TMP/run/emon.sock
+serve_start "$S" "$TMP/serve.err" -e cpu-clock,context-switches --powercap-root "$TMP/pc" \
+	--listen none || exit 1
+"$EMON" stat -a -e cpu-clock,context-switches --socket "$S" --timeout 2000 \
+	--by system,cpu,socket,cgroup,process,container -I 500 -j -o "$TMP/e.jsonl" 2>"$TMP/stat.err"
+check "attached stat exits 0" [ $? -eq 0 ]
+check "and it is attached" grep -q "attached to the daemon (pid $DPID" "$TMP/stat.err"
+t=$("$PY3" -c "import json; print(max(json.loads(l)['interval'] for l in open('$TMP/e.jsonl')))")
+e=$(jsum "$TMP/e.jsonl" system energy_j)
+echo "      $e J in $t s at 20 W"
+check "attached: 20 W x elapsed within 1%" near "$e" "$("$PY3" -c "print(20 * $t)")" 1
+"$PY3" - "$TMP/e.jsonl" <<'PY'
+import json, sys, collections
+by = collections.defaultdict(lambda: collections.defaultdict(float))
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    by[r["interval"]][r["scope"]] += r["energy_j"]
+bad = 0
+for t, s in sorted(by.items()):
+    for scope in ("cpu", "socket", "cgroup", "process", "container"):
+        if abs(s[scope] - s["system"]) > 1e-6 * max(1, s["system"]):
+            print(f"FAIL  t={t}: {scope} rows {s[scope]:.9f} J != system {s['system']:.9f} J")
+            bad += 1
+print(f"      {len(by)} intervals, each partition adds up to the system energy" if not bad else "")
+sys.exit(bad != 0)
+PY
+check "attached: attributed energy adds up to the measured energy (every scope, every interval)" [ $? -eq 0 ]
+grep -q '"energy_source":"powercap","split_by":"cpu-clock"' "$TMP/e.jsonl"
+check "the system row names the daemon's source and split metric" [ $? -eq 0 ]
+kill -TERM $DPID
+wait $DPID
+check "SIGTERM: exit 0" [ $? -eq 0 ]
+finish
