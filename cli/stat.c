@@ -284,8 +284,6 @@ static void stat_cleanup(struct stat_run *st)
 	source__close(st->src);
 	if (st->out.f && st->out.f != stdout)
 		fclose(st->out.f);
-	for (int i = 0; i < st->out.nr_events; i++)
-		free((char *)st->out.ev[i].name);
 	row_set__exit(&st->rows);
 	if (st->agg_init)
 		aggregate__exit(&st->agg);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/commands.h"
+#include "cli/opts.h"
 #include "cli/stat.h"
 
 #define DEFAULT_EVENTS "cycles,instructions,cpu-clock"
@@ -100,37 +101,6 @@ static void stat_usage(FILE *f)
 "failure, 2 bad usage or input.\n");
 }
 
-/* A whole positive number that fits in a long, or -EINVAL. */
-static int parse_long(const char *opt, const char *s, long min, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min) {
-		pr_err("bad value '%s' for %s: a whole number >= %ld", s, opt, min);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
-static int parse_double(const char *opt, const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < 0) {
-		pr_err("bad value '%s' for %s: a number >= 0", s, opt);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
 static int parse_by(struct stat_opts *o, const char *arg)
 {
 	char *dup = strdup(arg), *save = NULL, *tok;
@@ -212,7 +182,7 @@ static int stat_opts__one(struct stat_opts *o, int c, const char *arg)
 	case OPT_BY:
 		return parse_by(o, arg);
 	case 'I':
-		if (parse_long("-I", arg, 10, &o->interval_ms))
+		if (opts__long("-I", arg, 10, LONG_MAX, &o->interval_ms))
 			return -EINVAL;
 		return 0;
 	case 'x':
@@ -229,7 +199,7 @@ static int stat_opts__one(struct stat_opts *o, int c, const char *arg)
 		o->output = arg;
 		return 0;
 	case OPT_TIMEOUT:
-		return parse_long("--timeout", arg, 1, &o->timeout_ms);
+		return opts__long("--timeout", arg, 1, LONG_MAX, &o->timeout_ms);
 	case OPT_ENERGY:
 		o->energy = arg;
 		return 0;
@@ -240,11 +210,11 @@ static int stat_opts__one(struct stat_opts *o, int c, const char *arg)
 		o->split_by = arg;
 		return 0;
 	case OPT_IDLE_WATTS:
-		return parse_double("--idle-watts", arg, &o->idle_watts);
+		return opts__double("--idle-watts", arg, 0, INFINITY, &o->idle_watts);
 	case OPT_MAX_CGROUPS:
 	case OPT_MAX_PROCS:
-		if (parse_long(c == OPT_MAX_CGROUPS ? "--max-cgroups" : "--max-procs",
-			       arg, 1, &v))
+		if (opts__long(c == OPT_MAX_CGROUPS ? "--max-cgroups" : "--max-procs",
+			       arg, 1, LONG_MAX, &v))
 			return -EINVAL;
 		if (v > 1 << 24) {
 			pr_err("bad value '%s': at most %d entries", arg, 1 << 24);

@@ -13,9 +13,11 @@
 #include "cli/stat.h"
 #include "engine/snapshot.h"
 #include "engine/source.h"
+#include "pmu/event.h"
 
 struct stat_run {
 	struct stat_opts o;
+	struct pmu_event_list events;	/* -e, parsed (the source opens them) */
 	struct source *src;
 	struct snapshot prev;		/* the last interval's end */
 	struct snapshot last;		/* the newest (daemon: polled) */

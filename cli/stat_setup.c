@@ -36,10 +36,9 @@ static int check_cgroups(struct stat_run *st)
 
 static int check_events(struct stat_run *st)
 {
-	struct pmu_event_list l = { 0 };
 	char err[512];
 
-	if (pmu_event_list__parse(&l, st->o.events, err, sizeof(err))) {
+	if (pmu_event_list__parse(&st->events, st->o.events, err, sizeof(err))) {
 		pr_err("%s", err);
 		return 2;
 	}
@@ -113,25 +112,20 @@ static int setup_source(struct stat_run *st)
 }
 
 /* Each event as the outputs show it: where it is in the snapshots. */
-static int setup_events(struct stat_run *st)
+static void setup_events(struct stat_run *st)
 {
-	struct pmu_event_list l = { 0 };
-	char err[512];
+	const struct pmu_event_list *l = &st->events;
 
-	pmu_event_list__parse(&l, st->o.events, err, sizeof(err));
-	for (int i = 0; i < l.nr; i++) {
+	for (int i = 0; i < l->nr; i++) {
 		struct row_event *re = &st->out.ev[i];
-		int pos = source__event_pos(st->src, l.ev[i].name);
+		int pos = source__event_pos(st->src, l->ev[i].name);
 
-		re->name = strdup(l.ev[i].name);
-		if (!re->name)
-			return 1;
-		re->is_time = l.ev[i].is_time;
+		re->name = l->ev[i].name;
+		re->is_time = l->ev[i].is_time;
 		re->supported = pos >= 0;
 		re->bpf_idx = pos >= 0 ? pos : -1;
 	}
-	st->out.nr_events = l.nr;
-	return 0;
+	st->out.nr_events = l->nr;
 }
 
 static void setup_energy(struct stat_run *st)
@@ -170,9 +164,9 @@ int stat__setup(struct stat_run *st)
 	ret = ret ?: check_events(st);
 	ret = ret ?: setup_output(st);
 	ret = ret ?: setup_source(st);
-	ret = ret ?: setup_events(st);
 	if (ret)
 		return ret;
+	setup_events(st);
 	setup_energy(st);
 	setup_ctx(st);
 	for (int i = 0; i < EMON_MAX_EVENTS; i++)

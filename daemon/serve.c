@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include "cli/commands.h"
+#include "cli/opts.h"
 #include "daemon/http.h"
 #include "daemon/metrics.h"
 #include "daemon/privs.h"
@@ -41,7 +43,7 @@ struct serve_opts {
 	char events[1024];
 	struct engine_opts eng;
 	const char *socket;
-	const char *group;
+	gid_t gid;		/* --socket-group, (gid_t)-1: none */
 	const char *listen;
 	int top_procs;
 	long max_series;
@@ -137,32 +139,16 @@ static void serve_usage(FILE *f)
 "Exit status: 0, 1 runtime failure, 2 bad usage or input.\n");
 }
 
-static int parse_num(const char *opt, const char *s, double min, double max, double *out)
+/* Checked here, before anything is loaded: a bad group is bad input. */
+static int parse_group(const char *name, gid_t *gid)
 {
-	char *end;
-	double v;
+	struct group *g = getgrnam(name);
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < min || v > max) {
-		pr_err("bad value '%s' for %s: a number from %g to %g", s, opt, min, max);
+	if (!g) {
+		pr_err("unknown group '%s' for --socket-group", name);
 		return -EINVAL;
 	}
-	*out = v;
-	return 0;
-}
-
-static int parse_whole(const char *opt, const char *s, long min, long max, long *out)
-{
-	double v;
-
-	if (parse_num(opt, s, min, max, &v))
-		return -EINVAL;
-	if (v != (long)v) {
-		pr_err("bad value '%s' for %s: a whole number", s, opt);
-		return -EINVAL;
-	}
-	*out = (long)v;
+	*gid = g->gr_gid;
 	return 0;
 }
 
@@ -191,10 +177,10 @@ static int serve_opts__one(struct serve_opts *o, int c, const char *arg)
 		o->eng.split_by = arg;
 		return 0;
 	case OPT_IDLE_WATTS:
-		return parse_num("--idle-watts", arg, 0, 1e6, &o->eng.idle_watts);
+		return opts__double("--idle-watts", arg, 0, 1e6, &o->eng.idle_watts);
 	case OPT_MAX_CGROUPS:
 	case OPT_MAX_PROCS:
-		if (parse_whole(c == OPT_MAX_CGROUPS ? "--max-cgroups" : "--max-procs",
+		if (opts__long(c == OPT_MAX_CGROUPS ? "--max-cgroups" : "--max-procs",
 				arg, 1, 1 << 24, &v))
 			return -EINVAL;
 		*(c == OPT_MAX_CGROUPS ? &o->eng.max_cgroups : &o->eng.max_procs) = v;
@@ -203,8 +189,7 @@ static int serve_opts__one(struct serve_opts *o, int c, const char *arg)
 		o->socket = arg;
 		return 0;
 	case OPT_SOCKET_GROUP:
-		o->group = arg;
-		return 0;
+		return parse_group(arg, &o->gid);
 	case OPT_LISTEN:
 		o->listen = arg;
 		return 0;
@@ -213,23 +198,23 @@ static int serve_opts__one(struct serve_opts *o, int c, const char *arg)
 			pr_err("bad value '%s' for --processes: top:N", arg);
 			return -EINVAL;
 		}
-		if (parse_whole("--processes", arg + 4, 1, 100000, &v))
+		if (opts__long("--processes", arg + 4, 1, 100000, &v))
 			return -EINVAL;
 		o->top_procs = v;
 		return 0;
 	case OPT_MAX_SERIES:
-		return parse_whole("--max-series", arg, 100, 10000000, &o->max_series);
+		return opts__long("--max-series", arg, 100, 10000000, &o->max_series);
 	case OPT_MAX_CLIENTS:
-		return parse_whole("--max-clients", arg, 1, 4000, &o->max_clients);
+		return opts__long("--max-clients", arg, 1, 4000, &o->max_clients);
 	case OPT_MAX_KEYS:
-		if (parse_whole("--max-keys", arg, 100, 1 << 26, &v))
+		if (opts__long("--max-keys", arg, 100, 1 << 26, &v))
 			return -EINVAL;
 		o->eng.max_keys = v;
 		return 0;
 	case OPT_RETAIN:
-		return parse_num("--retain", arg, 0, 86400 * 7, &o->eng.retain_s);
+		return opts__double("--retain", arg, 0, 86400 * 7, &o->eng.retain_s);
 	case OPT_MIN_FLUSH:
-		if (parse_num("--min-flush-ms", arg, 1, 10000, &d))
+		if (opts__double("--min-flush-ms", arg, 1, 10000, &d))
 			return -EINVAL;
 		o->min_flush_ms = d;
 		return 0;
@@ -249,6 +234,7 @@ static int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->socket = SOURCE_DEFAULT_SOCKET;
+	o->gid = (gid_t)-1;
 	o->listen = DEFAULT_LISTEN;
 	o->max_series = 20000;
 	o->max_clients = 1024;
@@ -274,6 +260,8 @@ static int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 		pr_err("unexpected argument '%s' (see 'emon-perf serve --help')", argv[optind]);
 		return -EINVAL;
 	}
+	if (server__check_path(o->socket))
+		return -EINVAL;
 	if (!o->events[0])
 		strcpy(o->events, DEFAULT_EVENTS);
 	if (strcmp(o->listen, "none") &&
@@ -405,7 +393,7 @@ static int serve_setup(struct serve *sv)
 {
 	struct server_opts so = {
 		.path = sv->o.socket,
-		.group = sv->o.group,
+		.gid = sv->o.gid,
 		.max_clients = sv->o.max_clients,
 		.min_flush_s = sv->o.min_flush_ms / 1e3,
 		.request_timeout_s = 5,

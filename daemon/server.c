@@ -15,7 +15,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -634,11 +633,22 @@ static int server__bind(struct server *s, gid_t gid)
 	return 0;
 }
 
+int server__check_path(const char *path)
+{
+	struct sockaddr_un sa;
+
+	if (path[0] != '/' || strlen(path) >= sizeof(sa.sun_path)) {
+		pr_err("bad --socket '%s': an absolute path under %zu bytes", path,
+		       sizeof(sa.sun_path));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int server__open(struct server **sp, const struct server_opts *o,
 		 struct engine *e, const void *hello, size_t hello_len)
 {
 	struct server *s = calloc(1, sizeof(*s));
-	gid_t gid = (gid_t)-1;
 	int ret;
 
 	*sp = NULL;
@@ -650,30 +660,15 @@ int server__open(struct server **sp, const struct server_opts *o,
 	s->hello = hello;
 	s->hello_len = hello_len;
 	pthread_mutex_init(&s->lock, NULL);
-	if (strlen(o->path) >= sizeof(s->path) || o->path[0] != '/') {
-		pr_err("bad --socket '%s': an absolute path under %zu bytes",
-		       o->path, sizeof(s->path));
-		free(s);
-		return 2;
-	}
-	strcpy(s->path, o->path);
-	if (o->group) {
-		struct group *g = getgrnam(o->group);
-
-		if (!g) {
-			pr_err("unknown group '%s' for --socket-group", o->group);
-			free(s);
-			return 2;
-		}
-		gid = g->gr_gid;
-	}
+	/* the caller checked it (server__check_path) */
+	snprintf(s->path, sizeof(s->path), "%s", o->path);
 	s->c = calloc(o->max_clients, sizeof(*s->c));
 	s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (!s->c || s->wake_fd < 0) {
 		server__close(s);
 		return 1;
 	}
-	ret = server__bind(s, gid);
+	ret = server__bind(s, o->gid);
 	if (ret) {
 		if (s->lfd >= 0)
 			close(s->lfd);

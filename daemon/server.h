@@ -16,7 +16,7 @@
 
 struct server_opts {
 	const char *path;		/* the socket */
-	const char *group;		/* --socket-group, NULL: root's */
+	gid_t gid;			/* --socket-group's, (gid_t)-1: none */
 	int max_clients;
 	double min_flush_s;		/* at most one flush per this */
 	double request_timeout_s;	/* a request must arrive whole within */
@@ -25,8 +25,11 @@ struct server_opts {
 
 struct server;
 
+/* An absolute path that fits a UNIX socket address: 0, or -EINVAL said. */
+int server__check_path(const char *path);
 /* Bind the socket (a stale one left by a killed daemon is replaced; a
- * live one is an error). Errors printed; returns 0, 1 (or 2: bad group). */
+ * live one is an error), path checked first. Errors printed; returns 0
+ * or 1. */
 int server__open(struct server **sp, const struct server_opts *o,
 		 struct engine *e, const void *hello, size_t hello_len);
 /* Unlink the socket and close every connection. */
