@@ -19,21 +19,7 @@ core=$(python3 -c "
 import json
 print(sum(json.loads(l)['zones_j']['core'] for l in open('$TMP/e.jsonl') if json.loads(l)['scope'] == 'socket'))")
 check "the core sub-zone (10 W) within 1%" near "$core" "$(python3 -c "print(10 * $t)")" 1
-python3 - "$TMP/e.jsonl" <<'PY'
-import json, sys, collections
-by = collections.defaultdict(lambda: collections.defaultdict(float))
-for l in open(sys.argv[1]):
-    r = json.loads(l)
-    by[r["interval"]][r["scope"]] += r["energy_j"]
-bad = 0
-for t, s in sorted(by.items()):
-    for scope in ("cpu", "socket", "cgroup", "process"):
-        if abs(s[scope] - s["system"]) > 1e-6 * max(1, s["system"]):
-            print(f"FAIL  t={t}: {scope} rows {s[scope]:.9f} J != system {s['system']:.9f} J")
-            bad += 1
-print(f"      {len(by)} intervals, each partition adds up to the system energy" if not bad else "")
-sys.exit(bad != 0)
-PY
+energy_partitions "$TMP/e.jsonl" cpu socket cgroup process
 check "attributed energy adds up to the measured energy (every scope, every interval)" [ $? -eq 0 ]
 grep -q '"energy_source":"powercap","split_by":"cpu-clock"' "$TMP/e.jsonl"
 check "the system row names the source and the split metric" [ $? -eq 0 ]

@@ -431,3 +431,42 @@ serve_start() {
 	cat "$log"
 	return 1
 }
+
+# energy_partitions FILE SCOPE...: in every interval of a -j recording,
+# the energy rows of each SCOPE add up to the system row's (1e-6)
+energy_partitions() {
+	local f=$1
+	shift
+	"$PY3" - "$f" "$@" <<'PY'
+import json, sys, collections
+by = collections.defaultdict(lambda: collections.defaultdict(float))
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    by[r["interval"]][r["scope"]] += r["energy_j"]
+bad = 0
+for t, s in sorted(by.items()):
+    for scope in sys.argv[2:]:
+        if abs(s[scope] - s["system"]) > 1e-6 * max(1, s["system"]):
+            print(f"FAIL  t={t}: {scope} rows {s[scope]:.9f} J != system {s['system']:.9f} J")
+            bad += 1
+print(f"      {len(by)} intervals, each partition adds up to the system energy" if not bad else "")
+sys.exit(bad != 0)
+PY
+}
+
+# attached_burn SOCKET DPID WHAT: a stat attached to the daemon DPID on
+# SOCKET counts a 0.3 s burner in a cgroup of its own; two checks: it
+# attached, and the cgroup's cpu-clock matches cpu.stat for the same
+# window within 0.5% (+ steal + untraced time)
+attached_burn() {
+	local sock=$1 dpid=$2 what=$3 c uc0 st0 uc steal unt
+	c=$(cg_new "burn$RANDOM")
+	uc0=$(cg_usage_ns "$c") st0=$(steal_ns)
+	"$EMON" stat -e cpu-clock -G "$c" -j -o "$TMP/burn.jsonl" --socket "$sock" -- \
+		sh -c "$(declare -f cg_run); CGROOT=$CGROOT; cg_run $c $BURN 0.3" 2>"$TMP/burn.err"
+	uc=$(($(cg_usage_ns "$c") - uc0)) steal=$(($(steal_ns) - st0))
+	check "$what: a stat attaches" grep -q "attached to the daemon (pid $dpid" "$TMP/burn.err"
+	unt=$(untraced_ns "$TMP/burn.jsonl")
+	check "$what: the cgroup vs cpu.stat within 0.5% (+ steal + untraced)" near_steal \
+		"$(jrow "$TMP/burn.jsonl" cgroup "$c" cpu-clock)" "$uc" 0.5 $((steal + unt))
+}

@@ -136,15 +136,7 @@ check "every client check held" [ $rc -eq 0 ]
 check "the daemon is still running" [ -d /proc/$DPID ]
 
 # correct numbers afterwards
-c=$(cg_new c)
-uc0=$(cg_usage_ns "$c") st0=$(steal_ns)
-"$EMON" stat -e cpu-clock -G "$c" -j -o "$TMP/after.jsonl" --socket "$S" -- \
-	sh -c "$(declare -f cg_run); CGROOT=$CGROOT; cg_run $c $BURN 0.3" 2>"$TMP/after.err"
-uc=$(($(cg_usage_ns "$c") - uc0)) steal=$(($(steal_ns) - st0))
-check "a stat attached afterwards" grep -q "attached to the daemon" "$TMP/after.err"
-unt=$(untraced_ns "$TMP/after.jsonl")
-check "counts right: cgroup vs cpu.stat within 0.5% (+ steal + untraced)" near_steal \
-	"$(jrow "$TMP/after.jsonl" cgroup "$c" cpu-clock)" "$uc" 0.5 $((steal + unt))
+attached_burn "$S" $DPID "afterwards"
 rss=$(awk '$1 == "VmRSS:" { print $2 }' /proc/$DPID/status)
 echo "      daemon RSS: $rss0 kB before, $rss kB after"
 check "memory bounded: RSS grew by less than 16 MiB" [ $((rss - rss0)) -lt 16384 ]
