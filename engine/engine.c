@@ -568,5 +568,9 @@ int engine__tick(struct engine *e)
 	warn_overflow(e);
 	adapt_period(e);
 	err = late_energy(e, te);
-	return err ?: take_energy(e, e->rd.t);
+	err = err ?: take_energy(e, e->rd.t);
+	/* the daemon's retention runs whether or not anyone asks */
+	if (!err && e->o.retain_s >= 0)
+		err = engine__retain(e);
+	return err;
 }

@@ -59,6 +59,8 @@ bool engine__have_privileges(void);
 /* Name the cgroups of the last read while BPF's record of them is fresh. */
 void engine__name_cgroups(struct engine *e);
 void engine__free_names(struct engine *e);
+/* Let the keys go that engine_opts.retain_s lets go (gone entries). */
+int engine__retain(struct engine *e);
 /* Mark the commands' own entries of the last read as in their trees. */
 void engine__mark_roots(struct engine *e);
 

@@ -149,7 +149,7 @@ static int engine__retain_map(struct engine *e, struct idmap *m, double before,
 	return err;
 }
 
-static int engine__retain(struct engine *e)
+int engine__retain(struct engine *e)
 {
 	double before;
 	bool check = e->o.retain_s >= 0;
@@ -406,9 +406,13 @@ int engine__encode(struct engine *e, const struct emon_snap_req *req,
 	struct enc x = {};
 	char *buf;
 
-	err = engine__retain(e);
-	if (err)
-		return err;
+	/* one front end: keys go once it has their totals (the daemon's
+	 * rule runs at its ticks, clients or not) */
+	if (e->o.retain_s < 0) {
+		err = engine__retain(e);
+		if (err)
+			return err;
+	}
 	if (tree < 0 || tree >= e->o.max_trees || !(e->trees & (1ULL << tree)))
 		tree = -1;
 	for (int i = 0; i < e->meta.nr_events; i++)
