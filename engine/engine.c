@@ -324,7 +324,7 @@ int engine__open(struct engine **ep, const struct engine_opts *o)
 	if (e->o.max_trees > EMON_MAX_TREES)
 		e->o.max_trees = EMON_MAX_TREES;
 	e->clock_short_cpu = -1;
-	e->snap_t[0] = e->snap_t[1] = -1;
+	e->snap_t = -1;
 	ret = setup_cpus(e);
 	ret = ret ?: setup_cgroups(e);
 	ret = ret ?: setup_events(e, &so);

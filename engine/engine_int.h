@@ -46,7 +46,7 @@ struct engine {
 	__u64 seq;
 	double last_t, last_read;
 	double period, full;
-	double snap_t[2];		/* the last two snapshots' reads, -1: none */
+	double snap_t;			/* the last snapshot's read, -1: none */
 	double pruned_t;		/* the last retention pass */
 	__u64 trees;			/* in use (bit t) */
 	__u32 tree_root[EMON_MAX_TREES];	/* each tree's command (tgid) */

@@ -162,7 +162,7 @@ int engine__retain(struct engine *e)
 		before = e->last_t - e->o.retain_s;
 	} else {
 		/* keys unchanged since the last snapshot: it has their totals */
-		before = e->snap_t[1];
+		before = e->snap_t;
 		if (before < 0)
 			return 0;
 		before += 1e-9;	/* seen at that very read: unchanged since */
@@ -430,8 +430,7 @@ int engine__encode(struct engine *e, const struct emon_snap_req *req,
 	enc__header(e, req, tree, &x, nc, np, strs);
 	enc__cpus_pkgs(e, &x);
 	enc__keys(e, req, tree, &x);
-	e->snap_t[0] = e->snap_t[1];
-	e->snap_t[1] = e->last_t;
+	e->snap_t = e->last_t;
 	*bufp = buf;
 	*lenp = len;
 	return 0;
