@@ -199,14 +199,13 @@ int engine__tree_new(struct engine *e, pid_t pid)
  */
 void engine__mark_roots(struct engine *e)
 {
-	if (!e->trees)
-		return;
-	for (size_t i = 0; i < e->rd.nr_proc; i++) {
-		struct sess_proc *p = &e->rd.proc[i];
-
-		for (int t = 0; t < e->o.max_trees; t++)
-			if ((e->trees & (1ULL << t)) && p->tgid == e->tree_root[t])
-				p->trees |= 1ULL << t;
+	/* the trees in use (few) outside, the read's processes inside */
+	for (int t = 0; e->trees && t < e->o.max_trees; t++) {
+		if (!(e->trees & (1ULL << t)))
+			continue;
+		for (size_t i = 0; i < e->rd.nr_proc; i++)
+			if (e->rd.proc[i].tgid == e->tree_root[t])
+				e->rd.proc[i].trees |= 1ULL << t;
 	}
 }
 
