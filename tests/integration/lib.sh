@@ -71,6 +71,7 @@ check() {
 	else
 		echo "FAIL  $what"
 		FAILS=$((FAILS + 1))
+		return 1
 	fi
 }
 
