@@ -10,6 +10,7 @@
 #   make asan       build into build-asan/ with ASan + UBSan, run unit +
 #                   integration tests against it (make test does both)
 #   make bench      benchmarks, rewrites BENCHMARKS.md
+#   make bench-serve  the daemon's benchmarks alone (its section of it)
 #   make deps       install missing Debian packages
 #   make V=1        show the commands
 #   make OUTPUT=dir out-of-tree build directory (default build/)
@@ -56,7 +57,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOL_BINS := $(patsubst tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
 
-.PHONY: all clean test unit integration stress bench deps tools run \
+.PHONY: all clean test unit integration stress bench bench-serve deps tools run \
 	fuzz fuzzers asan
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -195,6 +196,10 @@ asan:
 
 bench: emon-perf tools
 	$(Q)OUTPUT=$(O) tools/bench.sh
+	$(Q)OUTPUT=$(O) tools/bench-serve.sh
+
+bench-serve: emon-perf tools
+	$(Q)OUTPUT=$(O) tools/bench-serve.sh
 
 clean:
 	$(call msg,CLEAN,)

@@ -67,8 +67,8 @@ fi
 EVENTS= EVENTS3= EVSETS=() PMU=0
 
 T_START=$(date +%s.%N)
-die() { echo "bench: $*" >&2; exit 1; }
-log() { printf '[%6.1fs] %s\n' "$(echo "$(date +%s.%N) - $T_START" | bc)" "$*"; }
+# shellcheck source=tools/bench/lib.sh
+. "$ROOT/tools/bench/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || die "needs root (BPF, perf events, cgroups)"
 CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
@@ -123,10 +123,6 @@ mkdir "$CGDIR" || die "cannot create $CGDIR"
 cgdirs() { local i; for ((i = 0; i < $1; i++)); do printf '%s/c%04d ' "$CGDIR" "$i"; done; }
 cglist() { local i s=; for ((i = 0; i < $1; i++)); do s+=$(printf '%s/c%04d,' "$BENCHCG" "$i"); done; echo "${s%,}"; }
 usage_ns() { awk '$1 == "usage_usec" { printf "%.0f\n", $2 * 1000 }' "$CGDIR/$1/cpu.stat"; }
-steal_ns() { # [CPU]: hypervisor steal so far, of that CPU or of all
-	awk -v c="cpu${1:-}" -v hz="$(getconf CLK_TCK)" '$1 == c { printf "%.0f\n", $9 * 1e9 / hz }' /proc/stat
-}
-perf_fds() { find "/proc/$1/fd" -lname 'anon_inode:\[perf_event\]' 2>/dev/null | wc -l; }
 # bytes of BPF maps a process holds (memlock in the fdinfo of its map fds)
 bpf_map_bytes() {
 	find "/proc/$1/fd" -lname 'anon_inode:bpf-map' -printf "/proc/$1/fdinfo/%f\n" 2>/dev/null |
@@ -162,15 +158,6 @@ if p.get("name") == "on_switch":
 # events while they switch
 foreign_monitors() { # OUR_PID
 	pgrep -x 'perf|emon-perf' | grep -vxc "$1"
-}
-shuffled() { # SEED WORDS...: the words in a random order fixed by SEED
-	local seed=$1
-	shift
-	printf '%s\n' "$@" | awk -v s="$seed" 'BEGIN { srand(s) } { print rand() "\t" $0 }' |
-		sort -k1,1g | cut -f2-
-}
-kv() { # KEY FILE: the value of KEY=value in FILE
-	grep -o "$1=[^ ]*" "$2" 2>/dev/null | head -1 | cut -d= -f2
 }
 
 # --- the machine -----------------------------------------------------------

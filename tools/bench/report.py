@@ -724,6 +724,14 @@ def report(b, md_path, svg_path):
     for n in notes:
         w("- " + n)
     w("")
+    # the daemon's section (tools/bench-serve.sh) stays as it was
+    if os.path.exists(md_path):
+        old = open(md_path).read()
+        i = old.find("<!-- bench-serve: begin")
+        j = old.find("<!-- bench-serve: end -->")
+        if i >= 0 and j > i:
+            L.append(old[i:j + len("<!-- bench-serve: end -->")])
+            L.append("")
     with open(md_path, "w") as f:
         f.write("\n".join(L) + "\n")
 
