@@ -50,7 +50,8 @@ cg_new() {
 	mkdir -p "$CGROOT$TESTCG/$1" && echo "$TESTCG/$1"
 }
 
-# cg_usage_ns PATH: the cgroup's CPU time from the kernel, in ns
+# cg_usage_ns PATH: the cgroup's CPU time from the kernel, in ns (%.0f:
+# mawk's %d clamps at 2^31 - 1, 2.1 s)
 cg_usage_ns() {
 	awk '$1 == "usage_usec" { printf "%.0f\n", $2 * 1000 }' "$CGROOT$1/cpu.stat"
 }
@@ -241,6 +242,27 @@ EMON_BPF_NAMES='on_switch flush on_fork on_exec on_free on_attach events prev cp
 # second a call on a loaded machine): the helpers below call it in loops
 PY3=${PY3:-$([ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)}
 
+# "${RUSAGE_RUN[@]}" FILE CMD...: run CMD; once it and every descendant it
+# orphaned have ended (this is their child subreaper), write their CPU
+# time in ns, as the kernel accounts it (getrusage: the wrapper's own and
+# its reaped children's), to FILE; exit with CMD's status (128 + signal).
+# A command word, not a function, so that a command tree can start with it
+# (emon-perf stat ... -- "${RUSAGE_RUN[@]}" FILE CMD...) and hold nothing
+# the FILE lacks; the reading is its last act (no interpreter teardown).
+RUSAGE_RUN=("$PY3" -c '
+import ctypes, os, resource, subprocess, sys
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)	# PR_SET_CHILD_SUBREAPER
+st = subprocess.call(sys.argv[2:])
+while True:	# the orphans, reparented to us
+    try:
+        os.wait()
+    except ChildProcessError:
+        break
+s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+os.write(fd, b"%d" % round((s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime) * 1e9))
+os._exit(st if st >= 0 else 128 - st)')
+
 # bpf_max_ids: "prog N", "map N", "link N": the highest ids that exist now
 # (ids only grow, so anything above them was made later)
 bpf_max_ids() {
@@ -365,16 +387,6 @@ for line in open(f):
     if r["scope"] == scope and str(r["key"]) == key:
         s += r["counters"].get(ev) or 0
 print(s)' "$@"
-}
-
-# cg_usage_ns and steal_ns above print with awk's %d, which mawk (Debian's
-# awk) clamps at 2^31 - 1: any cgroup usage over 2.1 s, and the steal since
-# boot on any VM up for a while, came out as 2147483647. Same helpers, %.0f.
-cg_usage_ns() {
-	awk '$1 == "usage_usec" { printf "%.0f\n", $2 * 1000 }' "$CGROOT$1/cpu.stat"
-}
-steal_ns() {
-	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" { printf "%.0f\n", $9 * 1e9 / hz }' /proc/stat
 }
 
 # The time event perf stat -G counts beside emon-perf's cpu-clock: task-clock.

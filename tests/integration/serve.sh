@@ -83,15 +83,8 @@ check "stat -I 100 printed more intervals ($n1) than -I 1000" [ "$n1" -gt "$(gre
 # --- command mode attached: the tree against its own rusage ---
 st0=$(steal_ns)
 "$EMON" stat -e cpu-clock,context-switches -j -o "$TMP/cmd.jsonl" --socket "$S" -- \
-	python3 -c "
-import os, resource, subprocess
-ps = [subprocess.Popen(['$BURN', '0.3']) for _ in range(2)]
-for p in ps: p.wait()
-s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-fd = os.open('$TMP/rusage', os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-os.write(fd, str(int((s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime) * 1e9)).encode())
-os._exit(0)	# no interpreter teardown after the reading: the tree's time is all in it
-" 2>"$TMP/cmd.err"
+	"${RUSAGE_RUN[@]}" "$TMP/rusage" sh -c "$BURN 0.3 & $BURN 0.3; wait" \
+	2>"$TMP/cmd.err"
 rc=$?
 steal=$(($(steal_ns) - st0))
 check "attached command mode exits 0" [ $rc -eq 0 ]
