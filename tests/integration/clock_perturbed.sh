@@ -7,7 +7,7 @@
 #  - alone: every CPU row's cpu-clock is the run's length (1%), no warning;
 #  - beside perf stat --for-each-cgroup counting cpu-clock: the CPU of the
 #    ping-pong falls short, and emon-perf says so once, naming that CPU
-#    and a figure that matches its row's shortfall (2 points);
+#    and a figure that matches the shortfall of a 1 s interval (1 point);
 #  - beside perf counting task-clock (a PMU of its own; what the other
 #    tests compare against, PERF_TIME in lib.sh): nothing lost, no warning.
 . "$(dirname "$0")/lib.sh"
@@ -31,22 +31,29 @@ run() {
 		sleep 0.2
 	fi
 	taskset -c 0 "$EMON" stat -a --energy none -e cpu-clock,context-switches --by system,cpu \
-		--timeout 3000 -j -o "$TMP/$name.jsonl" 2>"$TMP/$name.err"
+		--timeout 3000 -I 1000 -j -o "$TMP/$name.jsonl" 2>"$TMP/$name.err"
 	check "$name: exits 0" [ $? -eq 0 ]
 	[ -n "$pf" ] && wait "$pf"
 	wait "$pp"
 	sed 's/^/      | /' "$TMP/$name.err"
-	# the ping-pong CPU's shortfall against the run's length
+	# the ping-pong CPU's shortfall against the run's length, and in each
+	# 1 s interval (a read period: what the warning's figure is about)
 	"$PY3" - "$TMP/$name.jsonl" "$W" <<'PY' >"$TMP/$name.res"
-import json, sys
+import json, sys, collections
 rows = [json.loads(l) for l in open(sys.argv[1])]
-t = max(r["interval"] for r in rows)
-cpu = {str(r["key"]): r["counters"]["cpu-clock"] for r in rows if r["scope"] == "cpu"}
-short = {k: 100 * (1 - v / (t * 1e9)) for k, v in cpu.items()}
-print(" ".join(f"cpu{k} {v:.2f}%" for k, v in sorted(short.items())), file=sys.stderr)
-print(f"{short[sys.argv[2]]:.2f} {max(abs(v) for v in short.values()):.2f}")
+ends = sorted({r["interval"] for r in rows})
+length = dict(zip(ends, [b - a for a, b in zip([0.0] + ends, ends)]))
+cpu = collections.defaultdict(dict)
+for r in rows:
+    if r["scope"] == "cpu":
+        cpu[str(r["key"])][r["interval"]] = r["counters"]["cpu-clock"]
+short = {k: 100 * (1 - sum(v.values()) / (ends[-1] * 1e9)) for k, v in cpu.items()}
+per = [100 * (1 - cpu[sys.argv[2]].get(t, 0) / (length[t] * 1e9)) for t in ends]
+print(" ".join(f"cpu{k} {v:.2f}%" for k, v in sorted(short.items())) +
+      f"; cpu{sys.argv[2]} by interval: " + " ".join(f"{v:.2f}%" for v in per), file=sys.stderr)
+print(f"{short[sys.argv[2]]:.2f} {max(abs(v) for v in short.values()):.2f} " + ",".join(f"{v:.2f}" for v in per))
 PY
-	read -r SHORT WORST <"$TMP/$name.res"
+	read -r SHORT WORST PER <"$TMP/$name.res"
 }
 
 run alone
@@ -61,8 +68,12 @@ check "beside perf -G cpu-clock: one warning" [ "$(grep -c 'cpu-clock on cpu' "$
 said=$(grep -o "cpu-clock on cpu$W counted [0-9.]*%" "$TMP/perf_cpu_clock.err" | grep -o '[0-9.]*%' | tr -d %)
 check "beside perf -G cpu-clock: the warning names cpu$W and says perf stat -G" \
 	grep -q "cpu-clock on cpu$W counted .*perf stat -G" "$TMP/perf_cpu_clock.err"
-check "beside perf -G cpu-clock: its figure (${said:-none}%) is the row's shortfall ($SHORT%) within 2 points" \
-	"$PY3" -c "import sys; sys.exit(abs(float('${said:-nan}') - $SHORT) > 2)"
+# the figure is a read period's (the second short one in a row): a busy
+# machine moves the loss between periods, so it is matched against the
+# shortfall of each interval after the first, within 1 point (the
+# interval's timestamps against the engine's own read times)
+check "beside perf -G cpu-clock: its figure (${said:-none}%) is an interval's shortfall ($PER%) within 1 point" \
+	"$PY3" -c "import sys; sys.exit(not any(abs(float('${said:-nan}') - v) <= 1 for v in [$PER][1:]))"
 check "beside perf -G cpu-clock: nothing else on stderr" \
 	[ "$(grep -vc 'cpu-clock on cpu' "$TMP/perf_cpu_clock.err")" -eq 0 ]
 
