@@ -6,6 +6,8 @@
 #   make test       install what is missing (root), build, unit +
 #                   integration tests (integration needs root)
 #   make stress     longer fault and load tests (root)
+#   make test-loaded  integration + stress tests while stress-ng keeps
+#                   every CPU busy (root; CI runs it after make test)
 #   make fuzz       every libFuzzer harness FUZZ_SECONDS (60) each
 #   make asan       build into build-asan/ with ASan + UBSan, run unit +
 #                   integration tests against it (make test does both)
@@ -57,7 +59,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOL_BINS := $(patsubst tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
 
-.PHONY: all clean test unit integration stress bench bench-serve deps tools run \
+.PHONY: all clean test test-loaded unit integration stress bench bench-serve deps tools run \
 	fuzz fuzzers asan
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -141,6 +143,12 @@ integration: emon-perf tools
 # Longer fault and load tests (tests/stress/), not part of make test.
 stress: emon-perf tools
 	$(Q)OUTPUT=$(O) tests/run.sh --stress
+
+# The integration and stress tests again while stress-ng runs 2 CPU
+# workers per CPU at their priority (tests/loaded.sh; long_run for 60 s).
+test-loaded: emon-perf tools
+	$(Q)$(call as_root_deps,--with-test)
+	$(Q)OUTPUT=$(O) tests/loaded.sh
 
 # libFuzzer harnesses (tests/fuzz/): the library sources again, built by
 # clang with the fuzzer's coverage and ASan + UBSan into objects of their

@@ -9,8 +9,8 @@ procps"
 # ASan, UBSan); gcc's own sanitizer runtimes come with gcc
 pkgs="$pkgs libclang-rt-dev"
 # make test: a Prometheus server and promtool scrape /metrics (curl too);
-# PyYAML reads the Kubernetes DaemonSet
-[ "${1:-}" = "--with-test" ] && pkgs="$pkgs chromium prometheus curl python3-yaml"
+# PyYAML reads the Kubernetes DaemonSet; make test-loaded: stress-ng
+[ "${1:-}" = "--with-test" ] && pkgs="$pkgs chromium prometheus curl python3-yaml stress-ng"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
