@@ -84,25 +84,8 @@ PORT=$((20000 + $$ % 20000))
 BG=()
 
 cleanup() {
-	local p d
 	trap - EXIT INT TERM
-	for p in "${BG[@]}"; do kill -TERM "$p" 2>/dev/null; done
-	for p in "${BG[@]}"; do wait "$p" 2>/dev/null; done
-	if [ -d "$CGDIR" ]; then
-		for d in "$CGDIR"/c*; do
-			[ -f "$d/cgroup.procs" ] || continue
-			while read -r p; do
-				kill -9 "$p" 2>/dev/null
-				echo "$p" >"$CGROOT/cgroup.procs" 2>/dev/null
-			done <"$d/cgroup.procs"
-		done
-		for _ in 1 2 3 4 5 6 7 8 9 10; do
-			find "$CGDIR" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
-			rmdir "$CGDIR" 2>/dev/null && break
-			sleep 0.5
-		done
-		[ -d "$CGDIR" ] && echo "bench-serve: could not remove $CGDIR" >&2
-	fi
+	bench_cleanup
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -111,8 +94,6 @@ rm -rf "$RES"
 mkdir -p "$RES/raw" || die "cannot create $RES"
 mkdir "$CGDIR" || die "cannot create $CGDIR"
 (cd "$CGDIR" && mkdir c{0000..0999}) || die "cannot create the cgroups"
-cglist() { local i s=; for ((i = 0; i < $1; i++)); do s+=$(printf '%s/c%04d,' "$BENCHCG" "$i"); done; echo "${s%,}"; }
-cgdirs() { local i; for ((i = 0; i < $1; i++)); do printf '%s/c%04d ' "$CGDIR" "$i"; done; }
 LIST=$(cglist $K)
 
 # start_bg CMD...: start in the background on CPU 0, remember its pid in BGPID

@@ -92,26 +92,9 @@ STATS_WAS=$(cat /proc/sys/kernel/bpf_stats_enabled)
 BG=()
 
 cleanup() {
-	local p d
 	trap - EXIT INT TERM
-	for p in "${BG[@]}"; do kill "$p" 2>/dev/null; done
-	for p in "${BG[@]}"; do wait "$p" 2>/dev/null; done
 	sysctl -q -w kernel.bpf_stats_enabled="$STATS_WAS" >/dev/null
-	if [ -d "$CGDIR" ]; then
-		for d in "$CGDIR"/c*; do
-			[ -f "$d/cgroup.procs" ] || continue
-			while read -r p; do
-				kill -9 "$p" 2>/dev/null
-				echo "$p" >"$CGROOT/cgroup.procs" 2>/dev/null
-			done <"$d/cgroup.procs"
-		done
-		for _ in 1 2 3 4 5 6 7 8 9 10; do
-			find "$CGDIR" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
-			rmdir "$CGDIR" 2>/dev/null && break
-			sleep 0.5
-		done
-		[ -d "$CGDIR" ] && echo "bench: could not remove $CGDIR" >&2
-	fi
+	bench_cleanup
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -120,8 +103,6 @@ trap 'exit 130' INT TERM
 mkdir -p "$RES/raw" "$OUTPUT/bench" || die "cannot create $RES"
 mkdir "$CGDIR" || die "cannot create $CGDIR"
 (cd "$CGDIR" && mkdir c{0000..1023}) || die "cannot create the cgroups"
-cgdirs() { local i; for ((i = 0; i < $1; i++)); do printf '%s/c%04d ' "$CGDIR" "$i"; done; }
-cglist() { local i s=; for ((i = 0; i < $1; i++)); do s+=$(printf '%s/c%04d,' "$BENCHCG" "$i"); done; echo "${s%,}"; }
 usage_ns() { awk '$1 == "usage_usec" { printf "%.0f\n", $2 * 1000 }' "$CGDIR/$1/cpu.stat"; }
 # bytes of BPF maps a process holds (memlock in the fdinfo of its map fds)
 bpf_map_bytes() {

@@ -17,3 +17,30 @@ shuffled() { # SEED WORDS...: the words in a random order fixed by SEED
 kv() { # KEY FILE: the value of KEY=value in FILE
 	grep -o "$1=[^ ]*" "$2" 2>/dev/null | head -1 | cut -d= -f2
 }
+
+# The benchmark's cgroups: $CGDIR (under the cgroup2 root $CGROOT, as
+# $BENCHCG) with c0000, c0001... in it.
+cgdirs() { local i; for ((i = 0; i < $1; i++)); do printf '%s/c%04d ' "$CGDIR" "$i"; done; }
+cglist() { local i s=; for ((i = 0; i < $1; i++)); do s+=$(printf '%s/c%04d,' "$BENCHCG" "$i"); done; echo "${s%,}"; }
+
+# bench_cleanup: at exit, stop the background jobs in BG and remove
+# $CGDIR, killing what still runs in it
+bench_cleanup() {
+	local p d
+	for p in "${BG[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	for p in "${BG[@]}"; do wait "$p" 2>/dev/null; done
+	[ -d "$CGDIR" ] || return 0
+	for d in "$CGDIR"/c*; do
+		[ -f "$d/cgroup.procs" ] || continue
+		while read -r p; do
+			kill -9 "$p" 2>/dev/null
+			echo "$p" >"$CGROOT/cgroup.procs" 2>/dev/null
+		done <"$d/cgroup.procs"
+	done
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		find "$CGDIR" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
+		rmdir "$CGDIR" 2>/dev/null && break
+		sleep 0.5
+	done
+	[ -d "$CGDIR" ] && echo "bench: could not remove $CGDIR" >&2
+}
