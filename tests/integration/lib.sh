@@ -263,23 +263,32 @@ fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
 os.write(fd, b"%d" % round((s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime) * 1e9))
 os._exit(st if st >= 0 else 128 - st)')
 
+# bpf_list KIND: bpftool KIND show -j, as one JSON list; again while an
+# object freed as it is listed makes bpftool print {"error": ...}
+bpf_list() {
+	"$PY3" -c '
+import json, subprocess, sys
+for _ in range(10):
+    r = subprocess.run(["bpftool", sys.argv[1], "show", "-j"], capture_output=True, text=True)
+    try:
+        v = json.loads(r.stdout or "[]")
+    except ValueError:
+        continue
+    if isinstance(v, list):
+        print(json.dumps([o for o in v if isinstance(o, dict)]))
+        sys.exit(0)
+print("[]")' "$1"
+}
+
 # bpf_max_ids: "prog N", "map N", "link N": the highest ids that exist now
 # (ids only grow, so anything above them was made later)
 bpf_max_ids() {
-	"$PY3" -c '
-import json, subprocess
-for kind in ("prog", "map", "link"):
-    top = 0
-    for _ in range(10):	# an object freed while listed gives {"error": ...}
-        r = subprocess.run(["bpftool", kind, "show", "-j"], capture_output=True, text=True)
-        try:
-            v = json.loads(r.stdout or "[]")
-        except ValueError:
-            continue
-        if isinstance(v, list):
-            top = max((o.get("id", 0) for o in v if isinstance(o, dict)), default=0)
-            break
-    print(kind, top)'
+	local k
+	for k in prog map link; do
+		echo "$k $(bpf_list $k | "$PY3" -c '
+import json, sys
+print(max((o.get("id", 0) for o in json.load(sys.stdin)), default=0))')"
+	done
 }
 
 # bpf_orphans BASE: BPF programs, maps and links with emon-perf's names,
@@ -288,29 +297,19 @@ for kind in ("prog", "map", "link"):
 # "kind id name" per line; empty when there are none. Freeing takes an RCU
 # grace period, and other runs may be exiting too: polls up to 3 s.
 bpf_orphans() {
-	local base=$1 out
+	local base=$1 out k
 	for _ in $(seq 30); do
+		for k in prog map link; do bpf_list $k >"$TMP/bpf.$k"; done
 		out=$(grep -hE '^(prog_id|map_id|link_id):' /proc/[0-9]*/fdinfo/* 2>/dev/null |
 			"$PY3" -c '
-import json, subprocess, sys
+import json, sys
 base = dict(l.split() for l in sys.argv[1].splitlines())
 names = set(sys.argv[2].split())
 held = {"prog": set(), "map": set(), "link": set()}
 for l in sys.stdin:
     k, v = l.split(":")
     held[k[:-3]].add(int(v))
-def show(kind):
-    # an object freed while bpftool lists them gives {"error": ...}: again
-    for _ in range(10):
-        r = subprocess.run(["bpftool", kind, "show", "-j"], capture_output=True, text=True)
-        try:
-            v = json.loads(r.stdout or "[]")
-        except ValueError:
-            continue
-        if isinstance(v, list):
-            return [o for o in v if isinstance(o, dict)]
-    return []
-progs, maps, links = show("prog"), show("map"), show("link")
+progs, maps, links = (json.loads(open(f"{sys.argv[3]}.{k}").read()) for k in ("prog", "map", "link"))
 used = {m for p in progs for m in p.get("map_ids", [])}
 pname = {p.get("id"): p.get("name", "") for p in progs}
 for p in progs:
@@ -325,7 +324,7 @@ for k in links:
     i = k.get("id", 0)
     if i > int(base["link"]) and pname.get(k.get("prog_id"), "") in names and i not in held["link"]:
         print("link", i, pname.get(k.get("prog_id")))
-' "$base" "$EMON_BPF_NAMES")
+' "$base" "$EMON_BPF_NAMES" "$TMP/bpf")
 		[ -z "$out" ] && return 0
 		sleep 0.1
 	done

@@ -5,23 +5,8 @@
 # real headless Chromium to a picture that is not blank and shows the bars.
 #   EMON=path/to/emon-perf OUTPUT=build-dir tests/integration/report_html.sh
 # Exit 0 pass, 1 fail, 77 skip (no chromium). Leaves $OUTPUT/report-shot.png.
-set -u
-EMON=${EMON:?path to emon-perf}
-OUTPUT=${OUTPUT:-build}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0
-
-check() { # description, then a command that succeeds when the check holds
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok    $what"
-	else
-		echo "FAIL  $what"
-		failed=1
-	fi
-}
+. "$(dirname "$0")/lib.sh"
+tmp=$TMP OUTPUT=${OUTPUT:-build}
 
 # Recording: intervals t = 1..5 s; per interval (J):
 #   web   10 + t  -> 65 J      2e9 instructions, 1e9 cycles -> EPI 6.5 nJ
@@ -101,9 +86,8 @@ check "self-contained: no script, no URL" \
 mkdir -p "$OUTPUT" && cp "$html" "$OUTPUT/report.html"
 
 if ! command -v chromium >/dev/null 2>&1; then
-	echo "SKIP: chromium not installed"
-	[ $failed -eq 0 ] && exit 77
-	exit 1
+	[ "$FAILS" -eq 0 ] && skip "chromium not installed"
+	finish
 fi
 shot=$tmp/shot.png
 HOME=$tmp timeout 90 chromium --headless --no-sandbox --disable-gpu \
@@ -119,7 +103,7 @@ echo "      screenshot: $OUTPUT/report-shot.png"
 
 # Decode the PNG (stdlib only) and count pixels: the page must not be one
 # colour, and the bars of the four keys (palette colours) must be there.
-python3 - "$shot" <<'EOF' || failed=1
+python3 - "$shot" <<'EOF' || FAILS=$((FAILS + 1))
 import struct, sys, zlib
 from collections import Counter
 
@@ -177,4 +161,4 @@ for name, rgb in (("blue", "4e79a7"), ("orange", "f28e2b"), ("red", "e15759"), (
     check(f"{name} #{rgb} bars and lines drawn: {n} pixels (want >= 2000)", n >= 2000)
 sys.exit(0 if ok else 1)
 EOF
-exit $failed
+finish
