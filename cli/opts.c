@@ -3,7 +3,9 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cli/opts.h"
+#include "engine/engine.h"
 #include "engine/log.h"
 
 int opts__long(const char *opt, const char *s, long min, long max, long *out)
@@ -42,5 +44,46 @@ int opts__double(const char *opt, const char *s, double min, double max,
 		return -EINVAL;
 	}
 	*out = v;
+	return 0;
+}
+
+int opts__engine(struct engine_opts *o, int c, const char *arg)
+{
+	long v;
+
+	switch (c) {
+	case OPT_ENERGY:
+		o->energy = arg;
+		return 1;
+	case OPT_POWERCAP_ROOT:
+		o->powercap_root = arg;
+		return 1;
+	case OPT_SPLIT_BY:
+		o->split_by = arg;
+		return 1;
+	case OPT_IDLE_WATTS:
+		return opts__double("--idle-watts", arg, 0, 1e6, &o->idle_watts) ?: 1;
+	case OPT_MAX_CGROUPS:
+	case OPT_MAX_PROCS:
+		if (opts__long(c == OPT_MAX_CGROUPS ? "--max-cgroups" : "--max-procs",
+			       arg, 1, 1 << 24, &v))
+			return -EINVAL;
+		*(c == OPT_MAX_CGROUPS ? &o->max_cgroups : &o->max_procs) = v;
+		return 1;
+	}
+	return 0;
+}
+
+int opts__events(char *events, size_t n, const char *arg)
+{
+	size_t have = strlen(events);
+
+	if (have + strlen(arg) + 2 > n) {
+		pr_err("event list too long");
+		return -EINVAL;
+	}
+	if (have)
+		strcat(events, ",");
+	strcat(events, arg);
 	return 0;
 }

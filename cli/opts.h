@@ -4,10 +4,42 @@
 #ifndef CLI_OPTS_H
 #define CLI_OPTS_H
 
+#include <getopt.h>
+#include <stddef.h>
+
 /* A whole number in [min, max] (max LONG_MAX: no bound), or -EINVAL. */
 int opts__long(const char *opt, const char *s, long min, long max, long *out);
 /* A finite number in [min, max] (max INFINITY: no bound), or -EINVAL. */
 int opts__double(const char *opt, const char *s, double min, double max,
 		 double *out);
+
+struct engine_opts;
+
+/*
+ * The engine's options, spelled and checked alike in stat and serve: their
+ * long options (ENGINE_LONG_OPTIONS, codes from OPT_ENGINE) and one parser.
+ */
+enum {
+	OPT_ENERGY = 0x1000,
+	OPT_POWERCAP_ROOT,
+	OPT_SPLIT_BY,
+	OPT_IDLE_WATTS,
+	OPT_MAX_CGROUPS,
+	OPT_MAX_PROCS,
+};
+
+#define ENGINE_LONG_OPTIONS \
+	{ "energy",		required_argument, NULL, OPT_ENERGY }, \
+	{ "powercap-root",	required_argument, NULL, OPT_POWERCAP_ROOT }, \
+	{ "split-by",		required_argument, NULL, OPT_SPLIT_BY }, \
+	{ "idle-watts",		required_argument, NULL, OPT_IDLE_WATTS }, \
+	{ "max-cgroups",	required_argument, NULL, OPT_MAX_CGROUPS }, \
+	{ "max-procs",		required_argument, NULL, OPT_MAX_PROCS }
+
+/* Option c with its argument into o: 1 when c is an engine option, 0 when
+ * it is not, -EINVAL for a bad value (said). */
+int opts__engine(struct engine_opts *o, int c, const char *arg);
+/* -e LIST: appended to the comma list events (size n), or -EINVAL. */
+int opts__events(char *events, size_t n, const char *arg);
 
 #endif

@@ -7,6 +7,7 @@
 #include <linux/types.h>
 #include "engine/aggregate.h"
 #include "engine/cgroup.h"
+#include "engine/engine.h"
 #include "cli/output.h"
 
 #define STAT_MAX_CGROUPS 1024
@@ -22,12 +23,8 @@ struct stat_opts {
 	bool json;
 	const char *output;
 	long timeout_ms;
-	const char *energy;
-	const char *powercap_root;
-	const char *split_by;
-	double idle_watts;
-	__u32 max_cgroups;
-	__u32 max_procs;
+	/* the engine's options (cli/opts.h); eng.events is set from events */
+	struct engine_opts eng;
 	const char *socket;	/* --socket: the daemon's */
 	bool no_daemon;		/* --no-daemon: own events always */
 	char **cmd;		/* after --, NULL-terminated */

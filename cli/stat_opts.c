@@ -17,12 +17,6 @@
 enum {
 	OPT_BY = 256,
 	OPT_TIMEOUT,
-	OPT_ENERGY,
-	OPT_POWERCAP_ROOT,
-	OPT_SPLIT_BY,
-	OPT_IDLE_WATTS,
-	OPT_MAX_CGROUPS,
-	OPT_MAX_PROCS,
 	OPT_SOCKET,
 	OPT_NO_DAEMON,
 };
@@ -38,12 +32,7 @@ static const struct option long_opts[] = {
 	{ "json",		no_argument,	   NULL, 'j' },
 	{ "output",		required_argument, NULL, 'o' },
 	{ "timeout",		required_argument, NULL, OPT_TIMEOUT },
-	{ "energy",		required_argument, NULL, OPT_ENERGY },
-	{ "powercap-root",	required_argument, NULL, OPT_POWERCAP_ROOT },
-	{ "split-by",		required_argument, NULL, OPT_SPLIT_BY },
-	{ "idle-watts",		required_argument, NULL, OPT_IDLE_WATTS },
-	{ "max-cgroups",	required_argument, NULL, OPT_MAX_CGROUPS },
-	{ "max-procs",		required_argument, NULL, OPT_MAX_PROCS },
+	ENGINE_LONG_OPTIONS,
 	{ "socket",		required_argument, NULL, OPT_SOCKET },
 	{ "no-daemon",		no_argument,	   NULL, OPT_NO_DAEMON },
 	{ "verbose",		no_argument,	   NULL, 'v' },
@@ -153,27 +142,15 @@ static int parse_cgroups(struct stat_opts *o, const char *arg)
 	return err;
 }
 
-static int append_events(struct stat_opts *o, const char *arg)
-{
-	size_t have = strlen(o->events);
-
-	if (have + strlen(arg) + 2 > sizeof(o->events)) {
-		pr_err("event list too long");
-		return -EINVAL;
-	}
-	if (have)
-		strcat(o->events, ",");
-	strcat(o->events, arg);
-	return 0;
-}
-
 static int stat_opts__one(struct stat_opts *o, int c, const char *arg)
 {
-	long v;
+	int r = opts__engine(&o->eng, c, arg);
 
+	if (r)
+		return r < 0 ? r : 0;
 	switch (c) {
 	case 'e':
-		return append_events(o, arg);
+		return opts__events(o->events, sizeof(o->events), arg);
 	case 'a':
 		o->all_cpus = true;
 		return 0;
@@ -200,31 +177,6 @@ static int stat_opts__one(struct stat_opts *o, int c, const char *arg)
 		return 0;
 	case OPT_TIMEOUT:
 		return opts__long("--timeout", arg, 1, LONG_MAX, &o->timeout_ms);
-	case OPT_ENERGY:
-		o->energy = arg;
-		return 0;
-	case OPT_POWERCAP_ROOT:
-		o->powercap_root = arg;
-		return 0;
-	case OPT_SPLIT_BY:
-		o->split_by = arg;
-		return 0;
-	case OPT_IDLE_WATTS:
-		return opts__double("--idle-watts", arg, 0, INFINITY, &o->idle_watts);
-	case OPT_MAX_CGROUPS:
-	case OPT_MAX_PROCS:
-		if (opts__long(c == OPT_MAX_CGROUPS ? "--max-cgroups" : "--max-procs",
-			       arg, 1, LONG_MAX, &v))
-			return -EINVAL;
-		if (v > 1 << 24) {
-			pr_err("bad value '%s': at most %d entries", arg, 1 << 24);
-			return -EINVAL;
-		}
-		if (c == OPT_MAX_CGROUPS)
-			o->max_cgroups = v;
-		else
-			o->max_procs = v;
-		return 0;
 	case OPT_SOCKET:
 		if (!*arg) {
 			pr_err("empty path for --socket");

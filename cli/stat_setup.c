@@ -91,23 +91,16 @@ static unsigned int wanted_scopes(const struct stat_run *st)
 static int setup_source(struct stat_run *st)
 {
 	struct source_opts so = {
-		.eng = {
-			.events = st->o.events,
-			.energy = st->o.energy,
-			.powercap_root = st->o.powercap_root,
-			.split_by = st->o.split_by,
-			.idle_watts = st->o.idle_watts,
-			.max_cgroups = st->o.max_cgroups,
-			.max_procs = st->o.max_procs,
-		},
+		.eng = st->o.eng,
 		.socket = st->o.socket,
 		.no_daemon = st->o.no_daemon,
-		.own_options = st->o.energy || st->o.powercap_root ||
-			       st->o.split_by || st->o.idle_watts,
+		.own_options = st->o.eng.energy || st->o.eng.powercap_root ||
+			       st->o.eng.split_by || st->o.eng.idle_watts,
 		.scopes = wanted_scopes(st),
 		.tree = st->sc.command_mode,
 	};
 
+	so.eng.events = st->o.events;
 	return source__open(&st->src, &so);
 }
 

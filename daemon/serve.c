@@ -64,13 +64,7 @@ struct serve {
 };
 
 enum {
-	OPT_ENERGY = 256,
-	OPT_POWERCAP_ROOT,
-	OPT_SPLIT_BY,
-	OPT_IDLE_WATTS,
-	OPT_MAX_CGROUPS,
-	OPT_MAX_PROCS,
-	OPT_SOCKET,
+	OPT_SOCKET = 256,
 	OPT_SOCKET_GROUP,
 	OPT_LISTEN,
 	OPT_PROCESSES,
@@ -83,12 +77,7 @@ enum {
 
 static const struct option long_opts[] = {
 	{ "event",		required_argument, NULL, 'e' },
-	{ "energy",		required_argument, NULL, OPT_ENERGY },
-	{ "powercap-root",	required_argument, NULL, OPT_POWERCAP_ROOT },
-	{ "split-by",		required_argument, NULL, OPT_SPLIT_BY },
-	{ "idle-watts",		required_argument, NULL, OPT_IDLE_WATTS },
-	{ "max-cgroups",	required_argument, NULL, OPT_MAX_CGROUPS },
-	{ "max-procs",		required_argument, NULL, OPT_MAX_PROCS },
+	ENGINE_LONG_OPTIONS,
 	{ "socket",		required_argument, NULL, OPT_SOCKET },
 	{ "socket-group",	required_argument, NULL, OPT_SOCKET_GROUP },
 	{ "listen",		required_argument, NULL, OPT_LISTEN },
@@ -154,37 +143,15 @@ static int parse_group(const char *name, gid_t *gid)
 
 static int serve_opts__one(struct serve_opts *o, int c, const char *arg)
 {
+	int r = opts__engine(&o->eng, c, arg);
 	double d;
 	long v;
 
+	if (r)
+		return r < 0 ? r : 0;
 	switch (c) {
 	case 'e':
-		if (strlen(o->events) + strlen(arg) + 2 > sizeof(o->events)) {
-			pr_err("event list too long");
-			return -EINVAL;
-		}
-		if (o->events[0])
-			strcat(o->events, ",");
-		strcat(o->events, arg);
-		return 0;
-	case OPT_ENERGY:
-		o->eng.energy = arg;
-		return 0;
-	case OPT_POWERCAP_ROOT:
-		o->eng.powercap_root = arg;
-		return 0;
-	case OPT_SPLIT_BY:
-		o->eng.split_by = arg;
-		return 0;
-	case OPT_IDLE_WATTS:
-		return opts__double("--idle-watts", arg, 0, 1e6, &o->eng.idle_watts);
-	case OPT_MAX_CGROUPS:
-	case OPT_MAX_PROCS:
-		if (opts__long(c == OPT_MAX_CGROUPS ? "--max-cgroups" : "--max-procs",
-				arg, 1, 1 << 24, &v))
-			return -EINVAL;
-		*(c == OPT_MAX_CGROUPS ? &o->eng.max_cgroups : &o->eng.max_procs) = v;
-		return 0;
+		return opts__events(o->events, sizeof(o->events), arg);
 	case OPT_SOCKET:
 		o->socket = arg;
 		return 0;

@@ -29,8 +29,8 @@ static void check_opts(const struct stat_opts *o, char **argv, int argc)
 	FUZZ_ASSERT(o->events[0]);
 	FUZZ_ASSERT(!o->interval_ms || o->interval_ms >= 10);
 	FUZZ_ASSERT(!o->timeout_ms || o->timeout_ms >= 1);
-	FUZZ_ASSERT(o->max_cgroups <= 1u << 24 && o->max_procs <= 1u << 24);
-	FUZZ_ASSERT(isfinite(o->idle_watts) && o->idle_watts >= 0);
+	FUZZ_ASSERT(o->eng.max_cgroups <= 1u << 24 && o->eng.max_procs <= 1u << 24);
+	FUZZ_ASSERT(isfinite(o->eng.idle_watts) && o->eng.idle_watts >= 0);
 	FUZZ_ASSERT(!(o->sep && o->json));
 	FUZZ_ASSERT(!o->sep || o->sep[0]);
 	FUZZ_ASSERT(o->nr_cgroups >= 0 && o->nr_cgroups <= STAT_MAX_CGROUPS);
