@@ -19,7 +19,10 @@
  * emon-perf alone goes to the command's first process, as perf stat does.
  *
  * Ending. The first signal emon-perf gets is passed on and the command
- * decides how it ends. Whenever emon-perf ends with the command still
+ * decides how it ends. Sent to the group, it reaches the processes the
+ * group has then; for 2 s more, a process new to the group gets it too (a
+ * shell that took it while forking would otherwise wait for a child that
+ * never got it, and so would we). Whenever emon-perf ends with the command still
  * running (an error, --timeout, a second signal, a closed output), or what
  * is left of its group after a signal was passed on (a shell's background
  * job ignores SIGINT), it gets SIGTERM, then SIGKILL 2 s later; nothing
@@ -38,6 +41,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -49,6 +53,8 @@
 #define TERM_GRACE_MS 2000	/* SIGTERM to SIGKILL */
 #define KILL_WAIT_MS 1000	/* SIGKILL to giving up (a task stuck in D state) */
 #define WAIT_POLL_MS 5
+#define LATE_FORWARD_MS 2000	/* processes new to the group get a passed-on signal */
+#define LATE_FORWARD_POLL_MS 20
 
 static bool command__own_group(void)
 {
@@ -176,36 +182,33 @@ static void command__signal(struct command *cmd, int sig)
 		kill(cmd->pid, sig);
 }
 
-bool command__forward(struct command *cmd, int sig, bool from_terminal)
+static double command__now_ms(void)
 {
-	if (!cmd->pid || command__poll(cmd))
-		return false;
-	cmd->signalled = true;
-	/* the terminal signals its foreground group: ours has it already */
-	if (!from_terminal || cmd->pgid)
-		command__signal(cmd, sig);
-	return true;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 /*
- * Does a process of the group still run? kill(-pgid, 0) counts zombies
- * too, and an orphan stays one until init reaps it, which some inits do
- * only every second or two: look for a live one in /proc.
+ * fn(pid, arg) for each live process of group pgid (zombies and dead ones
+ * left out: an orphan stays a zombie until init reaps it, which some inits
+ * do only every second or two), until fn returns true. -errno if /proc
+ * cannot be read.
  */
-static bool command__group_runs(pid_t pgid)
+static int command__group_walk(pid_t pgid, bool (*fn)(pid_t pid, void *arg),
+			       void *arg)
 {
-	bool runs = false;
 	struct dirent *de;
 	char path[sizeof(de->d_name) + 16], line[512], *p, state;
-	int pgrp;
+	int pgrp, pid;
 	DIR *d;
 
-	if (kill(-pgid, 0))
-		return false;
 	d = opendir("/proc");
 	if (!d)
-		return true;
-	while (!runs && (de = readdir(d))) {
+		return -errno;
+	while ((de = readdir(d))) {
+		bool live = false;
 		FILE *f;
 
 		if (!isdigit((unsigned char)de->d_name[0]))
@@ -216,12 +219,90 @@ static bool command__group_runs(pid_t pgid)
 			continue;	/* gone meanwhile */
 		/* "pid (comm) state ppid pgrp ...": comm may hold ") " */
 		if (fgets(line, sizeof(line), f) && (p = strrchr(line, ')')) &&
+		    sscanf(line, "%d", &pid) == 1 &&
 		    sscanf(p + 1, " %c %*d %d", &state, &pgrp) == 2)
-			runs = pgrp == pgid && state != 'Z' && state != 'X';
+			live = pgrp == pgid && state != 'Z' && state != 'X';
 		fclose(f);
+		if (live && fn(pid, arg))
+			break;
 	}
 	closedir(d);
-	return runs;
+	return 0;
+}
+
+static bool command__found(pid_t pid, void *arg)
+{
+	(void)pid;
+	*(bool *)arg = true;
+	return true;
+}
+
+/* Does a process of the group still run? (kill(-pgid, 0) counts zombies.) */
+static bool command__group_runs(pid_t pgid)
+{
+	bool runs = false;
+
+	if (kill(-pgid, 0))
+		return false;
+	return command__group_walk(pgid, command__found, &runs) ? true : runs;
+}
+
+/* A process of the group not seen before gets the forwarded signal. */
+static bool command__late_one(pid_t pid, void *arg)
+{
+	struct command *cmd = arg;
+	pid_t *n;
+
+	for (int i = 0; i < cmd->nr_fwd_seen; i++)
+		if (cmd->fwd_seen[i] == pid)
+			return false;
+	if (cmd->nr_fwd_seen == cmd->fwd_cap) {
+		n = realloc(cmd->fwd_seen, (cmd->fwd_cap * 2 + 16) * sizeof(*n));
+		if (!n)
+			return true;	/* the late ones go without */
+		cmd->fwd_seen = n;
+		cmd->fwd_cap = cmd->fwd_cap * 2 + 16;
+	}
+	cmd->fwd_seen[cmd->nr_fwd_seen++] = pid;
+	if (cmd->fwd_sig)
+		kill(pid, cmd->fwd_sig);
+	return false;
+}
+
+bool command__forward(struct command *cmd, int sig, bool from_terminal)
+{
+	if (!cmd->pid || command__poll(cmd))
+		return false;
+	cmd->signalled = true;
+	if (cmd->pgid) {
+		/* who is there before the signal: a process made after gets it
+		 * from command__forward_late (one made in between, twice) */
+		cmd->fwd_sig = 0;
+		command__group_walk(cmd->pgid, command__late_one, cmd);
+		cmd->fwd_sig = sig;
+		cmd->fwd_until_ms = command__now_ms() + LATE_FORWARD_MS;
+	}
+	/* the terminal signals its foreground group: ours has it already */
+	if (!from_terminal || cmd->pgid)
+		command__signal(cmd, sig);
+	return true;
+}
+
+double command__forward_late(struct command *cmd)
+{
+	double now = command__now_ms();
+
+	if (!cmd->fwd_sig)
+		return 0;
+	if (now >= cmd->fwd_until_ms || command__poll(cmd)) {
+		cmd->fwd_sig = 0;
+		free(cmd->fwd_seen);
+		cmd->fwd_seen = NULL;
+		cmd->nr_fwd_seen = cmd->fwd_cap = 0;
+		return 0;
+	}
+	command__group_walk(cmd->pgid, command__late_one, cmd);
+	return (now + LATE_FORWARD_POLL_MS) / 1e3;
 }
 
 /* Is any of it left? Reaps the command once it has exited. */
@@ -234,14 +315,6 @@ static bool command__left(struct command *cmd)
 	if (!cmd->reaped)
 		return true;
 	return cmd->pgid && command__group_runs(cmd->pgid);
-}
-
-static double command__now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 /* Poll (signals interrupt the sleeps) until nothing is left, up to ms. */
@@ -275,4 +348,7 @@ void command__stop(struct command *cmd)
 		}
 	}
 	command__left(cmd);
+	free(cmd->fwd_seen);
+	cmd->fwd_seen = NULL;
+	cmd->fwd_sig = cmd->nr_fwd_seen = cmd->fwd_cap = 0;
 }

@@ -18,6 +18,16 @@ struct command {
 	bool reaped;
 	bool signalled;		/* a signal of ours was passed on to it */
 	bool exec_failed;	/* spawn's error is execvp's */
+	/*
+	 * A signal passed on to the group reaches the processes it has then;
+	 * one made just after (a shell that took the signal while forking
+	 * waits for that child) would never get it: until fwd_until_ms
+	 * (CLOCK_MONOTONIC), processes new to the group get it too.
+	 */
+	int fwd_sig;
+	double fwd_until_ms;
+	pid_t *fwd_seen;	/* the group's processes that had it */
+	int nr_fwd_seen, fwd_cap;
 };
 
 /*
@@ -37,6 +47,13 @@ bool command__poll(struct command *cmd);
  * Ctrl-C is). True if the command, still running, now has it.
  */
 bool command__forward(struct command *cmd, int sig, bool from_terminal);
+
+/*
+ * After command__forward: give the signal to processes new to the command's
+ * group, for a while. Returns when to call it again (CLOCK_MONOTONIC
+ * seconds), or 0 when that is over.
+ */
+double command__forward_late(struct command *cmd);
 
 /*
  * emon-perf is ending: if the command still runs, or a signal was passed

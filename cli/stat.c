@@ -167,6 +167,7 @@ static bool stat_should_end(struct stat_run *st, double now, double deadline)
 	if (nr_signals && !st->forwarded &&
 	    command__forward(&st->cmd, stop_signal, stop_by_kernel))
 		st->forwarded = nr_signals;
+	st->late_wake = command__forward_late(&st->cmd);
 	return done || (deadline && now >= deadline) ||
 	       (nr_signals && nr_signals > st->forwarded);
 }
@@ -222,6 +223,8 @@ static int stat_loop(struct stat_run *st)
 			wake = deadline;
 		if (next_poll < wake)
 			wake = next_poll;
+		if (st->late_wake && st->late_wake < wake)
+			wake = st->late_wake;
 		if (!ending && now < wake) {
 			double ms = (wake - now) * 1e3 + 1;
 

@@ -31,6 +31,7 @@ struct stat_run {
 	char target[512];
 	struct command cmd;
 	int forwarded;		/* signals passed on to the command */
+	double late_wake;	/* command__forward_late's next call, 0: none */
 };
 
 /*

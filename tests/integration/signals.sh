@@ -44,6 +44,30 @@ check "command mode, SIGTERM: the command's status 143 comes back" [ $rc -eq 143
 check "command mode, SIGTERM: the counts are printed" grep -q "Performance counter stats for 'sleep 30'" "$TMP/out"
 check "command mode: the command is gone" [ -z "$(pgrep -f '^sleep 30$')" ]
 
+# a process made just after the signal (a shell that took it while forking
+# a child waits for that child): it gets the signal too. Here a command
+# that catches SIGINT, then starts a sleep and waits for it, as dash does.
+start -- "$PY3" -c "
+import signal, subprocess, threading
+got = threading.Event()
+signal.signal(signal.SIGINT, lambda *a: got.set())
+open('$TMP/ready', 'w').close()
+got.wait()
+rc = subprocess.call(['sleep', '30.5'])
+if rc == -signal.SIGINT:	# the child died of it: so do we, as a shell does
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.raise_signal(signal.SIGINT)
+raise SystemExit(rc)"
+for _ in $(seq 200); do [ -e "$TMP/ready" ] && break; sleep 0.02; done
+t0=$EPOCHREALTIME
+kill -INT $pid
+wait $pid
+rc=$?
+took=$("$PY3" -c "print(int(($EPOCHREALTIME - $t0) * 1000))")
+check "command mode, SIGINT, a child started after it: it gets SIGINT too, all end ($took ms, status $rc)" \
+	[ "$took" -lt 10000 -a $rc -eq 130 ]
+check "command mode, SIGINT, a child started after it: none left running" [ -z "$(pgrep -f '^sleep 30.5$')" ]
+
 # the reader goes away: the run ends by itself
 timeout 10 "$EMON" stat -e cpu-clock -I 100 -j 2>"$TMP/err" | head -1 >/dev/null
 rc=${PIPESTATUS[0]}
