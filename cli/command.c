@@ -20,9 +20,11 @@
  *
  * Ending. The first signal emon-perf gets is passed on and the command
  * decides how it ends. Sent to the group, it reaches the processes the
- * group has then; for 2 s more, a process new to the group gets it too (a
- * shell that took it while forking would otherwise wait for a child that
- * never got it, and so would we). Whenever emon-perf ends with the command still
+ * group has then; for 2 s more, a process new to the group, or one that
+ * exec'ed since, gets it too: dash (sh -c) catches SIGINT and waits for
+ * its foreground child, and a child made after the signal, or one that
+ * took it before its exec in dash's handler, never sees it: dash, and we,
+ * would wait for good. Whenever emon-perf ends with the command still
  * running (an error, --timeout, a second signal, a closed output), or what
  * is left of its group after a signal was passed on (a shell's background
  * job ignores SIGINT), it gets SIGTERM, then SIGKILL 2 s later; nothing
@@ -191,16 +193,17 @@ static double command__now_ms(void)
 }
 
 /*
- * fn(pid, arg) for each live process of group pgid (zombies and dead ones
+ * fn(pid, comm, arg) for each live process of group pgid (zombies and dead ones
  * left out: an orphan stays a zombie until init reaps it, which some inits
  * do only every second or two), until fn returns true. -errno if /proc
  * cannot be read.
  */
-static int command__group_walk(pid_t pgid, bool (*fn)(pid_t pid, void *arg),
+static int command__group_walk(pid_t pgid,
+			       bool (*fn)(pid_t pid, const char *comm, void *arg),
 			       void *arg)
 {
 	struct dirent *de;
-	char path[sizeof(de->d_name) + 16], line[512], *p, state;
+	char path[sizeof(de->d_name) + 16], line[512], comm[16], *p, *c, state;
 	int pgrp, pid;
 	DIR *d;
 
@@ -219,20 +222,24 @@ static int command__group_walk(pid_t pgid, bool (*fn)(pid_t pid, void *arg),
 			continue;	/* gone meanwhile */
 		/* "pid (comm) state ppid pgrp ...": comm may hold ") " */
 		if (fgets(line, sizeof(line), f) && (p = strrchr(line, ')')) &&
+		    (c = strchr(line, '(')) && c < p &&
 		    sscanf(line, "%d", &pid) == 1 &&
-		    sscanf(p + 1, " %c %*d %d", &state, &pgrp) == 2)
+		    sscanf(p + 1, " %c %*d %d", &state, &pgrp) == 2) {
 			live = pgrp == pgid && state != 'Z' && state != 'X';
+			snprintf(comm, sizeof(comm), "%.*s", (int)(p - c - 1), c + 1);
+		}
 		fclose(f);
-		if (live && fn(pid, arg))
+		if (live && fn(pid, comm, arg))
 			break;
 	}
 	closedir(d);
 	return 0;
 }
 
-static bool command__found(pid_t pid, void *arg)
+static bool command__found(pid_t pid, const char *comm, void *arg)
 {
 	(void)pid;
+	(void)comm;
 	*(bool *)arg = true;
 	return true;
 }
@@ -247,23 +254,33 @@ static bool command__group_runs(pid_t pgid)
 	return command__group_walk(pgid, command__found, &runs) ? true : runs;
 }
 
-/* A process of the group not seen before gets the forwarded signal. */
-static bool command__late_one(pid_t pid, void *arg)
+/*
+ * A process of the group not seen before, or seen with another comm (it
+ * exec'ed since: a shell's child that took the signal in the shell's
+ * handler before its exec), gets the forwarded signal.
+ */
+static bool command__late_one(pid_t pid, const char *comm, void *arg)
 {
 	struct command *cmd = arg;
-	pid_t *n;
+	struct command_seen *n, *seen = NULL;
 
-	for (int i = 0; i < cmd->nr_fwd_seen; i++)
-		if (cmd->fwd_seen[i] == pid)
-			return false;
-	if (cmd->nr_fwd_seen == cmd->fwd_cap) {
-		n = realloc(cmd->fwd_seen, (cmd->fwd_cap * 2 + 16) * sizeof(*n));
-		if (!n)
-			return true;	/* the late ones go without */
-		cmd->fwd_seen = n;
-		cmd->fwd_cap = cmd->fwd_cap * 2 + 16;
+	for (int i = 0; i < cmd->nr_fwd_seen && !seen; i++)
+		if (cmd->fwd_seen[i].pid == pid)
+			seen = &cmd->fwd_seen[i];
+	if (seen && !strcmp(seen->comm, comm))
+		return false;
+	if (!seen) {
+		if (cmd->nr_fwd_seen == cmd->fwd_cap) {
+			n = realloc(cmd->fwd_seen, (cmd->fwd_cap * 2 + 16) * sizeof(*n));
+			if (!n)
+				return true;	/* the late ones go without */
+			cmd->fwd_seen = n;
+			cmd->fwd_cap = cmd->fwd_cap * 2 + 16;
+		}
+		seen = &cmd->fwd_seen[cmd->nr_fwd_seen++];
+		seen->pid = pid;
 	}
-	cmd->fwd_seen[cmd->nr_fwd_seen++] = pid;
+	snprintf(seen->comm, sizeof(seen->comm), "%s", comm);
 	if (cmd->fwd_sig)
 		kill(pid, cmd->fwd_sig);
 	return false;

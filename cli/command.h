@@ -10,6 +10,11 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+struct command_seen {
+	pid_t pid;
+	char comm[16];
+};
+
 struct command {
 	pid_t pid;		/* 0: none */
 	pid_t pgid;		/* its own process group, 0 when it shares ours */
@@ -19,14 +24,16 @@ struct command {
 	bool signalled;		/* a signal of ours was passed on to it */
 	bool exec_failed;	/* spawn's error is execvp's */
 	/*
-	 * A signal passed on to the group reaches the processes it has then;
-	 * one made just after (a shell that took the signal while forking
-	 * waits for that child) would never get it: until fwd_until_ms
-	 * (CLOCK_MONOTONIC), processes new to the group get it too.
+	 * A signal passed on to the group reaches the processes it has then,
+	 * but not one made just after, and a shell's child that gets it
+	 * before its exec (in the shell's handler) loses it; the shell, which
+	 * took it, then waits for that child. So until fwd_until_ms
+	 * (CLOCK_MONOTONIC), a process new to the group, or one that has
+	 * exec'ed since (another comm), gets it too.
 	 */
 	int fwd_sig;
 	double fwd_until_ms;
-	pid_t *fwd_seen;	/* the group's processes that had it */
+	struct command_seen *fwd_seen;	/* the group's processes as they had it */
 	int nr_fwd_seen, fwd_cap;
 };
 
