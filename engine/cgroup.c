@@ -239,6 +239,20 @@ static const char *cgroup_names__from_bpf(struct cgroup_names *n, __u64 id,
 	return cn->path;
 }
 
+/* Walk the tree again, then look id up: its path, or NULL. */
+static const char *cgroup_names__walk_get(struct cgroup_names *n, __u64 id)
+{
+	struct cgroup_name *cn;
+
+	n->walked_gen = n->gen;
+	cgroup_names__walk(n);
+	cn = idmap__get(&n->ids, id, 0);
+	if (!cn)
+		return NULL;
+	cn->used = n->gen;
+	return cn->path;
+}
+
 const char *cgroup_names__path(struct cgroup_names *n, __u64 id,
 			       cgroup_info_fn info_of, void *ctx)
 {
@@ -251,27 +265,14 @@ const char *cgroup_names__path(struct cgroup_names *n, __u64 id,
 		cn->used = n->gen;
 		return cn->path;
 	}
-	if (!n->walks) {	/* the first time: everything there is */
-		n->walked_gen = n->gen;
-		cgroup_names__walk(n);
-		cn = idmap__get(&n->ids, id, 0);
-		if (cn) {
-			cn->used = n->gen;
-			return cn->path;
-		}
-	}
+	/* the first time: everything there is */
+	if (!n->walks && (path = cgroup_names__walk_get(n, id)))
+		return path;
 	path = cgroup_names__from_bpf(n, id, info_of, ctx, 64);
 	if (path)
 		return path;
-	if (n->walked_gen != n->gen) {
-		n->walked_gen = n->gen;
-		cgroup_names__walk(n);
-		cn = idmap__get(&n->ids, id, 0);
-		if (cn) {
-			cn->used = n->gen;
-			return cn->path;
-		}
-	}
+	if (n->walked_gen != n->gen && (path = cgroup_names__walk_get(n, id)))
+		return path;
 	/* Gone before we saw it: name it under its nearest known ancestor. */
 	if (info_of && !info_of(ctx, id, &parent, name, sizeof(name)))
 		parent = 0;
