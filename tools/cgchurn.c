@@ -198,36 +198,33 @@ static void usage(FILE *f)
 
 static int parse_args(int argc, char **argv, struct churn_opts *o)
 {
-	char *end;
+	long v;
 	int c;
 
 	*o = (struct churn_opts){ .seconds = 5, .jobs = 2, .work_ms = 20, .depth = 1 };
 	while ((c = getopt(argc, argv, "d:n:j:w:D:Jo:h")) != -1) {
 		switch (c) {
 		case 'd':
-			o->seconds = strtod(optarg, &end);
-			if (*end || o->seconds <= 0)
+			if (!tool_num(optarg, &o->seconds) || o->seconds <= 0)
 				goto bad;
 			break;
 		case 'n':
-			o->count = strtol(optarg, &end, 10);
-			if (*end || o->count < 1)
+			if (!tool_long(optarg, 1, LONG_MAX, &o->count))
 				goto bad;
 			break;
 		case 'j':
-			o->jobs = (int)strtol(optarg, &end, 10);
-			if (*end || o->jobs < 1 || o->jobs > MAX_JOBS)
+			if (!tool_long(optarg, 1, MAX_JOBS, &v))
 				goto bad;
+			o->jobs = v;
 			break;
 		case 'w':
-			o->work_ms = strtol(optarg, &end, 10);
-			if (*end || o->work_ms < 0)
+			if (!tool_long(optarg, 0, LONG_MAX, &o->work_ms))
 				goto bad;
 			break;
 		case 'D':
-			o->depth = (int)strtol(optarg, &end, 10);
-			if (*end || o->depth < 1 || o->depth > MAX_DEPTH)
+			if (!tool_long(optarg, 1, MAX_DEPTH, &v))
 				goto bad;
+			o->depth = v;
 			break;
 		case 'J':
 			o->join = true;
@@ -235,18 +232,12 @@ static int parse_args(int argc, char **argv, struct churn_opts *o)
 		case 'o':
 			o->output = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
 		default:
-			usage(stderr);
-			return -EINVAL;
+			return tool_opt_other(c, usage);
 		}
 	}
-	if (argc - optind != 1) {
-		usage(stderr);
+	if (tool_nargs(argc - optind, 1, usage))
 		return -EINVAL;
-	}
 	o->dir = argv[optind];
 	return 0;
 bad:

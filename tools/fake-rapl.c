@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "tools/tool.h"
 
 #define DEFAULT_RANGE_UJ 262143328850ULL	/* a real Intel package's */
 #define MAX_PACKAGES 64
@@ -312,18 +313,12 @@ static int parse_args(int argc, char **argv, struct fake_opts *o)
 				goto bad;
 			core_set = true;
 			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
 		default:
-			usage(stderr);
-			return -EINVAL;
+			return tool_opt_other(c, usage);
 		}
 	}
-	if (argc - optind != 2) {
-		usage(stderr);
+	if (tool_nargs(argc - optind, 2, usage))
 		return -EINVAL;
-	}
 	o->dir = argv[optind];
 	if (parse_double(argv[optind + 1], &o->watts)) {
 		fprintf(stderr, "fake-rapl: bad WATTS '%s'\n", argv[optind + 1]);

@@ -130,7 +130,7 @@ static void usage(FILE *f)
 
 static int parse_args(int argc, char **argv, struct forker_opts *o)
 {
-	char *end;
+	long v;
 	int c;
 
 	*o = (struct forker_opts){
@@ -141,23 +141,20 @@ static int parse_args(int argc, char **argv, struct forker_opts *o)
 	while ((c = getopt(argc, argv, "d:j:r:w:m:c:o:h")) != -1) {
 		switch (c) {
 		case 'd':
-			o->seconds = strtod(optarg, &end);
-			if (*end || o->seconds <= 0)
+			if (!tool_num(optarg, &o->seconds) || o->seconds <= 0)
 				goto bad;
 			break;
 		case 'j':
-			o->jobs = (int)strtol(optarg, &end, 10);
-			if (*end || o->jobs < 1 || o->jobs > MAX_JOBS)
+			if (!tool_long(optarg, 1, MAX_JOBS, &v))
 				goto bad;
+			o->jobs = v;
 			break;
 		case 'r':
-			o->rate = strtod(optarg, &end);
-			if (*end || o->rate < 0)
+			if (!tool_num(optarg, &o->rate) || o->rate < 0)
 				goto bad;
 			break;
 		case 'w':
-			o->work_us = strtol(optarg, &end, 10);
-			if (*end || o->work_us < 0)
+			if (!tool_long(optarg, 0, LONG_MAX, &o->work_us))
 				goto bad;
 			break;
 		case 'm':
@@ -174,18 +171,12 @@ static int parse_args(int argc, char **argv, struct forker_opts *o)
 		case 'o':
 			o->output = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
 		default:
-			usage(stderr);
-			return -EINVAL;
+			return tool_opt_other(c, usage);
 		}
 	}
-	if (optind != argc) {
-		usage(stderr);
+	if (tool_nargs(argc - optind, 0, usage))
 		return -EINVAL;
-	}
 	if (o->jobs < 1)
 		o->jobs = 1;
 	return 0;

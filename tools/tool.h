@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * What the workloads in tools/ (burn, forker, cgchurn, pingpong,
- * bench-sleepers) share: the clocks, a spin of known CPU time, joining a
- * cgroup and the CPU time rusage reports. Header-only: each tool is one
+ * What the tools in tools/ (burn, forker, cgchurn, pingpong,
+ * bench-sleepers, fake-rapl) share: the clocks, a spin of known CPU time,
+ * joining a cgroup, the CPU time rusage reports, the ends of option parsing. Header-only: each tool is one
  * file built on its own.
  */
 #ifndef TOOLS_TOOL_H
@@ -10,7 +10,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/resource.h>
@@ -74,6 +78,49 @@ static inline double tool_rusage_s(int who)
 		return 0;
 	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
 	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* s, all of it, a finite number: *v. */
+static inline bool tool_num(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return !errno && end != s && !*end && isfinite(*v);
+}
+
+/* s, all of it, a whole number in [min, max]: *v. */
+static inline bool tool_long(const char *s, long min, long max, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return !errno && end != s && !*end && *v >= min && *v <= max;
+}
+
+/*
+ * The option getopt gave that a tool's switch does not handle: -h prints
+ * the usage and exits 0, anything else prints it to stderr: -EINVAL.
+ */
+static inline int tool_opt_other(int c, void (*usage)(FILE *f))
+{
+	if (c == 'h') {
+		usage(stdout);
+		exit(0);
+	}
+	usage(stderr);
+	return -EINVAL;
+}
+
+/* have positional arguments where want are due: 0, else the usage, -EINVAL. */
+static inline int tool_nargs(int have, int want, void (*usage)(FILE *f))
+{
+	if (have == want)
+		return 0;
+	usage(stderr);
+	return -EINVAL;
 }
 
 #endif
