@@ -436,11 +436,19 @@ static __u64 hex64(const char *s)
 	return v;
 }
 
+/*
+ * The container of id (64 hex digits): keyed by all of them folded into
+ * 128 bits, the next key on the rare id that folds like another.
+ */
 static struct cont *cont__get(struct metrics *m, const struct container_info *ci)
 {
-	__u64 a = hex64(ci->id), b = hex64(ci->id + 16);
-	struct cont *c = idmap__get(&m->conts, a, b);
+	__u64 a = hex64(ci->id) ^ hex64(ci->id + 32);
+	__u64 b = hex64(ci->id + 16) ^ hex64(ci->id + 48);
+	struct cont *c;
 
+	while ((c = idmap__get(&m->conts, a, b)) &&
+	       memcmp(c->id, ci->id, sizeof(c->id)))
+		b++;
 	if (!c) {
 		c = calloc(1, sizeof(*c));
 		if (!c || idmap__put(&m->conts, a, b, c)) {

@@ -28,6 +28,8 @@
 #define ID1 "9ec39b91f3d70e1beff50a308f77067065ea6be0d91a3378375056cd4422cf3d"
 #define ID3 "ee8247ebce1c2d2a855e27e5de33b61c385f92ecbfb32387aabc9eb56c47b7e7"
 #define UID "74c13223-5a00-11e9-b385-42010a80018d"
+/* 63 zeros: ids that differ in their last digit only */
+#define ZEROS "000000000000000000000000000000000000000000000000000000000000000"
 #define UID_ "74c13223_5a00_11e9_b385_42010a80018d"
 #define DOCKER "/system.slice/docker-" ID1 ".scope"
 #define KUBE "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" \
@@ -521,6 +523,30 @@ static void test_containers(void **state)
 	metrics__free(m);
 }
 
+/* Two containers whose ids differ in their last digit only: two series,
+ * each with its own cgroup. */
+static void test_container_ids(void **state)
+{
+	struct metrics *m = metrics(0, 0);
+	struct fix f;
+	char *body;
+
+	(void)state;
+	fix__init(&f, false);
+	fix__cgroup(&f, 60, "/system.slice/docker-" ZEROS "7.scope", SEC, 1, 0);
+	fix__cgroup(&f, 61, "/system.slice/docker-" ZEROS "8.scope", 2 * SEC, 2, 0);
+	body = render(m, &f, false);
+	assert_line(body, "emon_container_cpu_clock_seconds_total{container_id=\""
+		    ZEROS "7\",runtime=\"docker\",pod_uid=\"\",cgroup=\""
+		    "/system.slice/docker-" ZEROS "7.scope\"} 1");
+	assert_line(body, "emon_container_cpu_clock_seconds_total{container_id=\""
+		    ZEROS "8\",runtime=\"docker\",pod_uid=\"\",cgroup=\""
+		    "/system.slice/docker-" ZEROS "8.scope\"} 2");
+	check_body(body, false);
+	free(body);
+	metrics__free(m);
+}
+
 /* A container's cgroup that leaves keeps its totals in the container. */
 static void test_container_not_backwards(void **state)
 {
@@ -924,6 +950,7 @@ int main(void)
 		cmocka_unit_test(test_not_counted),
 		cmocka_unit_test(test_overflow_stats),
 		cmocka_unit_test(test_containers),
+		cmocka_unit_test(test_container_ids),
 		cmocka_unit_test(test_container_not_backwards),
 		cmocka_unit_test(test_openmetrics),
 		cmocka_unit_test(test_processes),
