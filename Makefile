@@ -14,6 +14,8 @@
 #   make bench      benchmarks, rewrites BENCHMARKS.md
 #   make bench-serve  the daemon's benchmarks alone (its section of it)
 #   make deps       install missing Debian packages
+#   make install    the binary, man pages, bash completion, deploy files
+#                   under $(DESTDIR)$(PREFIX) (PREFIX=/usr/local)
 #   make V=1        show the commands
 #   make OUTPUT=dir out-of-tree build directory (default build/)
 #   make BIN=path   where the emon-perf binary goes (default ./emon-perf)
@@ -60,7 +62,7 @@ TOOL_SRCS := $(wildcard tools/*.c)
 TOOL_BINS := $(patsubst tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
 
 .PHONY: all clean test test-loaded unit integration stress bench bench-serve deps tools run \
-	fuzz fuzzers asan
+	fuzz fuzzers asan install uninstall
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -208,6 +210,43 @@ bench: emon-perf tools
 
 bench-serve: emon-perf tools
 	$(Q)OUTPUT=$(O) tools/bench-serve.sh
+
+# make install [PREFIX=/usr/local] [DESTDIR=staging]: the systemd unit's
+# ExecStart names the installed binary.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share/emon-perf
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+COMPDIR ?= $(PREFIX)/share/bash-completion/completions
+MAN1 := man/emon-perf.1 man/emon-perf-stat.1 man/emon-perf-report.1
+MAN8 := man/emon-perf-serve.8
+INSTALLED := $(BINDIR)/emon-perf $(addprefix $(MANDIR)/man1/,$(notdir $(MAN1))) \
+	$(addprefix $(MANDIR)/man8/,$(notdir $(MAN8))) $(COMPDIR)/emon-perf \
+	$(UNITDIR)/emon-perf.service $(DATADIR)/deploy/systemd/emon-perf.service \
+	$(DATADIR)/deploy/kubernetes/daemonset.yaml \
+	$(DATADIR)/doc/capabilities.md $(DATADIR)/doc/protocol.md
+
+install: $(BIN)
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -D -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/emon-perf
+	$(Q)install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
+	$(Q)install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
+	$(Q)install -m 0644 $(MAN8) $(DESTDIR)$(MANDIR)/man8/
+	$(Q)install -D -m 0644 completion/emon-perf.bash $(DESTDIR)$(COMPDIR)/emon-perf
+	$(Q)install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DATADIR)/deploy/systemd \
+		$(DESTDIR)$(DATADIR)/deploy/kubernetes $(DESTDIR)$(DATADIR)/doc
+	$(Q)sed 's|/usr/local/bin/emon-perf|$(BINDIR)/emon-perf|' deploy/systemd/emon-perf.service \
+		>$(DESTDIR)$(UNITDIR)/emon-perf.service
+	$(Q)install -m 0644 $(DESTDIR)$(UNITDIR)/emon-perf.service $(DESTDIR)$(DATADIR)/deploy/systemd/
+	$(Q)install -m 0644 deploy/kubernetes/daemonset.yaml $(DESTDIR)$(DATADIR)/deploy/kubernetes/
+	$(Q)install -m 0644 docs/capabilities.md docs/protocol.md $(DESTDIR)$(DATADIR)/doc/
+
+uninstall:
+	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	$(Q)rmdir -p $(DESTDIR)$(DATADIR)/deploy/systemd $(DESTDIR)$(DATADIR)/deploy/kubernetes \
+		$(DESTDIR)$(DATADIR)/doc 2>/dev/null || true
 
 clean:
 	$(call msg,CLEAN,)

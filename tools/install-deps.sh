@@ -9,8 +9,9 @@ procps"
 # ASan, UBSan); gcc's own sanitizer runtimes come with gcc
 pkgs="$pkgs libclang-rt-dev"
 # make test: a Prometheus server and promtool scrape /metrics (curl too);
-# PyYAML reads the Kubernetes DaemonSet; make test-loaded: stress-ng
-[ "${1:-}" = "--with-test" ] && pkgs="$pkgs chromium prometheus curl python3-yaml stress-ng"
+# PyYAML reads the Kubernetes DaemonSet; make test-loaded: stress-ng; the
+# man pages are checked with groff and man
+[ "${1:-}" = "--with-test" ] && pkgs="$pkgs chromium prometheus curl python3-yaml stress-ng groff-base man-db"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

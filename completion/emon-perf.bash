@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# bash completion for emon-perf: subcommands, each one's options (read
+# from its own --help, so they stay true), event names for -e (from
+# 'emon-perf list': the ones this machine counts), cgroup paths for -G
+# (from the cgroup2 mount), scopes for --by, energy sources, files.
+# Lists after a comma (-e a,b  -G /x,/y  --by a,b) complete their last item.
+# Installed as $(PREFIX)/share/bash-completion/completions/emon-perf.
+
+# _emon_perf_options PROG SUB: the long and short options SUB's --help names
+_emon_perf_options()
+{
+	"$1" "$2" --help 2>/dev/null |
+		grep -oE -- '(^|[ ,])-(-[a-z][a-z-]*|[a-zA-Z])' | tr -d ' ,' | sort -u
+}
+
+# _emon_perf_events PROG: the events 'list' shows, less the ones this
+# machine cannot count and the raw rNNNN form
+_emon_perf_events()
+{
+	"$1" list 2>/dev/null | awk '/\[/ && !/not supported/ && !/^PMU/ {
+		n = split(substr($0, 1, index($0, "[") - 1), w, " ")
+		for (i = 1; i <= n; i++)
+			if (w[i] != "OR" && w[i] != "rNNNN")
+				print w[i]
+	}'
+}
+
+# _emon_perf_cgroups: every cgroup path from the cgroup2 root, "/" first
+_emon_perf_cgroups()
+{
+	local root
+	root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts 2>/dev/null)
+	[ -n "$root" ] || return
+	echo /
+	(cd "$root" 2>/dev/null && find . -mindepth 1 -type d 2>/dev/null | cut -c2-)
+}
+
+# _emon_perf_list WORDS: complete the last item of a comma list in $cur
+# from WORDS, one per line
+_emon_perf_list()
+{
+	local pre= last=$cur
+	if [[ $cur == *,* ]]; then
+		pre=${cur%,*},
+		last=${cur##*,}
+	fi
+	local IFS=$'\n'
+	COMPREPLY=($(compgen -P "$pre" -W "$1" -- "$last"))
+	# a list may go on: no space after a full item
+	compopt -o nospace 2>/dev/null
+}
+
+_emon_perf()
+{
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
+	local prog=${COMP_WORDS[0]} sub= i j
+
+	COMPREPLY=()
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		-*) ;;
+		*) sub=${COMP_WORDS[i]}; break ;;
+		esac
+	done
+	if [ -z "$sub" ]; then
+		COMPREPLY=($(compgen -W "stat serve list report help --help --version" -- "$cur"))
+		return
+	fi
+	# stat's command after --: a command name, then what that command takes
+	for ((j = i + 1; j < COMP_CWORD; j++)); do
+		[ "${COMP_WORDS[j]}" = -- ] || continue
+		if [ $((j + 1)) -eq "$COMP_CWORD" ]; then
+			COMPREPLY=($(compgen -c -- "$cur" | sort -u))
+		else
+			COMPREPLY=($(compgen -f -- "$cur"))
+		fi
+		return
+	done
+	case $prev in
+	-e | --event | --split-by)
+		_emon_perf_list "$(_emon_perf_events "$prog")"
+		[ "$prev" = --split-by ] && compopt +o nospace 2>/dev/null
+		return ;;
+	-G | --cgroup | --for-each-cgroup)
+		_emon_perf_list "$(_emon_perf_cgroups)"
+		return ;;
+	--by)
+		if [ "$sub" = report ]; then
+			COMPREPLY=($(compgen -W "container cgroup process cpu socket system command" -- "$cur"))
+		else
+			_emon_perf_list "$(printf '%s\n' system cpu socket cgroup container process)"
+		fi
+		return ;;
+	--energy)
+		COMPREPLY=($(compgen -W "auto powercap perf none model:" -- "$cur"))
+		return ;;
+	-o | --output | --html | --socket)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return ;;
+	--powercap-root)
+		COMPREPLY=($(compgen -d -- "$cur"))
+		return ;;
+	--socket-group)
+		COMPREPLY=($(compgen -g -- "$cur"))
+		return ;;
+	-I | --interval-print | -x | --field-separator | --timeout | --idle-watts | \
+	--max-cgroups | --max-procs | --listen | --processes | --max-series | \
+	--max-clients | --max-keys | --retain | --min-flush-ms | --top)
+		return ;;	# a value of the user's own
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$(_emon_perf_options "$prog" "$sub")" -- "$cur"))
+		return
+	fi
+	[ "$sub" = report ] && COMPREPLY=($(compgen -f -- "$cur"))
+}
+
+complete -F _emon_perf emon-perf
