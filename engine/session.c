@@ -46,6 +46,7 @@
 
 #define DEFAULT_MAX_CGROUPS 8192
 #define DEFAULT_MAX_PROCS 32768
+#define CPU_READY_S 5.0	/* a CPU back online that perf has not set up yet */
 
 static __u32 max_u32(__u32 a, __u32 b)
 {
@@ -532,9 +533,10 @@ static int session__swap_cpu(struct session *s, int cpu)
 /*
  * cpu is online and its events do not count: it came (back) online since
  * they were opened. Open new ones and swap them in. A CPU not ready for
- * them yet (ENODEV: perf sets a CPU up after it is marked online) is
- * tried again at the next interval; other failures are said once per CPU,
- * with what is missing from then on.
+ * them yet (ENODEV: perf sets a CPU up after it is marked online, and on a
+ * busy machine the bring-up can take several intervals) is tried again at
+ * every interval for up to CPU_READY_S; other failures are said once per
+ * CPU, with what is missing from then on.
  */
 static void session__revive_cpu(struct session *s, int cpu)
 {
@@ -550,11 +552,15 @@ static void session__revive_cpu(struct session *s, int cpu)
 			failed = s->events[i]->name;
 		}
 	}
-	if (err == -ENODEV && !nr_open && !c->retried) {
-		c->retried = true;
-		return;
+	if (err == -ENODEV && !nr_open) {
+		double now = session__now();
+
+		if (!c->not_ready_since)
+			c->not_ready_since = now;
+		if (now - c->not_ready_since < CPU_READY_S)
+			return;
 	}
-	c->retried = false;
+	c->not_ready_since = 0;
 	c->live = true;		/* no retries every interval: once per comeback */
 	c->flush_ns = 0;	/* the swap's flush is its new start */
 	ret = session__swap_cpu(s, cpu);

@@ -64,7 +64,7 @@ struct session_cpu {
 	bool live;		/* its events count: opened while it was online */
 	bool flushed;		/* the last flush ran there: it was online */
 	bool was_flushed;	/* and the one before */
-	bool retried;		/* a reopen found it not ready: tried again */
+	double not_ready_since;	/* a reopen found it not ready (ENODEV), 0: no */
 	bool warned;		/* a reopen failed: said once */
 	__u64 flush_ns;		/* when its last flush read its counters, 0: not known */
 	double dt;		/* s since the flush before, 0: not known */
