@@ -20,11 +20,14 @@
  *
  * Ending. The first signal emon-perf gets is passed on and the command
  * decides how it ends. Sent to the group, it reaches the processes the
- * group has then; for 2 s more, a process new to the group, or one that
- * exec'ed since, gets it too: dash (sh -c) catches SIGINT and waits for
- * its foreground child, and a child made after the signal, or one that
- * took it before its exec in dash's handler, never sees it: dash, and we,
- * would wait for good. Whenever emon-perf ends with the command still
+ * group has then; for 2 s more, one of them that exec'ed since gets it
+ * again: dash (sh -c) catches SIGINT and waits for its foreground child,
+ * and a child that took it in dash's inherited handler just before its
+ * exec never sees it, so dash, and we, would wait for good (1 SIGINT in
+ * ~70 under load; 1 in ~800 still does, a child forked and exec'ed in
+ * the moment the signal goes out, and then a second signal ends it). A
+ * process made after the signal is left alone, as a terminal's Ctrl-C
+ * leaves it (a trap's cleanup commands, say). Whenever emon-perf ends with the command still
  * running (an error, --timeout, a second signal, a closed output), or what
  * is left of its group after a signal was passed on (a shell's background
  * job ignores SIGINT), it gets SIGTERM, then SIGKILL 2 s later; nothing
@@ -55,7 +58,7 @@
 #define TERM_GRACE_MS 2000	/* SIGTERM to SIGKILL */
 #define KILL_WAIT_MS 1000	/* SIGKILL to giving up (a task stuck in D state) */
 #define WAIT_POLL_MS 5
-#define LATE_FORWARD_MS 2000	/* processes new to the group get a passed-on signal */
+#define LATE_FORWARD_MS 2000	/* a passed-on signal, again after an exec */
 #define LATE_FORWARD_POLL_MS 20
 
 static bool command__own_group(void)
@@ -193,10 +196,10 @@ static double command__now_ms(void)
 }
 
 /*
- * fn(pid, comm, arg) for each live process of group pgid (zombies and dead ones
- * left out: an orphan stays a zombie until init reaps it, which some inits
- * do only every second or two), until fn returns true. -errno if /proc
- * cannot be read.
+ * fn(pid, comm, arg) for each live process of group pgid (zombies and dead
+ * ones left out: an orphan stays a zombie until init reaps it, which some
+ * inits do only every second or two), until fn returns true. -errno if
+ * /proc cannot be read.
  */
 static int command__group_walk(pid_t pgid,
 			       bool (*fn)(pid_t pid, const char *comm, void *arg),
@@ -254,36 +257,55 @@ static bool command__group_runs(pid_t pgid)
 	return command__group_walk(pgid, command__found, &runs) ? true : runs;
 }
 
+/* A process of the group as it was when the signal was passed on. */
+static bool command__record_one(pid_t pid, const char *comm, void *arg)
+{
+	struct command *cmd = arg;
+	struct command_seen *n;
+
+	for (int i = 0; i < cmd->nr_fwd_seen; i++)
+		if (cmd->fwd_seen[i].pid == pid)
+			return false;
+	if (cmd->nr_fwd_seen == cmd->fwd_cap) {
+		n = realloc(cmd->fwd_seen, (cmd->fwd_cap * 2 + 16) * sizeof(*n));
+		if (!n)
+			return true;	/* the rest go without */
+		cmd->fwd_seen = n;
+		cmd->fwd_cap = cmd->fwd_cap * 2 + 16;
+	}
+	n = &cmd->fwd_seen[cmd->nr_fwd_seen++];
+	n->pid = pid;
+	snprintf(n->comm, sizeof(n->comm), "%s", comm);
+	return false;
+}
+
 /*
- * A process of the group not seen before, or seen with another comm (it
- * exec'ed since: a shell's child that took the signal in the shell's
- * handler before its exec), gets the forwarded signal.
+ * One that had the signal and has exec'ed since (another comm): a shell's
+ * child that took it in the shell's handler before its exec lost it. It
+ * gets it again. Processes made since are left alone, as a terminal's
+ * Ctrl-C leaves them.
  */
 static bool command__late_one(pid_t pid, const char *comm, void *arg)
 {
 	struct command *cmd = arg;
-	struct command_seen *n, *seen = NULL;
 
-	for (int i = 0; i < cmd->nr_fwd_seen && !seen; i++)
-		if (cmd->fwd_seen[i].pid == pid)
-			seen = &cmd->fwd_seen[i];
-	if (seen && !strcmp(seen->comm, comm))
-		return false;
-	if (!seen) {
-		if (cmd->nr_fwd_seen == cmd->fwd_cap) {
-			n = realloc(cmd->fwd_seen, (cmd->fwd_cap * 2 + 16) * sizeof(*n));
-			if (!n)
-				return true;	/* the late ones go without */
-			cmd->fwd_seen = n;
-			cmd->fwd_cap = cmd->fwd_cap * 2 + 16;
-		}
-		seen = &cmd->fwd_seen[cmd->nr_fwd_seen++];
-		seen->pid = pid;
-	}
-	snprintf(seen->comm, sizeof(seen->comm), "%s", comm);
-	if (cmd->fwd_sig)
+	for (int i = 0; i < cmd->nr_fwd_seen; i++) {
+		struct command_seen *s = &cmd->fwd_seen[i];
+
+		if (s->pid != pid || !strcmp(s->comm, comm))
+			continue;
+		snprintf(s->comm, sizeof(s->comm), "%s", comm);
 		kill(pid, cmd->fwd_sig);
+		break;
+	}
 	return false;
+}
+
+static void command__forget(struct command *cmd)
+{
+	free(cmd->fwd_seen);
+	cmd->fwd_seen = NULL;
+	cmd->fwd_sig = cmd->nr_fwd_seen = cmd->fwd_cap = 0;
 }
 
 bool command__forward(struct command *cmd, int sig, bool from_terminal)
@@ -291,17 +313,21 @@ bool command__forward(struct command *cmd, int sig, bool from_terminal)
 	if (!cmd->pid || command__poll(cmd))
 		return false;
 	cmd->signalled = true;
-	if (cmd->pgid) {
-		/* who is there before the signal: a process made after gets it
-		 * from command__forward_late (one made in between, twice) */
-		cmd->fwd_sig = 0;
-		command__group_walk(cmd->pgid, command__late_one, cmd);
-		cmd->fwd_sig = sig;
-		cmd->fwd_until_ms = command__now_ms() + LATE_FORWARD_MS;
-	}
+	/*
+	 * Who gets it, as they are: before the signal (one may exec at once
+	 * after taking it), and after (a child forked meanwhile has it too)
+	 */
+	command__forget(cmd);
+	if (cmd->pgid)
+		command__group_walk(cmd->pgid, command__record_one, cmd);
 	/* the terminal signals its foreground group: ours has it already */
 	if (!from_terminal || cmd->pgid)
 		command__signal(cmd, sig);
+	if (cmd->pgid) {
+		command__group_walk(cmd->pgid, command__record_one, cmd);
+		cmd->fwd_sig = sig;
+		cmd->fwd_until_ms = command__now_ms() + LATE_FORWARD_MS;
+	}
 	return true;
 }
 
@@ -312,10 +338,7 @@ double command__forward_late(struct command *cmd)
 	if (!cmd->fwd_sig)
 		return 0;
 	if (now >= cmd->fwd_until_ms || command__poll(cmd)) {
-		cmd->fwd_sig = 0;
-		free(cmd->fwd_seen);
-		cmd->fwd_seen = NULL;
-		cmd->nr_fwd_seen = cmd->fwd_cap = 0;
+		command__forget(cmd);
 		return 0;
 	}
 	command__group_walk(cmd->pgid, command__late_one, cmd);
@@ -365,7 +388,5 @@ void command__stop(struct command *cmd)
 		}
 	}
 	command__left(cmd);
-	free(cmd->fwd_seen);
-	cmd->fwd_seen = NULL;
-	cmd->fwd_sig = cmd->nr_fwd_seen = cmd->fwd_cap = 0;
+	command__forget(cmd);
 }

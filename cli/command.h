@@ -24,12 +24,11 @@ struct command {
 	bool signalled;		/* a signal of ours was passed on to it */
 	bool exec_failed;	/* spawn's error is execvp's */
 	/*
-	 * A signal passed on to the group reaches the processes it has then,
-	 * but not one made just after, and a shell's child that gets it
-	 * before its exec (in the shell's handler) loses it; the shell, which
-	 * took it, then waits for that child. So until fwd_until_ms
-	 * (CLOCK_MONOTONIC), a process new to the group, or one that has
-	 * exec'ed since (another comm), gets it too.
+	 * A signal passed on to the group: a shell's child that gets it just
+	 * before its exec, in the shell's inherited handler, loses it, and
+	 * the shell, which took it, waits for that child. So until
+	 * fwd_until_ms (CLOCK_MONOTONIC), a process of the group as it was
+	 * then that has exec'ed since (another comm) gets it again.
 	 */
 	int fwd_sig;
 	double fwd_until_ms;
@@ -56,9 +55,9 @@ bool command__poll(struct command *cmd);
 bool command__forward(struct command *cmd, int sig, bool from_terminal);
 
 /*
- * After command__forward: give the signal to processes new to the command's
- * group, for a while. Returns when to call it again (CLOCK_MONOTONIC
- * seconds), or 0 when that is over.
+ * After command__forward: the signal again to a process of the group that
+ * has exec'ed since, for a while. Returns when to call it again
+ * (CLOCK_MONOTONIC seconds), or 0 when that is over.
  */
 double command__forward_late(struct command *cmd);
 
