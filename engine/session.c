@@ -552,7 +552,8 @@ static void session__revive_cpu(struct session *s, int cpu)
 			failed = s->events[i]->name;
 		}
 	}
-	if (err == -ENODEV && !nr_open) {
+	/* perf's CPU set-up can finish between two of these opens: any ENODEV */
+	if (err == -ENODEV) {
 		double now = session__now();
 
 		if (!c->not_ready_since)
