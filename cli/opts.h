@@ -17,7 +17,8 @@ struct engine_opts;
 
 /*
  * The engine's options, spelled and checked alike in stat and serve: their
- * long options (ENGINE_LONG_OPTIONS, codes from OPT_ENGINE) and one parser.
+ * long options (ENGINE_LONG_OPTIONS, codes from 0x1000, above any other
+ * command's) and one parser.
  */
 enum {
 	OPT_ENERGY = 0x1000,

@@ -2,8 +2,9 @@
 /*
  * What the tools in tools/ (burn, forker, cgchurn, pingpong,
  * bench-sleepers, fake-rapl) share: the clocks, a spin of known CPU time,
- * joining a cgroup, the CPU time rusage reports, the ends of option parsing. Header-only: each tool is one
- * file built on its own.
+ * joining a cgroup, the CPU time rusage reports, numbers from options and
+ * the ends of option parsing. Header-only: each tool is one file built on
+ * its own.
  */
 #ifndef TOOLS_TOOL_H
 #define TOOLS_TOOL_H
