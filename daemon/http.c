@@ -23,6 +23,10 @@
 #include "daemon/http.h"
 #include "engine/log.h"
 
+#ifndef MHD_HTTP_CONTENT_TOO_LARGE	/* libmicrohttpd before 0.9.74 */
+#define MHD_HTTP_CONTENT_TOO_LARGE 413
+#endif
+
 #define HTTP_CONN_LIMIT 64u
 #define HTTP_PER_IP_LIMIT 32u
 #define HTTP_TIMEOUT_S 10u
@@ -212,6 +216,19 @@ static bool method__ok(const char *method)
 	       !strcmp(method, MHD_HTTP_METHOD_HEAD);
 }
 
+/* A request that says a body follows: GET and HEAD take none, and reading
+ * one would let a client keep the connection busy for as long as it sends
+ * (libmicrohttpd's timeout is for idleness). */
+static bool request__has_body(struct MHD_Connection *c)
+{
+	const char *len = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+				MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+	return (len && strspn(len, "0") != strlen(len)) ||
+	       MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+				MHD_HTTP_HEADER_TRANSFER_ENCODING);
+}
+
 /*
  * GET and HEAD are answered at the second call, once the request is
  * whole: an answer at the first makes libmicrohttpd close the connection,
@@ -236,11 +253,15 @@ static enum MHD_Result http__request(void *cls, struct MHD_Connection *c,
 		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, TYPE_PLAIN,
 			     "405 method not allowed: GET or HEAD\n",
 			     MHD_RESPMEM_PERSISTENT);
+	if (request__has_body(c))
+		return reply(c, MHD_HTTP_CONTENT_TOO_LARGE, TYPE_PLAIN,
+			     "413 a GET or HEAD takes no body\n",
+			     MHD_RESPMEM_PERSISTENT);
 	if (!*req_cls) {
 		*req_cls = &seen;
 		return MHD_YES;
 	}
-	if (*upload_size) {	/* a GET with a body: ignored */
+	if (*upload_size) {	/* a body no header announced: ignored */
 		*upload_size = 0;
 		return MHD_YES;
 	}

@@ -16,9 +16,6 @@ command -v prometheus >/dev/null || skip "no prometheus (apt-get install prometh
 DASH=deploy/grafana/emon-perf.json
 [ -f "$DASH" ] || { echo "FAIL  $DASH missing"; exit 1; }
 
-free_port() {
-	"$PY3" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 MPORT=$(free_port) PPORT=$(free_port)
 id() { printf '%064x' "$1"; }
 uid=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0

@@ -424,6 +424,19 @@ cg_bg() {
 	BG_PIDS+=($CG_BG_PID)
 }
 
+# free_port: a TCP port on 127.0.0.1 that nothing listens on now
+free_port() {
+	"$PY3" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# metrics_untraced_ns PORT: the daemon's emon_untraced_seconds_total in ns,
+# the time it guessed the owner of (tasks hidden from tracepoints): what
+# could have moved between cgroups (untraced_ns above)
+metrics_untraced_ns() {
+	curl -s "http://127.0.0.1:$1/metrics" |
+		awk '$1 == "emon_untraced_seconds_total" { printf "%.0f", $2 * 1e9 }'
+}
+
 # serve_start SOCKET LOG ARGS...: emon-perf serve in the background on
 # SOCKET (its stderr to LOG); $DPID, in BG_PIDS; returns once it says it
 # serves (a socket left by a killed daemon is there before that), 1 if

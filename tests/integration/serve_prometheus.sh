@@ -12,9 +12,6 @@
 command -v prometheus >/dev/null || skip "no prometheus (apt-get install prometheus)"
 command -v promtool >/dev/null || skip "no promtool (apt-get install prometheus)"
 
-free_port() {
-	"$PY3" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 MPORT=$(free_port) PPORT=$(free_port)
 S=$TMP/run/emon.sock
 serve_start "$S" "$TMP/serve.err" -e cpu-clock,context-switches \
@@ -34,14 +31,8 @@ prometheus --config.file="$TMP/prom.yml" --storage.tsdb.path="$TMP/tsdb" \
 	--web.listen-address=127.0.0.1:$PPORT >"$TMP/prom.log" 2>&1 &
 BG_PIDS+=($!)
 
-# the daemon's guessed time (tasks hidden from tracepoints), for the
-# burners' window only: what could have moved between cgroups
-untraced() {
-	curl -s "http://127.0.0.1:$MPORT/metrics" |
-		awk '$1 == "emon_untraced_seconds_total" { printf "%.0f", $2 * 1e9 }'
-}
 a=$(cg_new a) b=$(cg_new b)
-unt0=$(untraced)
+unt0=$(metrics_untraced_ns $MPORT)	# for the burners' window only
 st0=$(steal_ns)
 cg_bg "$a" "$BURN" 0.5
 p1=$CG_BG_PID
@@ -51,7 +42,7 @@ cg_bg "$b" "$BURN" 0.5
 p3=$CG_BG_PID
 wait $p1 $p2 $p3
 ua=$(cg_usage_ns "$a") ub=$(cg_usage_ns "$b")	# their whole lives: the daemon's too
-unt=$(($(untraced) - unt0))
+unt=$(($(metrics_untraced_ns $MPORT) - unt0))
 
 # PromQL, once a scrape after the burners' end is in
 t_end=$("$PY3" -c 'import time; print(time.time())')
