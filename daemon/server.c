@@ -25,11 +25,24 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include "daemon/server.h"
 #include "engine/log.h"
 
 #define MAX_INTERNAL 16
+#define MAX_SHARED 8		/* distinct snapshot requests encoded per flush */
+
+/*
+ * An answer's body, shared by every client that asked the same thing at
+ * one flush: 500 clients asking for the cgroups cost one encoding and one
+ * copy, not 500 (each client has only its header of its own).
+ */
+struct payload {
+	unsigned int refs;
+	size_t len;
+	char data[];
+};
 
 struct client {
 	int fd;
@@ -43,8 +56,9 @@ struct client {
 	bool pending;		/* its snapshot request waits for a flush */
 	struct emon_snap_req req;
 	__u32 tag;
-	char *out;		/* the answer being written */
-	size_t out_len, out_off;
+	struct emon_msg_hdr out_hdr;	/* the answer being written: */
+	struct payload *out;		/* its header, then this body */
+	size_t out_len, out_off;	/* header + body; written so far */
 	double out_start;
 	bool closing;		/* close once the answer is out */
 	int tree;		/* -1: none */
@@ -62,8 +76,7 @@ struct server {
 	int lfd, wake_fd;
 	char path[108];
 	bool made_dir;		/* the socket's directory is ours: removed */
-	const void *hello;
-	size_t hello_len;
+	struct payload *hello;	/* every client's first answer */
 	struct client **c;	/* [max_clients], NULL: free */
 	int nr;
 	struct client *polled[1 + 1 + 4096];	/* who each pollfd is */
@@ -76,6 +89,24 @@ struct server {
 	bool stopping;		/* no more internal requests */
 };
 
+static struct payload *payload__new(const void *p, size_t len)
+{
+	struct payload *pl = malloc(sizeof(*pl) + len);
+
+	if (!pl)
+		return NULL;
+	pl->refs = 1;
+	pl->len = len;
+	memcpy(pl->data, p, len);
+	return pl;
+}
+
+static void payload__put(struct payload *pl)
+{
+	if (pl && !--pl->refs)
+		free(pl);
+}
+
 static void client__close(struct server *s, int i)
 {
 	struct client *c = s->c[i];
@@ -85,7 +116,7 @@ static void client__close(struct server *s, int i)
 	if (c->tree >= 0)
 		engine__tree_free(s->e, c->tree);
 	close(c->fd);
-	free(c->out);
+	payload__put(c->out);
 	free(c);
 	s->c[i] = NULL;
 	s->nr--;
@@ -95,8 +126,14 @@ static void client__close(struct server *s, int i)
 static int client__flush_out(struct client *c)
 {
 	while (c->out && c->out_off < c->out_len) {
-		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
+		size_t hl = sizeof(c->out_hdr), off = c->out_off;
+		struct iovec iov[2] = {
+			{ (char *)&c->out_hdr + (off < hl ? off : hl), off < hl ? hl - off : 0 },
+			{ c->out->data + (off > hl ? off - hl : 0),
+			  c->out->len - (off > hl ? off - hl : 0) },
+		};
+		struct msghdr m = { .msg_iov = iov, .msg_iovlen = 2 };
+		ssize_t n = sendmsg(c->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -106,32 +143,42 @@ static int client__flush_out(struct client *c)
 			return -1;
 		c->out_off += n;
 	}
-	free(c->out);
+	payload__put(c->out);
 	c->out = NULL;
 	return c->closing ? -1 : 0;
+}
+
+/* Send pl (one more reference to it) with c's header. */
+static int client__queue_shared(struct client *c, __u16 type,
+				struct payload *pl, double now)
+{
+	c->out_hdr = (struct emon_msg_hdr){
+		.magic = EMON_PROTO_MAGIC,
+		.version = EMON_PROTO_VERSION,
+		.type = type,
+		.len = pl->len,
+		.tag = c->tag,
+	};
+	pl->refs++;
+	payload__put(c->out);
+	c->out = pl;
+	c->out_len = sizeof(c->out_hdr) + pl->len;
+	c->out_off = 0;
+	c->out_start = now;
+	return client__flush_out(c);
 }
 
 static int client__queue(struct client *c, __u16 type, const void *p, size_t len,
 			 double now)
 {
-	struct emon_msg_hdr h = {
-		.magic = EMON_PROTO_MAGIC,
-		.version = EMON_PROTO_VERSION,
-		.type = type,
-		.len = len,
-		.tag = c->tag,
-	};
+	struct payload *pl = payload__new(p, len);
+	int ret;
 
-	free(c->out);
-	c->out = malloc(sizeof(h) + len);
-	if (!c->out)
+	if (!pl)
 		return -1;
-	memcpy(c->out, &h, sizeof(h));
-	memcpy(c->out + sizeof(h), p, len);
-	c->out_len = sizeof(h) + len;
-	c->out_off = 0;
-	c->out_start = now;
-	return client__flush_out(c);
+	ret = client__queue_shared(c, type, pl, now);
+	payload__put(pl);
+	return ret;
 }
 
 /* A one-line error; close after it when fatal. */
@@ -341,7 +388,7 @@ static void server__accept(struct server *s, double now)
 			;
 		s->c[i] = c;
 		s->nr++;
-		if (client__queue(c, EMON_MSG_HELLO, s->hello, s->hello_len, now))
+		if (client__queue_shared(c, EMON_MSG_HELLO, s->hello, now))
 			client__close(s, i);
 	}
 }
@@ -439,32 +486,67 @@ static void server__timeouts(struct server *s, double now)
 	}
 }
 
+/*
+ * The encoded snapshot for req, from this flush: one encoding shared by
+ * every request of the same scopes and events (a tree's is its own).
+ */
+static struct payload *answer__get(struct server *s, const struct emon_snap_req *req,
+				   struct payload **shared, struct emon_snap_req *keys,
+				   int *nshared)
+{
+	struct payload *pl;
+	size_t len;
+	void *buf;
+	int i;
+
+	for (i = 0; req->tree < 0 && i < *nshared; i++) {
+		if (keys[i].scopes == req->scopes && keys[i].events == req->events) {
+			shared[i]->refs++;
+			return shared[i];
+		}
+	}
+	if (engine__encode(s->e, req, &buf, &len))
+		return NULL;
+	pl = payload__new(buf, len);
+	free(buf);
+	if (pl && req->tree < 0 && *nshared < MAX_SHARED) {
+		keys[*nshared] = *req;
+		shared[(*nshared)++] = pl;
+		pl->refs++;
+	}
+	return pl;
+}
+
 /* Answer every waiting request from the flush just made. */
 static void server__answer(struct server *s, double now, int err)
 {
 	struct internal_req in[MAX_INTERNAL];
-	int nin;
+	struct payload *shared[MAX_SHARED];
+	struct emon_snap_req keys[MAX_SHARED];
+	int nin, nshared = 0;
 
 	for (int i = 0; i < s->o.max_clients; i++) {
 		struct client *c = s->c[i];
-		size_t len;
-		void *buf;
+		struct payload *pl;
 		int bad;
 
 		if (!c || !c->pending)
 			continue;
 		c->pending = false;
 		s->npending--;
-		if (err || engine__encode(s->e, &c->req, &buf, &len)) {
+		pl = err ? NULL : answer__get(s, &c->req, shared, keys, &nshared);
+		if (!pl) {
 			bad = client__error(c, err ? -err : ENOMEM, false, now,
 					    "cannot take a snapshot");
 		} else {
-			bad = client__queue(c, EMON_MSG_SNAPSHOT, buf, len, now);
-			free(buf);
+			bad = client__queue_shared(c, EMON_MSG_SNAPSHOT, pl, now);
+			payload__put(pl);
 		}
 		if (bad)
 			client__close(s, i);
 	}
+	for (int i = 0; i < nshared; i++)
+		payload__put(shared[i]);
 	pthread_mutex_lock(&s->lock);
 	nin = s->nr_internal;
 	memcpy(in, s->internal, nin * sizeof(in[0]));
@@ -657,14 +739,13 @@ int server__open(struct server **sp, const struct server_opts *o,
 	s->o = *o;
 	s->e = e;
 	s->lfd = s->wake_fd = -1;
-	s->hello = hello;
-	s->hello_len = hello_len;
 	pthread_mutex_init(&s->lock, NULL);
 	/* the caller checked it (server__check_path) */
 	snprintf(s->path, sizeof(s->path), "%s", o->path);
+	s->hello = payload__new(hello, hello_len);
 	s->c = calloc(o->max_clients, sizeof(*s->c));
 	s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!s->c || s->wake_fd < 0) {
+	if (!s->hello || !s->c || s->wake_fd < 0) {
 		server__close(s);
 		return 1;
 	}
@@ -705,6 +786,7 @@ void server__close(struct server *s)
 	if (s->wake_fd >= 0)
 		close(s->wake_fd);
 	pthread_mutex_destroy(&s->lock);
+	payload__put(s->hello);
 	free(s->c);
 	free(s);
 }
