@@ -35,14 +35,15 @@ for i in 1 2 3; do
 done
 
 # command mode: the command gets the signal and its status is returned
-start -- sleep 30
+nap=30.$$	# a duration of its own: pgrep finds no other test's sleep
+start -- sleep $nap
 sleep 0.2
 kill -TERM $pid
 wait $pid
 rc=$?
 check "command mode, SIGTERM: the command's status 143 comes back" [ $rc -eq 143 ]
-check "command mode, SIGTERM: the counts are printed" grep -q "Performance counter stats for 'sleep 30'" "$TMP/out"
-check "command mode: the command is gone" [ -z "$(pgrep -f '^sleep 30$')" ]
+check "command mode, SIGTERM: the counts are printed" grep -q "Performance counter stats for 'sleep $nap'" "$TMP/out"
+check "command mode: the command is gone" [ -z "$(pgrep -f "^sleep $nap\$")" ]
 
 # a child that takes the signal in its parent's handler just before its
 # exec loses it (dash, sh -c: its child between fork and exec), and the
@@ -55,7 +56,7 @@ got = threading.Event()
 signal.signal(signal.SIGINT, lambda *a: got.set())
 open("$TMP/ready", "w").close()
 got.wait()
-os.execvp("sleep", ["sleep", "30.5"])
+os.execvp("sleep", ["sleep", "31.$$"])
 EOF
 start -- "$PY3" -c "
 import signal, subprocess, sys
@@ -72,7 +73,7 @@ rc=$?
 took=$("$PY3" -c "print(int(($EPOCHREALTIME - $t0) * 1000))")
 check "command mode, SIGINT lost by a child before its exec: it gets it again, all end ($took ms, status $rc)" \
 	[ "$took" -lt 10000 -a $rc -eq 130 ]
-check "command mode, SIGINT lost by a child before its exec: none left running" [ -z "$(pgrep -f '^sleep 30.5$')" ]
+check "command mode, SIGINT lost by a child before its exec: none left running" [ -z "$(pgrep -f "^sleep 31.$$\$")" ]
 
 # a process made after the signal is left alone (a trap's cleanup command)
 rm -f "$TMP/ready" "$TMP/cleaned"
