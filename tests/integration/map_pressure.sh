@@ -46,8 +46,11 @@ with open(sys.argv[1] + ".res", "w") as f:
     f.write(f"{n} {bad['cpu']} {bad['process']} {bad['cgroup']} {ovf['process']} {ovf['cgroup']}\n")
 PY
 read -r nint bcpu bproc bcg oproc ocg <"$TMP/out.jsonl.res"
-check "the process map overflowed in (almost) every interval ($oproc of $nint)" [ "$oproc" -ge $((nint - 2)) ]
-check "the cgroup map overflowed in (almost) every interval ($ocg of $nint)" [ "$ocg" -ge $((nint - 2)) ]
+# that the maps overflowed at all is what makes the checks below mean
+# something; how often depends on how much CPU the 40 shells got (on a
+# loaded machine 1 interval of 6 for processes, 3 for cgroups)
+check "the process map overflowed ($oproc of $nint intervals)" [ "$oproc" -ge 1 ]
+check "the cgroup map overflowed ($ocg of $nint intervals)" [ "$ocg" -ge 1 ]
 check "process rows, overflow included, add up to the system row exactly, every interval" [ "$bproc" -eq 0 ]
 check "cgroup rows, overflow included, add up to the system row exactly, every interval" [ "$bcg" -eq 0 ]
 check "cpu rows add up to the system row exactly, every interval" [ "$bcpu" -eq 0 ]
