@@ -31,6 +31,7 @@
 #include "engine/session.h"
 
 #define TOP_EVENTS "cycles,instructions,cpu-clock"
+#define FIRST_DELAY_S 0.5
 
 enum {
 	OPT_SOCKET = 256,
@@ -250,8 +251,12 @@ static int top_setup(struct top_run *tr)
 	return 0;
 }
 
-/* The interval from the last snapshot to a new one, into the tables
- * (while paused only the snapshot moves on). */
+/*
+ * The interval from the last snapshot to a new one, into the tables
+ * (while paused only the snapshot moves on). Energy is read once a read
+ * period (a second): an interval with no read yet is not shown, -EAGAIN,
+ * rather than shown without power, for up to two intervals.
+ */
 static int top_refresh(struct top_run *tr)
 {
 	struct stat_run *st = &tr->st;
@@ -263,14 +268,20 @@ static int top_refresh(struct top_run *tr)
 		return err;
 	if (tr->state.paused)
 		goto out;
+	if (st->src->meta.energy_on && cur.energy_reads == st->prev.energy_reads &&
+	    cur.t - st->prev.t < 2 * tr->delay) {
+		snapshot__free(&cur);
+		return -EAGAIN;
+	}
 	aggregate__reset(&st->agg);
 	err = snapshot__diff(&cur, &st->prev, &st->agg);
 	st->sc.online = cur.online;
 	st->out.ncpus = 0;
 	for (int cpu = 0; cpu < cur.ncpus; cpu++)
 		st->out.ncpus += cur.online[cpu];
-	in = (struct top_input){ &st->out, NULL, 0, cur.t - st->prev.t };
-	err = err ?: stat_rows__build(&st->sc, &st->agg, in.dt, &st->rows);
+	in = (struct top_input){ &st->out, NULL, 0, cur.t - st->prev.t,
+				 cur.energy_t - st->prev.energy_t };
+	err = err ?: stat_rows__build(&st->sc, &st->agg, in.energy_dt, &st->rows);
 	in.rows = st->rows.rows;
 	in.nr = st->rows.nr;
 	for (int v = 0; !err && v < TOP_VIEW_NR; v++)
@@ -309,17 +320,22 @@ static int top_keys(struct top_run *tr, bool *dirty)
 		a = top_state__key(&tr->state, t, k, top_draw__rows());
 		if (a == TOP_ACT_QUIT)
 			return 1;
+		/* the next key (typed ahead) acts on the table as this one left it */
+		if (a != TOP_ACT_NONE)
+			top_table__arrange(&tr->tab[tr->state.view], &tr->state,
+					   top_draw__rows());
 		*dirty |= a != TOP_ACT_NONE;
 	}
 	return 0;
 }
 
-/* Refreshes every delay from the first snapshot; an own engine ticks
- * every read period; keys, signals and the daemon's end wake the loop. */
+/* Refreshes every delay, the first one sooner (an empty table for a whole
+ * -d is no use); an own engine ticks every read period; keys, signals
+ * and the daemon's end wake the loop. */
 static int top_loop(struct top_run *tr)
 {
 	struct source *src = tr->st.src;
-	double next = tr->st.prev.t + tr->delay;
+	double next = tr->st.prev.t + fmin(tr->delay, FIRST_DELAY_S);
 	bool dirty = true;
 	int err;
 
@@ -354,13 +370,16 @@ static int top_loop(struct top_run *tr)
 		if (now < next)
 			continue;
 		err = top_refresh(tr);
+		if (err == -EAGAIN) {
+			next = now + 0.05;	/* soon: the energy is due */
+			continue;
+		}
 		if (err) {
 			snprintf(tr->gone, sizeof(tr->gone), "%s", src->why[0] ? src->why :
 				 strerror(-err));
 			return 1;
 		}
-		while (next <= now)
-			next += tr->delay;
+		next = now + tr->delay;
 		dirty = true;
 	}
 }
@@ -445,6 +464,8 @@ int cmd_top(int argc, char **argv)
 	if (!tr)
 		return 1;
 	top_state__init(&tr->state);
+	for (int v = 0; v < TOP_VIEW_NR; v++)
+		tr->tab[v].view = v;	/* empty until the first interval */
 	tr->delay = 1;
 	ret = top_opts__parse(tr, argc, argv);
 	if (ret) {

@@ -193,7 +193,7 @@ static void name_cell(const struct top_table *t, const struct top_state *s,
 		for (int d = 0; d < r->depth && n + 2 < len; d++)
 			n += snprintf(buf + n, len - n, "  ");
 		n += snprintf(buf + n, len - n, "%s", !r->nr_children ? "  " :
-			      !s->filter[0] && top_state__is_collapsed(s, r->key) ?
+			      top_state__is_collapsed(s, r->key) ?
 			      "+ " : "- ");
 	}
 	snprintf(buf + n, len - n, r->note && strcmp(r->note, r->name) ? "%s (%s)" : "%s",
