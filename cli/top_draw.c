@@ -156,6 +156,23 @@ static void paint_header(const struct top_header *h, const struct top_table *t,
 	     s->filter[0] || s->editing ? "\"" : "", unsup);
 }
 
+/*
+ * One cell of w columns at x: text to the left (names, cut at the screen's
+ * edge) or to the right (numbers: a column that does not fit whole is
+ * left out, never cut, and never wraps onto the next line).
+ */
+static void cell(int y, int x, int w, const char *text, bool left)
+{
+	char buf[600];
+
+	if (x >= COLS || (!left && x + w > COLS))
+		return;
+	if (w > (int)sizeof(buf) - 1)
+		w = sizeof(buf) - 1;
+	snprintf(buf, sizeof(buf), left ? "%-*.*s" : "%*.*s", w, w, text);
+	mvaddnstr(y, x, buf, w < COLS - x ? w : COLS - x);
+}
+
 /* Column titles, the sorted one marked v (descending) or ^. */
 static void paint_titles(const struct top_table *t, const struct top_state *s,
 			 int name_w)
@@ -166,19 +183,16 @@ static void paint_titles(const struct top_table *t, const struct top_state *s,
 	attron(A_REVERSE);
 	mvhline(HEADER_LINES - 1, 0, ' ', COLS);
 	if (t->view == TOP_VIEW_PROCESSES) {
-		mvprintw(HEADER_LINES - 1, 0, "%8s ", "PID");
+		cell(HEADER_LINES - 1, 0, 8, "PID", false);
 		x = 9;
 	}
 	for (int c = 0; c < TOP_COL_NR; c++) {
+		int w = c == TOP_COL_NAME ? name_w : col_w[c];
+
 		snprintf(buf, sizeof(buf), "%s%s", top_col__title(c),
 			 c == (int)s->sort_col ? (s->sort_asc ? "^" : "v") : "");
-		if (c == TOP_COL_NAME) {
-			mvprintw(HEADER_LINES - 1, x, "%-*.*s", name_w, name_w, buf);
-			x += name_w;
-		} else {
-			mvprintw(HEADER_LINES - 1, x, "%*s", col_w[c], buf);
-			x += col_w[c];
-		}
+		cell(HEADER_LINES - 1, x, w, buf, c == TOP_COL_NAME);
+		x += w;
 	}
 	attroff(A_REVERSE);
 }
@@ -215,15 +229,15 @@ static void paint_row(const struct top_table *t, const struct top_state *s,
 		attron(A_BOLD | A_REVERSE);
 	mvhline(y, 0, ' ', COLS);
 	if (t->view == TOP_VIEW_PROCESSES) {
-		mvprintw(y, 0, "%8.8s ", r->key);
+		cell(y, 0, 8, r->key, false);
 		x = 9;
 	}
 	name_cell(t, s, r, buf, sizeof(buf));
-	mvaddnstr(y, x, buf, name_w - 1);
+	cell(y, x, name_w - 1, buf, true);
 	x += name_w;
 	for (int c = 1; c < TOP_COL_NR; c++) {
 		top_cell__format(c, r->v[c], buf, sizeof(buf));
-		mvprintw(y, x, "%*.*s", col_w[c], col_w[c], buf);
+		cell(y, x, col_w[c], buf, false);
 		x += col_w[c];
 	}
 	if (i == s->sel)

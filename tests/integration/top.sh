@@ -24,8 +24,22 @@ check "no terminal: exit 2 (got $rc)" [ $rc -eq 2 ]
 check "no terminal: one line on stderr: $(head -c 120 "$TMP/nt.err")" \
 	bash -c "[ \$(wc -l <'$TMP/nt.err') -eq 1 ] && grep -q 'needs a terminal' '$TMP/nt.err'"
 check "no terminal: nothing on stdout" [ ! -s "$TMP/nt.out" ]
-"$EMON" top -d 0 </dev/null >/dev/null 2>"$TMP/bad.err"
-check "-d 0: exit 2, the culprit named" bash -c "[ $? -eq 2 ] && grep -q \"'0' for -d\" '$TMP/bad.err'"
+# bad input: exit 2, one line naming the culprit (options come first)
+while IFS='|' read -r args want; do
+	# shellcheck disable=SC2086
+	"$EMON" top $args </dev/null >/dev/null 2>"$TMP/bad.err"
+	rc=$?
+	check "top $args: exit 2 (got $rc), one line: $(head -c 100 "$TMP/bad.err")" \
+		bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$TMP/bad.err') -eq 1 ] && grep -qF -- \"\$1\" '$TMP/bad.err'" _ "$want"
+done <<'BAD'
+-d 0|'0' for -d
+--delay=abc|'abc' for -d
+-d|missing value for option '-d'
+--view nope|unknown view 'nope'
+--bogus|'--bogus'
+--socket=|empty path for --socket
+extra|unexpected argument 'extra'
+BAD
 
 # --- a burner in a container-named cgroup (a leaf under our test cgroup) ---
 # The machine is shared and loaded (other tests run real-time ping-pongs
@@ -224,10 +238,22 @@ tm send-keys q
 t=$(wait_pane "'TOP-EXIT=0' in p and p.rstrip().endswith('READY>')" 1)
 check "q: exit 0 and the shell's prompt within 1 s (${t:-timeout} s)" [ -n "$t" ]
 check "nothing left: top's BPF programs and links are gone" bpf_gone "$ids"
-tm send-keys "clear; stty -a | tr ' ;' '\n\n' | grep -xE -- '-?(echo|icanon)' | tr '\n' ' '; echo" Enter
-t=$(wait_pane "'echo icanon' in p or 'icanon echo' in p" 3)
-check "the terminal after: echo and icanon on ($(pane | grep -oE -- '-?(echo|icanon) -?(echo|icanon)' | head -1))" [ -n "$t" ]
+# term_ok WHAT: the pane's terminal has echo and canonical mode on
+term_ok() {
+	tm send-keys "clear; stty -a | tr ' ;' '\n\n' | grep -xE -- '-?(echo|icanon)' | tr '\n' ' '; echo" Enter
+	t=$(wait_pane "'echo icanon' in p or 'icanon echo' in p" 3)
+	check "$1: echo and icanon on ($(pane | grep -oE -- '-?(echo|icanon) -?(echo|icanon)' | head -1))" [ -n "$t" ]
+}
+term_ok "the terminal after q"
 check "top's stderr while it ran: nothing" [ ! -s "$TMP/top.err" ]
+
+# SIGTERM ends it as q does
+top_start
+wait_pane "'CPU: busy' in p" 3 >/dev/null
+kill -TERM "$TOP_PID"
+t=$(wait_pane "'TOP-EXIT=0' in p and p.rstrip().endswith('READY>')" 1)
+check "SIGTERM: exit 0 and the prompt within 1 s (${t:-timeout} s)" [ -n "$t" ]
+term_ok "the terminal after SIGTERM"
 
 # --- attached to a daemon, host power from a fake tree at 20 W ---
 fake_rapl "$TMP/pc" 20 --period-ms 1 || finish
@@ -279,4 +305,13 @@ tm send-keys q
 t=$(wait_pane "'TOP-EXIT=0' in p and p.rstrip().endswith('READY>')" 1)
 check "attached: q ends it within 1 s (${t:-timeout} s)" [ -n "$t" ]
 check "the daemon still serves after top left" kill -0 "$DPID"
+
+# the daemon goes away under top: exit 1, saying so, the terminal intact
+top_start --socket "$S"
+wait_pane "'CPU: busy' in p" 3 >/dev/null
+kill -TERM "$DPID"
+t=$(wait_pane "'TOP-EXIT=1' in p and p.rstrip().endswith('READY>')" 3)
+check "the daemon gone: top exits 1 within 3 s (${t:-timeout} s)" [ -n "$t" ]
+check "and says so: $(tail -1 "$TMP/top.err" | head -c 150)" grep -q "lost the daemon (pid $DPID" "$TMP/top.err"
+term_ok "the terminal after the daemon went"
 finish
