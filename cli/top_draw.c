@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <curses.h>
 #include <errno.h>
+#include <locale.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,6 +30,9 @@ static const int col_w[TOP_COL_NR] = {
 
 int top_draw__open(void)
 {
+	/* names are UTF-8 as often as not: the terminal's character set
+	 * (LC_CTYPE only: numbers keep their '.') */
+	setlocale(LC_CTYPE, "");
 	/* newterm, not initscr: an unknown TERM is an error we report, not
 	 * an exit inside the library */
 	screen = newterm(NULL, stdout, stdin);
