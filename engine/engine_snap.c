@@ -330,7 +330,6 @@ static void enc__header(const struct engine *e, const struct emon_snap_req *req,
 	h->flags = tree >= 0 ? EMON_SNAP_TREE : 0;
 	h->strings = strs;
 	h->energy_reads = e->energy_reads;
-	h->energy_t = e->last_read;
 	for (int i = 0; i < EMON_STAT_NR && i < EMON_SNAP_STATS; i++)
 		h->stats[i] = e->agg.stats[i];
 	for (int i = 0; i < x->nr; i++)

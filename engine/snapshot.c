@@ -262,7 +262,6 @@ int snapshot__decode(struct snapshot *s, const struct snap_meta *meta,
 	s->nr_proc = h->nr_proc;
 	s->has_tree = h->flags & EMON_SNAP_TREE;
 	s->energy_reads = h->energy_reads;
-	s->energy_t = h->energy_t;
 	for (int i = 0; i < EMON_STAT_NR && i < EMON_SNAP_STATS; i++)
 		s->stats[i] = h->stats[i];
 	for (int i = 0; i < s->nr_events; i++) {

@@ -75,9 +75,6 @@ struct snapshot {
 	double *pkg_zone;	/* [npkg * SNAP_ZONES] measured sub-zones */
 	unsigned int *pkg_zone_mask;	/* [npkg] sub-zones ever valid */
 	__u64 energy_reads;	/* reads whose energy was valid */
-	/* the energy is as of this time (CLOCK_MONOTONIC s): the last
-	 * read period's end, up to a second before t */
-	double energy_t;
 	__u64 stats[EMON_STAT_NR];	/* BPF's diagnostics, summed */
 	/* counts whose key found no room in BPF (overflow rows) */
 	struct snap_entry ovf_cgrp, ovf_proc;

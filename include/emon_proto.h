@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The daemon's local protocol, version 2 (docs/protocol.md): messages on a
+ * The daemon's local protocol, version 1 (docs/protocol.md): messages on a
  * UNIX stream socket, each a struct emon_msg_hdr then len bytes of
  * payload. Little-endian host layout: both ends run on one host. Fixed
  * width types only, so that other tools can speak it from this header.
@@ -12,7 +12,7 @@
 #include "emon.h"
 
 #define EMON_PROTO_MAGIC 0x4e4f4d45u	/* "EMON" */
-#define EMON_PROTO_VERSION 2
+#define EMON_PROTO_VERSION 1
 /* Requests are small: a longer one is refused and its connection closed. */
 #define EMON_PROTO_MAX_REQUEST 4096
 #define EMON_PROTO_NAME_LEN 64
@@ -92,7 +92,6 @@ struct emon_snap_hdr {
 	__u32 flags;		/* EMON_SNAP_TREE */
 	__u32 strings;		/* bytes of names at the end */
 	__u64 energy_reads;	/* reads whose energy was valid */
-	double energy_t;	/* CLOCK_MONOTONIC s the energy is as of */
 	__u64 stats[EMON_SNAP_STATS];	/* enum emon_stat, cumulative */
 	__u8 ev[EMON_MAX_EVENTS];	/* counted event index of each count */
 };
