@@ -251,12 +251,10 @@ static int top_setup(struct top_run *tr)
 	return 0;
 }
 
-/*
- * The interval from the last snapshot to a new one, into the tables
- * (while paused only the snapshot moves on). Energy is read once a read
- * period (a second): an interval with no read yet is not shown, -EAGAIN,
- * rather than shown without power, for up to two intervals.
- */
+/* The interval from the last snapshot to a new one, into the tables
+ * (while paused only the snapshot moves on). Each snapshot is an engine
+ * tick, its own or the daemon's, which reads the energy right before its
+ * flush: counts and energy cover the same interval. */
 static int top_refresh(struct top_run *tr)
 {
 	struct stat_run *st = &tr->st;
@@ -268,20 +266,14 @@ static int top_refresh(struct top_run *tr)
 		return err;
 	if (tr->state.paused)
 		goto out;
-	if (st->src->meta.energy_on && cur.energy_reads == st->prev.energy_reads &&
-	    cur.t - st->prev.t < 2 * tr->delay) {
-		snapshot__free(&cur);
-		return -EAGAIN;
-	}
 	aggregate__reset(&st->agg);
 	err = snapshot__diff(&cur, &st->prev, &st->agg);
 	st->sc.online = cur.online;
 	st->out.ncpus = 0;
 	for (int cpu = 0; cpu < cur.ncpus; cpu++)
 		st->out.ncpus += cur.online[cpu];
-	in = (struct top_input){ &st->out, NULL, 0, cur.t - st->prev.t,
-				 cur.energy_t - st->prev.energy_t };
-	err = err ?: stat_rows__build(&st->sc, &st->agg, in.energy_dt, &st->rows);
+	in = (struct top_input){ &st->out, NULL, 0, cur.t - st->prev.t };
+	err = err ?: stat_rows__build(&st->sc, &st->agg, in.dt, &st->rows);
 	in.rows = st->rows.rows;
 	in.nr = st->rows.nr;
 	for (int v = 0; !err && v < TOP_VIEW_NR; v++)
@@ -370,10 +362,6 @@ static int top_loop(struct top_run *tr)
 		if (now < next)
 			continue;
 		err = top_refresh(tr);
-		if (err == -EAGAIN) {
-			next = now + 0.05;	/* soon: the energy is due */
-			continue;
-		}
 		if (err) {
 			snprintf(tr->gone, sizeof(tr->gone), "%s", src->why[0] ? src->why :
 				 strerror(-err));

@@ -212,7 +212,7 @@ static int build_flat(struct top_table *t, const struct top_input *in,
 		r->note = s == SCOPE_CONTAINER ? in_r->runtime : NULL;
 		r->sum = *in_r;
 		if (host && idle)
-			row__sub(&r->sum, idle, in->energy_dt);
+			row__sub(&r->sum, idle, in->dt);
 	}
 	return 0;
 }
@@ -335,13 +335,12 @@ static int build_tree(struct top_table *t, const struct top_input *in,
 		r->sum.scope = SCOPE_CGROUP;
 		r->sum.has_energy = has_energy;
 		if (!strcmp(nodes[i].path, "/") && idle)
-			row__sub(&r->sum, idle, in->energy_dt);
+			row__sub(&r->sum, idle, in->dt);
 	}
 	/* children come after their parent: add them up from the end */
 	for (int i = t->nr - 1; i >= 0; i--)
 		if (t->rows[i].parent >= 0)
-			row__add(&t->rows[t->rows[i].parent].sum, &t->rows[i].sum,
-				 in->energy_dt);
+			row__add(&t->rows[t->rows[i].parent].sum, &t->rows[i].sum, in->dt);
 	if (ovf) {
 		struct top_row *r = top_table__add(t, "overflow", "[overflow]");
 

@@ -67,15 +67,12 @@ struct top_summary {
 };
 
 /* One interval: its rows (system, sockets, cgroups, containers,
- * processes), the events they hold, its length, and the length of the
- * energy's window (read periods end up to a second before a snapshot:
- * the rows' power is their energy over that). */
+ * processes), the events they hold, its length. */
 struct top_input {
 	const struct output *o;
 	const struct row *rows;
 	int nr;
 	double dt;
-	double energy_dt;
 };
 
 /* The state the keys change; it outlives the tables. */

@@ -245,7 +245,11 @@ term_ok() {
 	check "$1: echo and icanon on ($(pane | grep -oE -- '-?(echo|icanon) -?(echo|icanon)' | head -1))" [ -n "$t" ]
 }
 term_ok "the terminal after q"
-check "top's stderr while it ran: nothing" [ ! -s "$TMP/top.err" ]
+# the engine may warn (a loaded machine: cpu-clock short of wall time);
+# whatever it said came out after the screen, as whole lines
+sed 's/^/      top said: /' "$TMP/top.err"
+check "top's stderr: only whole emon-perf messages" \
+	bash -c "! grep -qv '^emon-perf: ' '$TMP/top.err'"
 
 # SIGTERM ends it as q does
 top_start
@@ -254,6 +258,15 @@ kill -TERM "$TOP_PID"
 t=$(wait_pane "'TOP-EXIT=0' in p and p.rstrip().endswith('READY>')" 1)
 check "SIGTERM: exit 0 and the prompt within 1 s (${t:-timeout} s)" [ -n "$t" ]
 term_ok "the terminal after SIGTERM"
+
+# -v, stderr the terminal: the messages of the run wait for the screen's end
+tm send-keys "clear; '$EMON' top -v; echo TOP-EXIT=\$?" Enter
+t=$(wait_pane "p.count('CPU: busy') == 1" 5)
+sleep 1.5	# ticks, each with a -v message
+check "-v: the screen is whole while it runs" bash -c "! tmux -S '$TM_SOCK' capture-pane -p | grep -q 'emon-perf: interval'"
+tm send-keys q
+t=$(wait_pane "'TOP-EXIT=0' in p and 'emon-perf: interval' in p" 2)
+check "-v: its messages come out after it ends" [ -n "$t" ]
 
 # --- attached to a daemon, host power from a fake tree at 20 W ---
 fake_rapl "$TMP/pc" 20 --period-ms 1 || finish
@@ -267,38 +280,49 @@ check "attached: the header says so" \
 check "attached: top holds no perf_event fd ($(perf_fds "$TOP_PID"))" [ "$(perf_fds "$TOP_PID")" -eq 0 ]
 check "attached: and no BPF fd ($(bpf_fds "$TOP_PID"))" [ "$(bpf_fds "$TOP_PID")" -eq 0 ]
 against_cpustat "attached"
+# the real-time burner ends here: it starves the tree's writer and the
+# daemon (both measured: a refresh of 1.32 W while the tree drew 27.93 W)
+kill "$CG_BG_PID"
+for _ in $(seq 100); do [ -d /proc/"$CG_BG_PID" ] || break; sleep 0.02; done
 hdr=$(pane | grep '^Energy:')
 echo "      $hdr"
 check "attached: energy from powercap" grep -q '^Energy: powercap' <<<"$hdr"
 w=$(grep -oE 'host [0-9.]+ W' <<<"$hdr" | awk '{ print $2 }')
 check "attached: and package 0 draws the host's power" grep -qE "host $w W = package 0 $w W" <<<"$hdr"
-# Each refresh's power is its energy over the window between two of the
-# daemon's reads; a read late against its flush (a loaded machine: tens
-# of ms) moves energy from one window to the next, never loses it. So:
-# four refreshes in a row, each 20 W within 5%, their mean within 2%.
-"$PY3" - "$TM_SOCK" <<'PY'
+# Each refresh's host power against the fake tree's own energy_uj over
+# the same window (read as each repaint is seen): on this loaded machine
+# the tree's writer itself can stall (a refresh of 2.08 W, then a
+# catch-up), so its file, which the daemon reads, is the reference, not
+# the nominal 20 W. A repaint is seen within ~50 ms of its snapshot in a 1 s window:
+# 10% (at least 1 W) apart at most.
+"$PY3" - "$TM_SOCK" "$TMP/pc/intel-rapl:0/energy_uj" <<'PY'
 import re, subprocess, sys, time
-sock = sys.argv[1]
-seen, last_t, last = [], 0, None
+sock, efile = sys.argv[1:3]
+def uj():
+    return int(open(efile).read())
+marks, last = [], None
 t_end = time.monotonic() + 15
-while len(seen) < 5 and time.monotonic() < t_end:
+while len(marks) < 6 and time.monotonic() < t_end:
     p = subprocess.run(["tmux", "-S", sock, "capture-pane", "-p"], capture_output=True, text=True).stdout
     m = re.search(r"^Energy: .*host ([0-9.]+) W", p, re.M)
     if m and m.group(1) != last:
         now = time.monotonic()
-        if seen and now - last_t < 0.3:
-            seen[-1] = float(m.group(1))	# a repaint seen half done
+        if marks and now - marks[-1][0] < 0.3:
+            marks[-1] = marks[-1][:2] + (float(m.group(1)),)	# seen half done
         else:
-            seen.append(float(m.group(1)))
-            last_t = now
+            marks.append((now, uj(), float(m.group(1))))
         last = m.group(1)
     time.sleep(0.02)
-seen = seen[1:]	# the first: whenever the watching began
-mean = sum(seen) / len(seen) if seen else 0
-each = all(abs(w - 20) <= 1 for w in seen)
-print(f"{'ok   ' if each and len(seen) == 4 else 'FAIL '} attached: host power of 4 refreshes {seen} each 20 W within 5%")
-print(f"{'ok   ' if abs(mean - 20) <= 0.4 else 'FAIL '} attached: their mean {mean:.3f} W is 20 W within 2%")
-sys.exit(not (each and len(seen) == 4 and abs(mean - 20) <= 0.4))
+bad = 0 if len(marks) == 6 else 1
+# from the second repaint: the first window began with the burner running
+for (t0, e0, _), (t1, e1, w) in zip(marks[1:], marks[2:]):
+    ref = (e1 - e0) / 1e6 / (t1 - t0)
+    tol = max(0.1 * ref, 1)
+    ok = abs(w - ref) <= tol
+    bad += not ok
+    print(f"{'ok   ' if ok else 'FAIL '} attached: host power {w} W vs the tree's {ref:.2f} W over {t1 - t0:.2f} s (tolerance {tol:.2f} W)")
+print(f"      {len(marks)} repaints seen")
+sys.exit(bad != 0)
 PY
 [ $? -eq 0 ] || FAILS=$((FAILS + 1))
 tm send-keys q

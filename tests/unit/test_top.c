@@ -38,7 +38,7 @@ static void fixture__init(struct fixture *f, bool hw)
 	f->o.ev[EV_CLOCK] = (struct row_event){ "cpu-clock", true, true, 0 };
 	f->o.ev[EV_CYCLES] = (struct row_event){ "cycles", hw, false, hw ? 1 : -1 };
 	f->o.ev[EV_INS] = (struct row_event){ "instructions", hw, false, hw ? 2 : -1 };
-	f->in = (struct top_input){ &f->o, f->rows, 0, 2.0, 2.0 };
+	f->in = (struct top_input){ &f->o, f->rows, 0, 2.0 };
 	top_state__init(&f->s);
 }
 
@@ -65,7 +65,7 @@ static struct row *add(struct fixture *f, enum scope s, const char *key,
 	if (joules >= 0) {
 		r->has_energy = true;
 		r->energy_j = joules;
-		r->power_w = joules / f->in.energy_dt;
+		r->power_w = joules / f->in.dt;
 	}
 	f->in.nr = f->nr;
 	return r;
@@ -114,7 +114,6 @@ static void test_tree_sums(void **state)
 
 	(void)state;
 	fixture__init(&f, false);
-	f.in.energy_dt = 1.0;	/* power: over the energy's own window */
 	add_cgroups(&f, 1);
 	assert_int_equal(top_table__build(&f.t, TOP_VIEW_CGROUPS, &f.in), 0);
 	assert_int_equal(f.t.nr, 5);	/* /a/b made for the tree */
@@ -123,8 +122,8 @@ static void test_tree_sums(void **state)
 	assert_float_equal(r->v[TOP_COL_CPU], 185.0, 1e-9);
 	assert_int_equal(r->depth, 0);
 	assert_int_equal(r->nr_children, 2);
-	/* energy: (12 - 2) + 4 + 3 + 1 = 18 J of 20, in 1 s */
-	assert_float_equal(r->v[TOP_COL_POWER], 18.0, 1e-9);
+	/* energy: (12 - 2) + 4 + 3 + 1 = 18 J of 20, in 2 s */
+	assert_float_equal(r->v[TOP_COL_POWER], 9.0, 1e-9);
 	assert_float_equal(r->v[TOP_COL_SHARE], 90.0, 1e-9);
 	r = row_of(&f.t, "/a");
 	assert_float_equal(r->v[TOP_COL_CPU], 75.0, 1e-9);
@@ -134,7 +133,7 @@ static void test_tree_sums(void **state)
 	assert_int_equal(r->depth, 2);
 	assert_string_equal(f.t.rows[r->parent].key, "/a");
 	assert_float_equal(r->v[TOP_COL_CPU], 25.0, 1e-9);
-	assert_float_equal(r->v[TOP_COL_POWER], 3.0, 1e-9);
+	assert_float_equal(r->v[TOP_COL_POWER], 1.5, 1e-9);
 	r = row_of(&f.t, "/a/b/c");
 	assert_int_equal(r->depth, 3);
 	assert_int_equal(r->nr_children, 0);
