@@ -47,6 +47,7 @@ struct top_run {
 	struct top_summary sum;
 	struct top_header hdr;
 	bool screen;			/* the terminal is ours */
+	bool attached;			/* to the daemon */
 	FILE *errlog;			/* stderr while it is */
 	int saved_stderr;
 	char gone[512];			/* why the daemon went, for the user */
@@ -208,7 +209,8 @@ static void setup_header(struct top_run *tr)
 	struct top_header *h = &tr->hdr;
 	size_t n = 0;
 
-	if (src->ops->fd((struct source *)src) >= 0)
+	tr->attached = src->ops->fd((struct source *)src) >= 0;
+	if (tr->attached)
 		snprintf(h->source, sizeof(h->source), "attached to the daemon (pid %u, %s)",
 			 m->pid, src->path);
 	else
@@ -347,7 +349,8 @@ static int top_loop(struct top_run *tr)
 			poll(pfd, pfd[2].fd >= 0 ? 3 : 2, (int)((wake - now) * 1e3) + 1);
 		while (read(sig_pipe[0], buf, sizeof(buf)) > 0)
 			;
-		if (stop_signal)
+		/* a signal, or the terminal gone (its hangup may come later) */
+		if (stop_signal || (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
 			return 0;
 		if (pfd[2].revents) {
 			snprintf(tr->gone, sizeof(tr->gone), "%s", src->why[0] ? src->why :
@@ -421,9 +424,11 @@ static int top_run(struct top_run *tr)
 	top_draw__close();
 	tr->screen = false;
 	release_stderr(tr);
-	if (tr->gone[0])
+	if (tr->gone[0] && tr->attached)
 		pr_err("lost the daemon (pid %u, %s): %s", tr->st.src->meta.pid,
 		       tr->st.src->path, tr->gone);
+	else if (tr->gone[0])
+		pr_err("taking a snapshot: %s", tr->gone);
 	return ret;
 }
 

@@ -259,6 +259,20 @@ t=$(wait_pane "'TOP-EXIT=0' in p and p.rstrip().endswith('READY>')" 1)
 check "SIGTERM: exit 0 and the prompt within 1 s (${t:-timeout} s)" [ -n "$t" ]
 term_ok "the terminal after SIGTERM"
 
+# its terminal closed under it (a window killed): it ends, nothing left
+tm new-window -d -n hup "exec '$EMON' top 2>/dev/null"
+hpid=
+for _ in $(seq 250); do
+	hpid=$(tm list-panes -t hup -F '#{pane_pid}' 2>/dev/null)
+	[ -n "$hpid" ] && wait_attached "$hpid" && break
+	sleep 0.02
+done
+hids=$(bpf_ids "$hpid")
+tm kill-window -t hup
+for _ in $(seq 100); do [ -d /proc/"$hpid" ] || break; sleep 0.02; done
+check "terminal closed: top ($hpid) ends within 2 s" [ ! -d /proc/"$hpid" ]
+check "and its BPF programs and links are gone" bpf_gone "$hids"
+
 # -v, stderr the terminal: the messages of the run wait for the screen's end
 tm send-keys "clear; '$EMON' top -v; echo TOP-EXIT=\$?" Enter
 t=$(wait_pane "p.count('CPU: busy') == 1" 5)
