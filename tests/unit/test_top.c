@@ -299,6 +299,19 @@ static void test_filter_and_selection(void **state)
 	assert_int_equal(f.s.first, 2);
 	assert_int_equal(top_state__key(&f.s, &f.t, ' ', 10), TOP_ACT_PAUSE);
 	assert_true(f.s.paused);
+	/* keys that mean nothing change nothing */
+	assert_int_equal(top_state__key(&f.s, &f.t, 'z', 10), TOP_ACT_NONE);
+	assert_int_equal(top_state__key(&f.s, &f.t, '9', 10), TOP_ACT_NONE);
+	assert_int_equal(top_state__key(&f.s, &f.t, TOP_KEY_LEFT, 10), TOP_ACT_NONE);
+	/* a filter: no control bytes, no longer than its buffer */
+	key(&f, '/');
+	assert_int_equal(top_state__key(&f.s, &f.t, 0x01, 10), TOP_ACT_NONE);
+	for (int i = 0; i < 100; i++)
+		top_state__key(&f.s, &f.t, 'x', 10);
+	assert_int_equal(strlen(f.s.filter), sizeof(f.s.filter) - 1);
+	key(&f, TOP_KEY_ENTER);
+	assert_int_equal(f.t.nr_shown, 0);
+	assert_null(f.s.sel_key);	/* nothing to select */
 	fixture__exit(&f);
 }
 
