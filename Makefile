@@ -44,7 +44,8 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-missing-field-initializers \
 	  -Iinclude -I. -I$(O) -MMD -MP
 CFLAGS += $(EXTRA_CFLAGS)
 LDFLAGS += $(EXTRA_LDFLAGS)
-LIBS := -lbpf -lelf -lz -lpfm -ljson-c -lm -lmicrohttpd -lpthread
+LIBS := -lbpf -lelf -lz -lpfm -ljson-c -lm -lmicrohttpd -lpthread \
+	$(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -219,7 +220,7 @@ MANDIR ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/emon-perf
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 COMPDIR ?= $(PREFIX)/share/bash-completion/completions
-MAN1 := man/emon-perf.1 man/emon-perf-stat.1 man/emon-perf-report.1
+MAN1 := man/emon-perf.1 man/emon-perf-stat.1 man/emon-perf-report.1 man/emon-perf-top.1
 MAN8 := man/emon-perf-serve.8
 INSTALLED := $(BINDIR)/emon-perf $(addprefix $(MANDIR)/man1/,$(notdir $(MAN1))) \
 	$(addprefix $(MANDIR)/man8/,$(notdir $(MAN8))) $(COMPDIR)/emon-perf \

@@ -9,6 +9,7 @@ int cmd_stat(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 #define EMON_VERSION "0.2.0"
 

@@ -17,6 +17,7 @@ static const struct cmd cmds[] = {
 	{ "serve",  cmd_serve,  "count for the whole host and serve every consumer (socket, Prometheus)" },
 	{ "list",   cmd_list,   "list the events this machine can count" },
 	{ "report", cmd_report, "tables and charts from a JSON-lines recording" },
+	{ "top",    cmd_top,    "a live table of power, CPU and counters per container, cgroup, process" },
 	{ "help",   cmd_help,   "this text" },
 };
 

@@ -2,7 +2,8 @@
 # bash completion for emon-perf: subcommands, each one's options (read
 # from its own --help, so they stay true), event names for -e (from
 # 'emon-perf list': the ones this machine counts), cgroup paths for -G
-# (from the cgroup2 mount), scopes for --by, energy sources, files.
+# (from the cgroup2 mount), scopes for --by, energy sources, top's views,
+# files.
 # Lists after a comma (-e a,b  -G /x,/y  --by a,b) complete their last item.
 # Installed as $(PREFIX)/share/bash-completion/completions/emon-perf.
 
@@ -63,7 +64,7 @@ _emon_perf()
 		esac
 	done
 	if [ -z "$sub" ]; then
-		COMPREPLY=($(compgen -W "stat serve list report help --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "stat serve list report top help --help --version" -- "$cur"))
 		return
 	fi
 	# stat's command after --: a command name, then what that command takes
@@ -94,6 +95,9 @@ _emon_perf()
 	--energy)
 		COMPREPLY=($(compgen -W "auto powercap perf none model:" -- "$cur"))
 		return ;;
+	--view)
+		COMPREPLY=($(compgen -W "containers cgroups processes" -- "$cur"))
+		return ;;
 	-o | --output | --html | --socket)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
@@ -105,7 +109,7 @@ _emon_perf()
 		return ;;
 	-I | --interval-print | -x | --field-separator | --timeout | --idle-watts | \
 	--max-cgroups | --max-procs | --listen | --processes | --max-series | \
-	--max-clients | --max-keys | --retain | --min-flush-ms | --top)
+	--max-clients | --max-keys | --retain | --min-flush-ms | --top | -d | --delay)
 		return ;;	# a value of the user's own
 	esac
 	if [[ $cur == -* ]]; then

@@ -3,15 +3,15 @@
 # that are missing. Used by the Makefile (make deps) and by .ci/run.
 set -e
 pkgs="make gcc clang llvm libbpf-dev libelf-dev zlib1g-dev libpfm4-dev bpftool
-pkg-config libcmocka-dev libjson-c-dev libmicrohttpd-dev linux-perf python3
+pkg-config libcmocka-dev libjson-c-dev libmicrohttpd-dev libncurses-dev linux-perf python3
 procps"
 # make test also builds the libFuzzer harnesses (clang's runtime: libFuzzer,
 # ASan, UBSan); gcc's own sanitizer runtimes come with gcc
 pkgs="$pkgs libclang-rt-dev"
 # make test: a Prometheus server and promtool scrape /metrics (curl too);
 # PyYAML reads the Kubernetes DaemonSet; make test-loaded: stress-ng; the
-# man pages are checked with groff and man
-[ "${1:-}" = "--with-test" ] && pkgs="$pkgs chromium prometheus curl python3-yaml stress-ng groff-base man-db"
+# man pages are checked with groff and man; top is driven in tmux
+[ "${1:-}" = "--with-test" ] && pkgs="$pkgs chromium prometheus curl python3-yaml stress-ng groff-base man-db tmux"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

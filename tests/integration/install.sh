@@ -4,8 +4,8 @@
 # renders with no warning (groff -ww, and man --warnings where man-db is
 # installed) and names every option of its command's --help; the bash
 # completion, sourced in bash, completes subcommands, options, an event
-# name, a cgroup path and a scope; the systemd unit names the installed
-# binary; make uninstall takes all of it away again.
+# name, a cgroup path, a scope and top's views; the systemd unit names the
+# installed binary; make uninstall takes all of it away again.
 . "$(dirname "$0")/lib.sh"
 command -v groff >/dev/null || skip "groff not installed (Debian groff-base)"
 D=$TMP/stage
@@ -16,7 +16,8 @@ rc=$?
 check "make install exits 0" [ $rc -eq 0 ]
 [ $rc -eq 0 ] || cat "$TMP/make.out"
 files=(bin/emon-perf share/man/man1/emon-perf.1 share/man/man1/emon-perf-stat.1
-	share/man/man1/emon-perf-report.1 share/man/man8/emon-perf-serve.8
+	share/man/man1/emon-perf-report.1 share/man/man1/emon-perf-top.1
+	share/man/man8/emon-perf-serve.8
 	share/bash-completion/completions/emon-perf lib/systemd/system/emon-perf.service
 	share/emon-perf/deploy/systemd/emon-perf.service
 	share/emon-perf/deploy/kubernetes/daemonset.yaml
@@ -40,7 +41,7 @@ for page in "$D$PREFIX"/share/man/man*/*; do
 	fi
 done
 # each command's options, as its --help names them, are in its page
-for cmd in stat serve report; do
+for cmd in stat serve report top; do
 	page=$(ls "$D$PREFIX"/share/man/man*/emon-perf-$cmd.*)
 	text=$(groff -man -Tutf8 -P -c "$page" 2>/dev/null | sed 's/\x08.//g; s/‐/-/g')
 	lacks=
@@ -71,6 +72,11 @@ check "completion: 'stat -e cpu-clock,context-s' completes the list's last event
 check "completion: 'stat -G ${cg%inner}i' gives the cgroup $cg" \
 	[ "$(complete_words "$EMON" stat -G "${cg%inner}i")" = "$cg" ]
 check "completion: 'stat --by cont' gives container" [ "$(complete_words "$EMON" stat --by cont)" = container ]
+check "completion: 'emon-perf to' gives top" [ "$(complete_words "$EMON" to)" = top ]
+check "completion: 'top --vi' gives --view" [ "$(complete_words "$EMON" top --vi)" = --view ]
+check "completion: 'top --view pro' gives processes" \
+	[ "$(complete_words "$EMON" top --view pro)" = processes ]
+check "completion: 'top --no-d' gives --no-daemon" [ "$(complete_words "$EMON" top --no-d)" = --no-daemon ]
 
 make -s --no-print-directory uninstall DESTDIR="$D" PREFIX=$PREFIX >/dev/null 2>&1
 left=$(cd "$D" && find . -type f)

@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * emon-perf top: a live table of who uses the CPUs and the energy, over
+ * the same snapshots as stat (engine/source.h: the daemon when its socket
+ * answers, else an own engine). Every -d seconds the difference of two
+ * snapshots becomes stat's rows (cli/stat_rows.c), then one table per
+ * view (cli/top_model.c), which the keys sort, filter and fold
+ * (cli/top_state.c) and ncurses paints (cli/top_draw.c).
+ *
+ * One cleanup path: the terminal given back first (its modes restored),
+ * then the source closed (own events and BPF programs, or the daemon's
+ * connection); messages written while the screen was ours are printed
+ * after it. SIGINT, SIGTERM and SIGHUP end the loop and take that path.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli/commands.h"
+#include "cli/opts.h"
+#include "cli/stat_run.h"
+#include "cli/top_draw.h"
+#include "cli/top_model.h"
+#include "engine/session.h"
+
+#define TOP_EVENTS "cycles,instructions,cpu-clock"
+#define FIRST_DELAY_S 0.5
+
+enum {
+	OPT_SOCKET = 256,
+	OPT_NO_DAEMON,
+	OPT_VIEW,
+};
+
+struct top_run {
+	struct stat_run st;		/* its setup, source, rows (no command) */
+	double delay;			/* -d */
+	struct top_state state;
+	struct top_table tab[TOP_VIEW_NR];
+	struct top_summary sum;
+	struct top_header hdr;
+	bool screen;			/* the terminal is ours */
+	bool attached;			/* to the daemon */
+	FILE *errlog;			/* stderr while it is */
+	int saved_stderr;
+	char gone[512];			/* why the daemon went, for the user */
+};
+
+static const struct option long_opts[] = {
+	{ "delay",	required_argument, NULL, 'd' },
+	{ "view",	required_argument, NULL, OPT_VIEW },
+	ENGINE_LONG_OPTIONS,
+	{ "socket",	required_argument, NULL, OPT_SOCKET },
+	{ "no-daemon",	no_argument,	   NULL, OPT_NO_DAEMON },
+	{ "verbose",	no_argument,	   NULL, 'v' },
+	{ "help",	no_argument,	   NULL, 'h' },
+	{ 0 }
+};
+
+static void top_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: emon-perf top [options]\n"
+"\n"
+"A live table of power, CPU and counters per container, cgroup (a tree of\n"
+"subtree sums) or process, refreshed every -d seconds. Counts\n"
+TOP_EVENTS "; columns this host cannot count show '-'.\n"
+"Needs a terminal.\n"
+"\n"
+"  -d, --delay SECONDS       refresh interval (0.1 to 3600, default 1)\n"
+"      --view VIEW           first view: containers, cgroups (default),\n"
+"                            processes\n"
+"      --energy SOURCE       auto (default), powercap, perf, model:IDLE_W:MAX_W,\n"
+"                            none\n"
+"      --powercap-root DIR   powercap tree (default /sys/class/powercap)\n"
+"      --split-by EVENT      event that splits energy (default cycles, else\n"
+"                            cpu-clock)\n"
+"      --idle-watts W        static power per package, kept out of the split\n"
+"      --max-cgroups N       BPF map entries (cgroup x CPU) per interval\n"
+"      --max-procs N         BPF map entries (process x CPU) per interval\n"
+"      --socket PATH         the daemon's socket (default $EMON_PERF_SOCKET,\n"
+"                            else /run/emon-perf/emon.sock)\n"
+"      --no-daemon           count with own events even when a daemon runs\n"
+"  -v, --verbose             libbpf and decision messages (shown at exit)\n"
+"  -h, --help                this text\n"
+"\n"
+"Keys: c g p views (containers, cgroups, processes); < > or 1..8 sort by a\n"
+"column (again: reverse), r reverse; / filter by name, Esc clears it;\n"
+"arrows, PgUp, PgDn select; Left, Right, Enter fold and unfold a cgroup;\n"
+"space pauses the display; h help; q quits.\n"
+"\n"
+"Like stat, top attaches to 'emon-perf serve' when its socket answers (no\n"
+"events or BPF programs of its own), else counts with its own. Exit status:\n"
+"0, 1 runtime failure (such as a lost daemon), 2 bad usage or no terminal.\n");
+}
+
+static int parse_view(const char *arg, enum top_view *v)
+{
+	for (int i = 0; i < TOP_VIEW_NR; i++)
+		if (!strcmp(arg, top_view__name(i))) {
+			*v = i;
+			return 0;
+		}
+	pr_err("unknown view '%s' for --view (containers, cgroups, processes)", arg);
+	return -EINVAL;
+}
+
+static int top_opts__one(struct top_run *tr, int c, const char *arg)
+{
+	struct stat_opts *o = &tr->st.o;
+	int r = opts__engine(&o->eng, c, arg);
+
+	if (r)
+		return r < 0 ? r : 0;
+	switch (c) {
+	case 'd':
+		return opts__double("-d", arg, 0.1, 3600, &tr->delay);
+	case OPT_VIEW:
+		return parse_view(arg, &tr->state.view);
+	case OPT_SOCKET:
+		if (!*arg) {
+			pr_err("empty path for --socket");
+			return -EINVAL;
+		}
+		o->socket = arg;
+		return 0;
+	case OPT_NO_DAEMON:
+		o->no_daemon = true;
+		return 0;
+	case 'v':
+		verbose++;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* 0, 1 after --help, -EINVAL after a one-line error. */
+static int top_opts__parse(struct top_run *tr, int argc, char **argv)
+{
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+d:vh", long_opts, NULL)) != -1) {
+		if (c == 'h') {
+			top_usage(stdout);
+			return 1;
+		}
+		if (c == '?' || c == ':') {
+			if (optopt && optopt < 256)
+				pr_err("%s option '-%c' (see 'emon-perf top --help')",
+				       c == ':' || optopt == 'd' ? "missing value for" :
+				       "unknown", optopt);
+			else
+				pr_err("unknown or incomplete option '%s' (see 'emon-perf top --help')",
+				       argv[optind - 1]);
+			return -EINVAL;
+		}
+		if (top_opts__one(tr, c, optarg))
+			return -EINVAL;
+	}
+	if (optind < argc) {
+		pr_err("unexpected argument '%s' (top takes options only)", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int sig_pipe[2] = { -1, -1 };
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+
+	stop_signal = sig;
+	if (write(sig_pipe[1], "x", 1) < 0) {
+		/* full: a wakeup is pending anyway */
+	}
+	errno = saved;
+}
+
+/* Before the screen: ncurses then keeps its hands off these. */
+static int setup_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
+		return -errno;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+/* What the header says of the source, its energy and its events. */
+static void setup_header(struct top_run *tr)
+{
+	const struct source *src = tr->st.src;
+	const struct snap_meta *m = &src->meta;
+	struct top_header *h = &tr->hdr;
+	size_t n = 0;
+
+	tr->attached = src->ops->fd((struct source *)src) >= 0;
+	if (tr->attached)
+		snprintf(h->source, sizeof(h->source), "attached to the daemon (pid %u, %s)",
+			 m->pid, src->path);
+	else
+		snprintf(h->source, sizeof(h->source), "own events (pid %d)", getpid());
+	h->energy_source = m->energy_on ? m->energy_source : NULL;
+	h->energy_estimated = m->energy_estimated;
+	h->split_by = m->split_by;
+	h->no_energy = src->energy_note[0] ? src->energy_note :
+		       "no energy source (the daemon has none)";
+	for (int i = 0; i < tr->st.out.nr_events; i++)
+		if (!tr->st.out.ev[i].supported)
+			n += snprintf(h->unsupported + n, sizeof(h->unsupported) - n,
+				      "%s%s", n ? ", " : "", tr->st.out.ev[i].name);
+	if (n)
+		snprintf(h->unsupported + n, sizeof(h->unsupported) - n,
+			 " not countable here");
+	h->delay = tr->delay;
+	h->sum = &tr->sum;
+}
+
+static int top_setup(struct top_run *tr)
+{
+	struct stat_run *st = &tr->st;
+	int ret;
+
+	strcpy(st->o.events, TOP_EVENTS);
+	st->o.all_cpus = true;
+	st->o.by = 1u << SCOPE_SYSTEM | 1u << SCOPE_SOCKET | 1u << SCOPE_CGROUP |
+		   1u << SCOPE_CONTAINER | 1u << SCOPE_PROCESS;
+	ret = stat__setup(st);
+	if (ret)
+		return ret;
+	ret = st->src->ops->snapshot(st->src, &st->prev);
+	if (ret) {
+		pr_err("taking the first snapshot: %s", strerror(-ret));
+		return 1;
+	}
+	st->have_last = false;
+	setup_header(tr);
+	return 0;
+}
+
+/* The interval from the last snapshot to a new one, into the tables
+ * (while paused only the snapshot moves on). Each snapshot is an engine
+ * tick, its own or the daemon's, which reads the energy right before its
+ * flush: counts and energy cover the same interval. */
+static int top_refresh(struct top_run *tr)
+{
+	struct stat_run *st = &tr->st;
+	struct snapshot cur;
+	struct top_input in;
+	int err = st->src->ops->snapshot(st->src, &cur);
+
+	if (err)
+		return err;
+	if (tr->state.paused)
+		goto out;
+	aggregate__reset(&st->agg);
+	err = snapshot__diff(&cur, &st->prev, &st->agg);
+	st->sc.online = cur.online;
+	st->out.ncpus = 0;
+	for (int cpu = 0; cpu < cur.ncpus; cpu++)
+		st->out.ncpus += cur.online[cpu];
+	in = (struct top_input){ &st->out, NULL, 0, cur.t - st->prev.t };
+	err = err ?: stat_rows__build(&st->sc, &st->agg, in.dt, &st->rows);
+	in.rows = st->rows.rows;
+	in.nr = st->rows.nr;
+	for (int v = 0; !err && v < TOP_VIEW_NR; v++)
+		err = top_table__build(&tr->tab[v], v, &in);
+	if (!err) {
+		top_summary__build(&tr->sum, &in);
+		tr->hdr.dt = in.dt;
+	}
+out:
+	snapshot__free(&st->prev);
+	st->prev = cur;
+	return err;
+}
+
+static void top_paint(struct top_run *tr)
+{
+	struct top_table *t = &tr->tab[tr->state.view];
+
+	top_table__arrange(t, &tr->state, top_draw__rows());
+	top_draw__paint(&tr->hdr, t, &tr->state);
+}
+
+/* Keys waiting: 1 to quit, 0 to go on; *dirty when the screen changed. */
+static int top_keys(struct top_run *tr, bool *dirty)
+{
+	int k;
+
+	while ((k = top_draw__key()) != -1) {
+		const struct top_table *t = &tr->tab[tr->state.view];
+		enum top_action a;
+
+		if (k == TOP_KEY_RESIZE) {
+			*dirty = true;
+			continue;
+		}
+		a = top_state__key(&tr->state, t, k, top_draw__rows());
+		if (a == TOP_ACT_QUIT)
+			return 1;
+		/* the next key (typed ahead) acts on the table as this one left it */
+		if (a != TOP_ACT_NONE)
+			top_table__arrange(&tr->tab[tr->state.view], &tr->state,
+					   top_draw__rows());
+		*dirty |= a != TOP_ACT_NONE;
+	}
+	return 0;
+}
+
+/* Refreshes every delay, the first one sooner (an empty table for a whole
+ * -d is no use); an own engine ticks every read period; keys, signals
+ * and the daemon's end wake the loop. */
+static int top_loop(struct top_run *tr)
+{
+	struct source *src = tr->st.src;
+	double next = tr->st.prev.t + fmin(tr->delay, FIRST_DELAY_S);
+	bool dirty = true;
+	int err;
+
+	for (;;) {
+		struct pollfd pfd[3] = {
+			{ .fd = STDIN_FILENO, .events = POLLIN },
+			{ .fd = sig_pipe[0], .events = POLLIN },
+			{ .fd = src->ops->fd(src), .events = POLLIN },
+		};
+		double now = session__now(), wake = fmin(next, src->ops->next_tick(src));
+		char buf[64];
+
+		if (dirty)
+			top_paint(tr);
+		dirty = false;
+		if (now < wake)
+			poll(pfd, pfd[2].fd >= 0 ? 3 : 2, (int)((wake - now) * 1e3) + 1);
+		while (read(sig_pipe[0], buf, sizeof(buf)) > 0)
+			;
+		/* a signal, or the terminal gone (its hangup may come later) */
+		if (stop_signal || (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
+			return 0;
+		if (pfd[2].revents) {
+			snprintf(tr->gone, sizeof(tr->gone), "%s", src->why[0] ? src->why :
+				 "it went away");
+			return 1;
+		}
+		if (top_keys(tr, &dirty))
+			return 0;
+		now = session__now();
+		if (now >= src->ops->next_tick(src) && (err = src->ops->tick(src)))
+			return err;
+		if (now < next)
+			continue;
+		err = top_refresh(tr);
+		if (err) {
+			snprintf(tr->gone, sizeof(tr->gone), "%s", src->why[0] ? src->why :
+				 strerror(-err));
+			return 1;
+		}
+		next = now + tr->delay;
+		dirty = true;
+	}
+}
+
+/* While the screen is ours, stderr (if it is the terminal) goes to a file
+ * that is printed after: a message would tear the table. */
+static void hold_stderr(struct top_run *tr)
+{
+	tr->saved_stderr = -1;
+	if (!isatty(STDERR_FILENO) || !(tr->errlog = tmpfile()))
+		return;
+	fflush(stderr);
+	tr->saved_stderr = dup(STDERR_FILENO);
+	if (tr->saved_stderr < 0 || dup2(fileno(tr->errlog), STDERR_FILENO) < 0) {
+		fclose(tr->errlog);
+		tr->errlog = NULL;
+	}
+}
+
+static void release_stderr(struct top_run *tr)
+{
+	char buf[4096];
+	size_t n;
+
+	if (!tr->errlog)
+		return;
+	fflush(stderr);
+	dup2(tr->saved_stderr, STDERR_FILENO);
+	close(tr->saved_stderr);
+	rewind(tr->errlog);
+	while ((n = fread(buf, 1, sizeof(buf), tr->errlog)) > 0)
+		fwrite(buf, 1, n, stderr);
+	fclose(tr->errlog);
+	tr->errlog = NULL;
+}
+
+static int top_run(struct top_run *tr)
+{
+	int ret = top_setup(tr);
+
+	if (ret)
+		return ret;
+	hold_stderr(tr);
+	if (top_draw__open()) {
+		release_stderr(tr);
+		pr_err("cannot drive the terminal (TERM=%s)", getenv("TERM") ?: "");
+		return 2;
+	}
+	tr->screen = true;
+	ret = top_loop(tr) ? 1 : 0;
+	top_draw__close();
+	tr->screen = false;
+	release_stderr(tr);
+	if (tr->gone[0] && tr->attached)
+		pr_err("lost the daemon (pid %u, %s): %s", tr->st.src->meta.pid,
+		       tr->st.src->path, tr->gone);
+	else if (tr->gone[0])
+		pr_err("taking a snapshot: %s", tr->gone);
+	return ret;
+}
+
+static void top_cleanup(struct top_run *tr)
+{
+	struct stat_run *st = &tr->st;
+
+	if (tr->screen)
+		top_draw__close();
+	release_stderr(tr);
+	source__close(st->src);
+	row_set__exit(&st->rows);
+	if (st->agg_init)
+		aggregate__exit(&st->agg);
+	snapshot__free(&st->prev);
+	for (int v = 0; v < TOP_VIEW_NR; v++)
+		top_table__exit(&tr->tab[v]);
+	top_state__exit(&tr->state);
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct top_run *tr = calloc(1, sizeof(*tr));
+	int ret;
+
+	if (!tr)
+		return 1;
+	top_state__init(&tr->state);
+	for (int v = 0; v < TOP_VIEW_NR; v++)
+		tr->tab[v].view = v;	/* empty until the first interval */
+	tr->delay = 1;
+	ret = top_opts__parse(tr, argc, argv);
+	if (ret) {
+		ret = ret > 0 ? 0 : 2;
+		goto out;
+	}
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		pr_err("top needs a terminal: its standard %s is not one (for a recording use 'emon-perf stat -I')",
+		       !isatty(STDOUT_FILENO) ? "output" : "input");
+		ret = 2;
+		goto out;
+	}
+	ret = setup_signals() ? 1 : top_run(tr);
+out:
+	top_cleanup(tr);
+	free(tr);
+	return ret;
+}
