@@ -12,9 +12,6 @@
 command -v prometheus >/dev/null || skip "no prometheus (apt-get install prometheus)"
 command -v promtool >/dev/null || skip "no promtool (apt-get install prometheus)"
 
-free_port() {
-	"$PY3" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 MPORT=$(free_port) PPORT=$(free_port)
 S=$TMP/run/emon.sock
 serve_start "$S" "$TMP/serve.err" -e cpu-clock,context-switches \
@@ -30,9 +27,7 @@ scrape_configs:
     static_configs:
       - targets: ["127.0.0.1:$MPORT"]
 EOF
-prometheus --config.file="$TMP/prom.yml" --storage.tsdb.path="$TMP/tsdb" \
-	--web.listen-address=127.0.0.1:$PPORT >"$TMP/prom.log" 2>&1 &
-BG_PIDS+=($!)
+prom_start $PPORT "$TMP/prom.yml" || exit 1
 
 # the daemon's guessed time (tasks hidden from tracepoints), for the
 # burners' window only: what could have moved between cgroups
