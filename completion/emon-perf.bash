@@ -2,7 +2,8 @@
 # bash completion for emon-perf: subcommands, each one's options (read
 # from its own --help, so they stay true), event names for -e (from
 # 'emon-perf list': the ones this machine counts), cgroup paths for -G
-# (from the cgroup2 mount), scopes for --by, energy sources, files.
+# (from the cgroup2 mount), scopes for --by, energy sources, files, and
+# for report --prometheus a URL's scheme and durations for --range, --step.
 # Lists after a comma (-e a,b  -G /x,/y  --by a,b) complete their last item.
 # Installed as $(PREFIX)/share/bash-completion/completions/emon-perf.
 
@@ -103,9 +104,19 @@ _emon_perf()
 	--socket-group)
 		COMPREPLY=($(compgen -g -- "$cur"))
 		return ;;
+	--prometheus)	# report: the server's URL
+		COMPREPLY=($(compgen -W "http:// https://" -- "$cur"))
+		compopt -o nospace 2>/dev/null
+		return ;;
+	--range)	# report: durations as Prometheus writes them
+		COMPREPLY=($(compgen -W "15m 1h 6h 12h 1d 7d 30d" -- "$cur"))
+		return ;;
+	--step)
+		COMPREPLY=($(compgen -W "15s 30s 1m 5m 15m 1h" -- "$cur"))
+		return ;;
 	-I | --interval-print | -x | --field-separator | --timeout | --idle-watts | \
 	--max-cgroups | --max-procs | --listen | --processes | --max-series | \
-	--max-clients | --max-keys | --retain | --min-flush-ms | --top)
+	--max-clients | --max-keys | --retain | --min-flush-ms | --top | --end | --match)
 		return ;;	# a value of the user's own
 	esac
 	if [[ $cur == -* ]]; then

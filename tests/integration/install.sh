@@ -71,6 +71,10 @@ check "completion: 'stat -e cpu-clock,context-s' completes the list's last event
 check "completion: 'stat -G ${cg%inner}i' gives the cgroup $cg" \
 	[ "$(complete_words "$EMON" stat -G "${cg%inner}i")" = "$cg" ]
 check "completion: 'stat --by cont' gives container" [ "$(complete_words "$EMON" stat --by cont)" = container ]
+check "completion: 'report --prom' gives --prometheus" \
+	[ "$(complete_words "$EMON" report --prom)" = --prometheus ]
+check "completion: 'report --prometheus http://p:9090 --range 7' gives 7d" \
+	[ "$(complete_words "$EMON" report --prometheus http://p:9090 --range 7)" = 7d ]
 
 make -s --no-print-directory uninstall DESTDIR="$D" PREFIX=$PREFIX >/dev/null 2>&1
 left=$(cd "$D" && find . -type f)
