@@ -178,14 +178,17 @@ static int answer__parse(struct prom_client *c, const char *path, long code,
 {
 	struct json_tokener *tok = json_tokener_new_ex(64);
 	struct json_object *o = NULL;
+	size_t end;
 	int err;
 
 	if (!tok)
 		return -ENOMEM;
 	if (b->buf)
 		o = json_tokener_parse_ex(tok, b->buf, b->len);
+	end = o ? json_tokener_get_parse_end(tok) : 0;
+	/* one object, white space after it at most */
 	if (!o || !json_object_is_type(o, json_type_object) ||
-	    json_tokener_get_parse_end(tok) != b->len) {
+	    b->buf[end + strspn(b->buf + end, " \t\r\n")]) {
 		snprintf(c->err, sizeof(c->err),
 			 "%s does not answer as a Prometheus server (HTTP %ld on %s, %s)",
 			 c->base, code, path, b->len ? "not JSON" : "empty");

@@ -507,6 +507,18 @@ static int report_key__cmp(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
+/* Where the rows of scope are missing from, and why when it is known. */
+static const char *report__no_rows(const struct report *r, int scope)
+{
+	if (!r->prom)
+		return "in this recording";
+	if (scope == SCOPE_CPU || scope == SCOPE_COMMAND)
+		return "from Prometheus (the daemon exports no cpu or command scope)";
+	if (scope == SCOPE_PROCESS)
+		return "in this window (the daemon exports processes with --processes top:N)";
+	return "in this window";
+}
+
 int report__select(struct report *r, int scope, int top)
 {
 	static const enum scope fallback[] = {
@@ -521,8 +533,9 @@ int report__select(struct report *r, int scope, int top)
 			scope = fallback[i];
 	}
 	if (scope < 0 || scope >= SCOPE_NR || !r->tab[scope].nr)
-		return report__fail(r, 0, -ENOENT, "no %s rows in this recording",
-				    scope < 0 ? "usable" : scope__name(scope));
+		return report__fail(r, 0, -ENOENT, "no %s rows %s",
+				    scope < 0 ? "usable" : scope__name(scope),
+				    report__no_rows(r, scope));
 	t = &r->tab[scope];
 	free(r->sorted);
 	r->sorted = calloc(t->nr, sizeof(*r->sorted));

@@ -522,10 +522,11 @@ chromium_shot() {
 		{ tail -5 "$TMP/chromium.log"; return 1; }
 }
 
-# png_check PNG NAME:RRGGBB...: decode the screenshot (stdlib only) and
-# count pixels: at least 50 colours, 10% of pixels off the background,
-# and 2000 pixels of each colour named (bars and lines of a palette
-# colour); prints a line per check, fails if any fails
+# png_check PNG NAME:RRGGBB[:MIN]...: decode the screenshot (stdlib
+# only) and count pixels: at least 50 colours, 10% of pixels off the
+# background, and MIN (default 2000) pixels of each colour named (bars
+# and lines of a palette colour); prints a line per check, fails if any
+# fails
 png_check() {
 	"$PY3" - "$@" <<'EOF'
 import struct, sys, zlib
@@ -580,9 +581,9 @@ def check(what, cond):
 check(f"screenshot {w}x{h} has {len(pixels)} colours (want >= 50)", len(pixels) >= 50)
 check(f"{100 * other / (w * h):.1f}% of pixels differ from the background #{bg.hex()} (want >= 10%)",
       other >= 0.10 * w * h)
-for name, rgb in (a.split(":") for a in sys.argv[2:]):
+for name, rgb, want in ((a.split(":") + ["2000"])[:3] for a in sys.argv[2:]):
     n = pixels[bytes.fromhex(rgb)]
-    check(f"{name} #{rgb} bars and lines drawn: {n} pixels (want >= 2000)", n >= 2000)
+    check(f"{name} #{rgb} bars and lines drawn: {n} pixels (want >= {want})", n >= int(want))
 sys.exit(0 if ok else 1)
 EOF
 }

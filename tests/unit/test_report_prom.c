@@ -96,6 +96,11 @@ static const char cont_energy[] = "["
 "{\"metric\":{\"instance\":\"b:9464\",\"host\":\"b\",\"container_id\":\"c1\"},\"values\":[[1020,\"10\"],[1040,\"11\"]]}]";
 static const char cont_clock[] = "["
 "{\"metric\":{\"instance\":\"a:9464\",\"container_id\":\"c1\"},\"values\":[[1000,\"1.0\"],[1010,\"1.5\"],[1020,\"2.0\"],[1030,\"2.5\"],[1040,\"3.0\"]]}]";
+/* a host with a PMU: 4e10 instructions, 2e10 cycles over the window */
+static const char cont_insns[] = "["
+"{\"metric\":{\"instance\":\"a:9464\",\"container_id\":\"c1\"},\"values\":[[1000,\"1e10\"],[1040,\"5e10\"]]}]";
+static const char cont_cycles[] = "["
+"{\"metric\":{\"instance\":\"a:9464\",\"container_id\":\"c1\"},\"values\":[[1000,\"0\"],[1020,\"2e10\"]]}]";
 /* a process that enters the daemon's top N at point 1: a baseline */
 static const char proc_energy[] = "["
 "{\"metric\":{\"instance\":\"a:9464\",\"pid\":\"42\",\"comm\":\"gcc\"},\"values\":[[1010,\"500\"],[1020,\"510\"]]}]";
@@ -125,6 +130,8 @@ static void load(struct report *r)
 	add(r, SCOPE_SYSTEM, RF_ENERGY, sys_energy);
 	add(r, SCOPE_CONTAINER, RF_ENERGY, cont_energy);
 	add(r, SCOPE_CONTAINER, RF_CPU_CLOCK, cont_clock);
+	add(r, SCOPE_CONTAINER, RF_INSTRUCTIONS, cont_insns);
+	add(r, SCOPE_CONTAINER, RF_CYCLES, cont_cycles);
 	add(r, SCOPE_PROCESS, RF_ENERGY, proc_energy);
 	assert_int_equal(report__prom_sum(r), 0);
 }
@@ -153,7 +160,7 @@ static void test_model(void **state)
 	assert_string_equal(k->runtime, "docker");
 	assert_near(k->count[RC_CPU_CLOCK], 2e9, 1);	/* seconds -> ns */
 	assert_true(k->counted & (1u << RC_CPU_CLOCK));
-	assert_false(k->counted & (1u << RC_CYCLES));
+	assert_true(k->counted & (1u << RC_CYCLES));
 	k = key(&r, SCOPE_CONTAINER, "a:9464", "c2");
 	assert_near(k->energy_j, 9, EPS);	/* born: from 0 */
 	assert_false(k->counted & (1u << RC_CPU_CLOCK));
@@ -174,7 +181,13 @@ static void test_model(void **state)
 	report__metrics(&r, r.sorted[0], &m);
 	assert_near(m.power_w, 1.0, EPS);
 	assert_near(m.share, 40.0 / 38, EPS);
-	assert_true(isnan(m.cycles));
+	/* energy per instruction and IPC from the PMU's families */
+	assert_near(m.instructions, 4e10, 1);
+	assert_near(m.cycles, 2e10, 1);
+	assert_near(m.epi_nj, 40 * 1e9 / 4e10, EPS);
+	assert_near(m.ipc, 2, EPS);
+	report__metrics(&r, r.sorted[1], &m);	/* c2: no PMU counts */
+	assert_true(isnan(m.cycles) && isnan(m.epi_nj));
 	{
 		enum report_col cols[COL_NR];
 		char cell[64];
