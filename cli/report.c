@@ -2,7 +2,8 @@
 /*
  * emon-perf report, the printing side: derived figures of a key, the
  * summary table as text (the HTML page is report_html.c) and the command
- * line. Reading and summing the recording is report_load.c.
+ * line. Reading and summing the recording is report_load.c; the same
+ * model from a Prometheus server's history is report_prom*.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 #include "cli/commands.h"
 #include "cli/report.h"
+#include "cli/report_prom.h"
 
 static double ratio(double a, double b)
 {
@@ -61,6 +63,8 @@ int report__columns(const struct report *r, enum report_col cols[COL_NR])
 		counted |= r->sorted[i]->counted;
 		runtime |= r->sorted[i]->runtime != NULL;
 	}
+	if (r->nr_hosts > 1 && r->scope != SCOPE_SYSTEM)
+		cols[n++] = COL_HOST;
 	cols[n++] = COL_KEY;
 	if (r->scope == SCOPE_PROCESS)
 		cols[n++] = COL_COMM;
@@ -88,6 +92,7 @@ int report__columns(const struct report *r, enum report_col cols[COL_NR])
 const char *report__col_name(const struct report *r, enum report_col col)
 {
 	switch (col) {
+	case COL_HOST:		return "host";
 	case COL_KEY:
 		return r->scope == SCOPE_PROCESS ? "pid" : scope__name(r->scope);
 	case COL_COMM:		return "comm";
@@ -127,6 +132,9 @@ void report__cell(const struct report *r, const struct report_key *k,
 
 	report__metrics(r, k, &m);
 	switch (col) {
+	case COL_HOST:
+		snprintf(buf, len, "%s", k->host ?: "-");
+		return;
 	case COL_KEY:
 		snprintf(buf, len, key__is_long_id(k->key) ? "%.12s" : "%s",
 			 k->key);
@@ -151,15 +159,21 @@ void report__cell(const struct report *r, const struct report_key *k,
 void report_key__label(const struct report *r, const struct report_key *k,
 		       char *buf, size_t len)
 {
+	char key[256];
+
 	if (r->scope == SCOPE_PROCESS && k->comm)
-		snprintf(buf, len, "%s %s", k->key, k->comm);
+		snprintf(key, sizeof(key), "%s %s", k->key, k->comm);
 	else
-		report__cell(r, k, COL_KEY, buf, len);
+		report__cell(r, k, COL_KEY, key, sizeof(key));
+	if (r->nr_hosts > 1 && k->host)
+		snprintf(buf, len, "%s %s", k->host, key);
+	else
+		snprintf(buf, len, "%s", key);
 }
 
 static bool col__left(enum report_col col)
 {
-	return col == COL_KEY || col == COL_COMM || col == COL_RUNTIME;
+	return col <= COL_RUNTIME;
 }
 
 /* Scope, duration, intervals, energy source: the lines above the table. */
@@ -171,6 +185,9 @@ static void report__print_header(const struct report *r, FILE *f)
 	fprintf(f, "emon-perf report of %s: %s, top %d of %d by %s\n", r->path,
 		scope__name(r->scope), r->top, r->nr_sorted,
 		report__rank_name(r->rank));
+	if (r->window)
+		fprintf(f, "%s, %d host%s\n", r->window, r->nr_hosts,
+			r->nr_hosts == 1 ? "" : "s");
 	fprintf(f, "duration %.3f s, %d interval%s, ", r->duration,
 		r->nr_times, r->nr_times == 1 ? "" : "s");
 	if (!r->has_energy) {
@@ -228,24 +245,106 @@ int report__print_text(const struct report *r, FILE *f)
 
 static const char report_usage[] =
 "Usage: emon-perf report FILE [--by SCOPE] [--top N] [--html OUT.html]\n"
+"       emon-perf report --prometheus URL --range DURATION [--step DURATION]\n"
+"                        [--end TIME] [--match LABELS] [--by SCOPE] [--top N]\n"
+"                        [--html OUT.html]\n"
 "\n"
-"Totals per key over a JSON-lines recording (emon-perf stat -j -o FILE):\n"
-"energy, mean power, share of the package energy, instructions, cycles,\n"
-"IPC, energy per instruction and cpu-clock, sorted by energy (by cpu-clock\n"
-"when the recording has no energy).\n"
+"Totals per key over a JSON-lines recording (emon-perf stat -j -o FILE), or\n"
+"over a Prometheus server's history of emon-perf serve's metrics, every\n"
+"host it scrapes: energy, mean power, share of the package energy,\n"
+"instructions, cycles, IPC, energy per instruction and cpu-clock, sorted by\n"
+"energy (by cpu-clock without energy).\n"
 "\n"
-"  --by SCOPE     container, cgroup, process, cpu, socket, system or command\n"
-"                 (default: container, else cgroup, else process)\n"
-"  --top N        keys shown (default 10; 0: all)\n"
-"  --html OUT     also write a self-contained HTML page with charts\n"
-"  -h, --help     this text\n";
+"  --by SCOPE         container, cgroup, process, cpu, socket, system or\n"
+"                     command (default: container, else cgroup, else process)\n"
+"  --top N            keys shown (default 10; 0: all)\n"
+"  --html OUT         also write a self-contained HTML page with charts\n"
+"  --prometheus URL   read the server at URL (http://host:9090) instead of FILE\n"
+"  --range DURATION   the window, ending at --end: 1h, 30m, 7d, 90s, 1h30m\n"
+"  --step DURATION    time between two points of the charts (default: the\n"
+"                     range / 250, whole seconds, at most 5m when possible)\n"
+"  --end TIME         the window's end: Unix seconds or 2026-11-25T10:00:00Z\n"
+"                     (default: now)\n"
+"  --match LABELS     PromQL label matchers every series must match, e.g.\n"
+"                     'instance=~\"web.*\",job=\"emon\"'\n"
+"  -h, --help         this text\n";
 
 struct report_opts {
 	const char *path;
 	const char *html;
 	int scope;
 	int top;
+	struct report_prom_query prom;	/* url set: --prometheus */
 };
+
+enum {
+	OPT_PROMETHEUS = 256,
+	OPT_RANGE,
+	OPT_STEP,
+	OPT_END,
+	OPT_MATCH,
+};
+
+/* --range, --step, --end, --match, --prometheus; 2 on a bad value. */
+static int report_opts__prom(struct report_opts *o, int opt, const char *arg)
+{
+	const char *name = opt == OPT_RANGE ? "--range" : "--step";
+
+	switch (opt) {
+	case OPT_PROMETHEUS:
+		o->prom.url = arg;
+		return 0;
+	case OPT_MATCH:
+		o->prom.match = *arg ? arg : NULL;
+		return 0;
+	case OPT_END:
+		if (prom_time__parse(arg, &o->prom.end)) {
+			pr_err("report: --end wants Unix seconds or a UTC time such as 2026-11-25T10:00:00Z, not '%s'",
+			       arg);
+			return 2;
+		}
+		return 0;
+	}
+	if (prom_duration__parse(arg, opt == OPT_RANGE ? &o->prom.range :
+				 &o->prom.step)) {
+		pr_err("report: %s wants a duration such as 1h, 30m, 90s or 1h30m, not '%s'",
+		       name, arg);
+		return 2;
+	}
+	return 0;
+}
+
+/* Positional FILE or --prometheus, and what goes with each. */
+static int report_opts__check(struct report_opts *o, int argc, char **argv)
+{
+	bool prom_opts = o->prom.range > 0 || o->prom.step > 0 ||
+			 o->prom.end > 0 || o->prom.match;
+
+	if (o->prom.url) {
+		if (argc - optind) {
+			pr_err("report: a recording ('%s') or --prometheus, not both",
+			       argv[optind]);
+			return 2;
+		}
+		if (!(o->prom.range > 0)) {
+			pr_err("report: --prometheus needs --range (e.g. --range 1h)");
+			return 2;
+		}
+		o->path = o->prom.url;
+		return -1;
+	}
+	if (prom_opts) {
+		pr_err("report: --range, --step, --end and --match go with --prometheus URL");
+		return 2;
+	}
+	if (argc - optind != 1) {
+		pr_err("report: %s", argc - optind ? "one recording at a time" :
+		       "which recording? (emon-perf report FILE, or --prometheus URL --range D)");
+		return 2;
+	}
+	o->path = argv[optind];
+	return -1;
+}
 
 /* -1 to go on, else the exit status: 0 after --help, 2 on bad usage. */
 static int report_opts__parse(struct report_opts *o, int argc, char **argv)
@@ -255,6 +354,11 @@ static int report_opts__parse(struct report_opts *o, int argc, char **argv)
 		{ "top",  required_argument, NULL, 't' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "help", no_argument,       NULL, 'h' },
+		{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
+		{ "range", required_argument, NULL, OPT_RANGE },
+		{ "step",  required_argument, NULL, OPT_STEP },
+		{ "end",   required_argument, NULL, OPT_END },
+		{ "match", required_argument, NULL, OPT_MATCH },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -289,6 +393,14 @@ static int report_opts__parse(struct report_opts *o, int argc, char **argv)
 		case 'h':
 			fputs(report_usage, stdout);
 			return 0;
+		case OPT_PROMETHEUS:
+		case OPT_RANGE:
+		case OPT_STEP:
+		case OPT_END:
+		case OPT_MATCH:
+			if (report_opts__prom(o, opt, optarg))
+				return 2;
+			break;
 		case ':':
 			pr_err("report: %s needs a value (see 'emon-perf report --help')",
 			       argv[optind - 1]);
@@ -299,13 +411,7 @@ static int report_opts__parse(struct report_opts *o, int argc, char **argv)
 			return 2;
 		}
 	}
-	if (argc - optind != 1) {
-		pr_err("report: %s", argc - optind ? "one recording at a time" :
-		       "which recording? (emon-perf report FILE)");
-		return 2;
-	}
-	o->path = argv[optind];
-	return -1;
+	return report_opts__check(o, argc, argv);
 }
 
 /* Exit status: 0, 1 (cannot write), 2 (the recording changed under us). */
@@ -348,9 +454,16 @@ int cmd_report(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	report__init(&r, o.path);
-	err = report__load(&r);
-	if (!err)
+	if (o.prom.url) {
+		ret = report__load_prom(&r, &o.prom);
+		if (ret)
+			goto out;
 		err = report__select(&r, o.scope, o.top);
+	} else {
+		err = report__load(&r);
+		if (!err)
+			err = report__select(&r, o.scope, o.top);
+	}
 	if (err) {
 		pr_err("report: %s", r.err);
 		ret = err == -ENOMEM || err == -EIO ? 1 : 2;

@@ -30,6 +30,7 @@ enum report_count {
 
 struct report_key {
 	char *key;
+	char *host;		/* Prometheus: the instance (or host label) */
 	char *comm;		/* process rows: the last comm seen */
 	char *runtime;		/* container rows */
 	double count[RC_NR];	/* sums over the rows that counted it */
@@ -55,8 +56,10 @@ enum report_rank {
 	RANK_INSTRUCTIONS,
 };
 
+struct report_prom;
+
 struct report {
-	const char *path;
+	const char *path;	/* the recording, or the Prometheus URL */
 	struct report_table tab[SCOPE_NR];
 	double *times;		/* distinct interval ends, sorted */
 	int nr_times;
@@ -74,6 +77,10 @@ struct report {
 	int top;		/* keys shown: min(--top, nr_sorted) */
 	/* pass 2 (charts) */
 	bool series_pass;
+	/* from Prometheus (report_prom*.c) instead of a recording */
+	struct report_prom *prom;
+	char *window;		/* "from ... to ..., step ...": the query's */
+	int nr_hosts;		/* hosts seen; a host column when > 1 */
 	/* first error */
 	int err_line;		/* 0 when not about a line */
 	char err[256];
@@ -117,6 +124,7 @@ double report__series_rate(const struct report *r, const struct report_key *k,
 
 /* Columns of the summary table, the same in text and HTML. */
 enum report_col {
+	COL_HOST,		/* Prometheus, several hosts */
 	COL_KEY,
 	COL_COMM,		/* process scope */
 	COL_RUNTIME,		/* container scope */
@@ -140,6 +148,13 @@ void report__cell(const struct report *r, const struct report_key *k,
 /* The key as people read it: short container ids, "pid comm". */
 void report_key__label(const struct report *r, const struct report_key *k,
 		       char *buf, size_t len);
+
+/* The key of scope in r (host NULL: the host does not matter), added
+ * when new; NULL when out of memory. */
+struct report_key *report__key(struct report *r, enum scope scope,
+			       const char *host, const char *key);
+/* *dst = a copy of src unless equal (src NULL: unchanged); -ENOMEM */
+int report__strset(char **dst, const char *src);
 
 int report__print_text(const struct report *r, FILE *f);
 int report__write_html(const struct report *r, FILE *f);

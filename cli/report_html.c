@@ -372,6 +372,11 @@ static void page__head(const struct report *r, FILE *f)
 	html__puts(f, r->path);
 	fprintf(f, " &middot; by %s &middot; top %d of %d by %s", scope__name(r->scope),
 		r->top, r->nr_sorted, report__rank_name(r->rank));
+	if (r->window) {
+		fputs(" &middot; ", f);
+		html__puts(f, r->window);
+		fprintf(f, ", %d host%s", r->nr_hosts, r->nr_hosts == 1 ? "" : "s");
+	}
 	if (r->has_energy) {
 		fputs(" &middot; energy: ", f);
 		html__puts(f, r->energy_source ?: "unknown source");

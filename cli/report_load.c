@@ -4,6 +4,7 @@
  * line (json-c), sum every scope's keys over all intervals, choose and sort
  * one scope's keys, and collect the series the charts draw.
  */
+#define _GNU_SOURCE	/* asprintf */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "cli/report.h"
+#include "cli/report_prom.h"
 /* One row of the recording, pointing into the parsed JSON object. */
 struct report_row {
 	double t;
@@ -81,6 +83,7 @@ void report__exit(struct report *r)
 
 		for (i = 0; i < t->nr; i++) {
 			free(t->keys[i].key);
+			free(t->keys[i].host);
 			free(t->keys[i].comm);
 			free(t->keys[i].runtime);
 			free(t->keys[i].series);
@@ -92,6 +95,8 @@ void report__exit(struct report *r)
 	free(r->energy_source);
 	free(r->split_by);
 	free(r->sorted);
+	free(r->window);
+	report_prom__free(r->prom);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -194,7 +199,7 @@ static int report_row__parse(struct report_row *row, struct json_object *o,
 	return 0;
 }
 
-static int str__set(char **dst, const char *src)
+int report__strset(char **dst, const char *src)
 {
 	char *s;
 
@@ -209,16 +214,17 @@ static int str__set(char **dst, const char *src)
 }
 
 static struct report_key *report_table__find(struct report_table *t,
-					     const char *key)
+					     const char *id)
 {
 	struct json_object *v;
 
-	if (!t->index || !json_object_object_get_ex(t->index, key, &v))
+	if (!t->index || !json_object_object_get_ex(t->index, id, &v))
 		return NULL;
 	return &t->keys[json_object_get_int(v)];
 }
 
 static struct report_key *report_table__add(struct report_table *t,
+					    const char *id, const char *host,
 					    const char *key)
 {
 	struct report_key *k;
@@ -237,12 +243,31 @@ static struct report_key *report_table__add(struct report_table *t,
 	k = &t->keys[t->nr];
 	memset(k, 0, sizeof(*k));
 	k->key = strdup(key);
-	if (!k->key || json_object_object_add(t->index, key,
-					      json_object_new_int(t->nr))) {
+	k->host = host ? strdup(host) : NULL;
+	if (!k->key || (host && !k->host) ||
+	    json_object_object_add(t->index, id, json_object_new_int(t->nr))) {
 		free(k->key);
+		free(k->host);
 		return NULL;
 	}
 	t->nr++;
+	return k;
+}
+
+/* The same key on two hosts is two keys: indexed as "host\x1fkey". */
+struct report_key *report__key(struct report *r, enum scope scope,
+			       const char *host, const char *key)
+{
+	struct report_table *t = &r->tab[scope];
+	struct report_key *k;
+	char *id = NULL;
+
+	if (host && asprintf(&id, "%s\x1f%s", host, key) < 0)
+		return NULL;
+	k = report_table__find(t, id ?: key);
+	if (!k)
+		k = report_table__add(t, id ?: key, host, key);
+	free(id);
 	return k;
 }
 
@@ -268,12 +293,11 @@ static int report__add_time(struct report *r, double t)
 /* Pass 1: add one row to its key's sums. */
 static int report__add_row(struct report *r, const struct report_row *row)
 {
-	struct report_table *t = &r->tab[row->scope];
 	struct report_key *k;
 	int i;
 
-	k = report_table__find(t, row->key);
-	if (!k && !(k = report_table__add(t, row->key)))
+	k = report__key(r, row->scope, NULL, row->key);
+	if (!k)
 		return -ENOMEM;
 	for (i = 0; i < RC_NR; i++) {
 		if (row->counted & (1u << i))
@@ -285,11 +309,11 @@ static int report__add_row(struct report *r, const struct report_row *row)
 		k->has_energy = true;
 		r->has_energy = true;
 	}
-	if (str__set(&k->comm, row->comm) || str__set(&k->runtime, row->runtime))
+	if (report__strset(&k->comm, row->comm) || report__strset(&k->runtime, row->runtime))
 		return -ENOMEM;
-	if (!r->energy_source && str__set(&r->energy_source, row->energy_source))
+	if (!r->energy_source && report__strset(&r->energy_source, row->energy_source))
 		return -ENOMEM;
-	if (!r->split_by && str__set(&r->split_by, row->split_by))
+	if (!r->split_by && report__strset(&r->split_by, row->split_by))
 		return -ENOMEM;
 	if (row->t > r->duration)
 		r->duration = row->t;
@@ -483,6 +507,18 @@ static int report_key__cmp(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
+/* Where the rows of scope are missing from, and why when it is known. */
+static const char *report__no_rows(const struct report *r, int scope)
+{
+	if (!r->prom)
+		return "in this recording";
+	if (scope == SCOPE_CPU || scope == SCOPE_COMMAND)
+		return "from Prometheus (the daemon exports no cpu or command scope)";
+	if (scope == SCOPE_PROCESS)
+		return "in this window (the daemon exports processes with --processes top:N)";
+	return "in this window";
+}
+
 int report__select(struct report *r, int scope, int top)
 {
 	static const enum scope fallback[] = {
@@ -497,8 +533,9 @@ int report__select(struct report *r, int scope, int top)
 			scope = fallback[i];
 	}
 	if (scope < 0 || scope >= SCOPE_NR || !r->tab[scope].nr)
-		return report__fail(r, 0, -ENOENT, "no %s rows in this recording",
-				    scope < 0 ? "usable" : scope__name(scope));
+		return report__fail(r, 0, -ENOENT, "no %s rows %s",
+				    scope < 0 ? "usable" : scope__name(scope),
+				    report__no_rows(r, scope));
 	t = &r->tab[scope];
 	free(r->sorted);
 	r->sorted = calloc(t->nr, sizeof(*r->sorted));
@@ -532,7 +569,7 @@ int report__load_series(struct report *r)
 			return report__fail(r, 0, -ENOMEM, "out of memory");
 	}
 	r->series_pass = true;
-	return report__read(r);
+	return r->prom ? report__prom_series(r) : report__read(r);
 }
 
 double report__series_rate(const struct report *r, const struct report_key *k,

@@ -3,7 +3,8 @@
 # from its own --help, so they stay true), event names for -e (from
 # 'emon-perf list': the ones this machine counts), cgroup paths for -G
 # (from the cgroup2 mount), scopes for --by, energy sources, top's views,
-# files.
+# files, and for report --prometheus a URL's scheme and durations for
+# --range, --step.
 # Lists after a comma (-e a,b  -G /x,/y  --by a,b) complete their last item.
 # Installed as $(PREFIX)/share/bash-completion/completions/emon-perf.
 
@@ -107,9 +108,20 @@ _emon_perf()
 	--socket-group)
 		COMPREPLY=($(compgen -g -- "$cur"))
 		return ;;
+	--prometheus)	# report: the server's URL
+		COMPREPLY=($(compgen -W "http:// https://" -- "$cur"))
+		compopt -o nospace 2>/dev/null
+		return ;;
+	--range)	# report: durations as Prometheus writes them
+		COMPREPLY=($(compgen -W "15m 1h 6h 12h 1d 7d 30d" -- "$cur"))
+		return ;;
+	--step)
+		COMPREPLY=($(compgen -W "15s 30s 1m 5m 15m 1h" -- "$cur"))
+		return ;;
 	-I | --interval-print | -x | --field-separator | --timeout | --idle-watts | \
 	--max-cgroups | --max-procs | --listen | --processes | --max-series | \
-	--max-clients | --max-keys | --retain | --min-flush-ms | --top | -d | --delay)
+	--max-clients | --max-keys | --retain | --min-flush-ms | --top | -d | --delay | \
+	--end | --match)
 		return ;;	# a value of the user's own
 	esac
 	if [[ $cur == -* ]]; then

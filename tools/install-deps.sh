@@ -3,7 +3,8 @@
 # that are missing. Used by the Makefile (make deps) and by .ci/run.
 set -e
 pkgs="make gcc clang llvm libbpf-dev libelf-dev zlib1g-dev libpfm4-dev bpftool
-pkg-config libcmocka-dev libjson-c-dev libmicrohttpd-dev libncurses-dev linux-perf python3
+pkg-config libcmocka-dev libjson-c-dev libmicrohttpd-dev libcurl4-openssl-dev
+libncurses-dev linux-perf python3
 procps"
 # make test also builds the libFuzzer harnesses (clang's runtime: libFuzzer,
 # ASan, UBSan); gcc's own sanitizer runtimes come with gcc

@@ -77,6 +77,10 @@ check "completion: 'top --vi' gives --view" [ "$(complete_words "$EMON" top --vi
 check "completion: 'top --view pro' gives processes" \
 	[ "$(complete_words "$EMON" top --view pro)" = processes ]
 check "completion: 'top --no-d' gives --no-daemon" [ "$(complete_words "$EMON" top --no-d)" = --no-daemon ]
+check "completion: 'report --prom' gives --prometheus" \
+	[ "$(complete_words "$EMON" report --prom)" = --prometheus ]
+check "completion: 'report --prometheus http://p:9090 --range 7' gives 7d" \
+	[ "$(complete_words "$EMON" report --prometheus http://p:9090 --range 7)" = 7d ]
 
 make -s --no-print-directory uninstall DESTDIR="$D" PREFIX=$PREFIX >/dev/null 2>&1
 left=$(cd "$D" && find . -type f)

@@ -27,9 +27,7 @@ scrape_configs:
     static_configs:
       - targets: ["127.0.0.1:$MPORT"]
 EOF
-prometheus --config.file="$TMP/prom.yml" --storage.tsdb.path="$TMP/tsdb" \
-	--web.listen-address=127.0.0.1:$PPORT >"$TMP/prom.log" 2>&1 &
-BG_PIDS+=($!)
+prom_start $PPORT "$TMP/prom.yml" || exit 1
 
 a=$(cg_new a) b=$(cg_new b)
 unt0=$(metrics_untraced_ns $MPORT)	# for the burners' window only

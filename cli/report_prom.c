@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * emon-perf report --prometheus, the fetching side: the window, one range
+ * query per scope and family (the counters' values at every step), the
+ * energy source from the metrics' HELP, and the errors people meet: a
+ * server that does not answer, one that is no Prometheus, one without
+ * emon-perf's metrics, a window without data, a --match it rejects.
+ */
+#define _GNU_SOURCE	/* asprintf */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cli/commands.h"
+#include "cli/prom_client.h"
+#include "cli/report_prom.h"
+
+/* About 250 points for the charts; at most 5 minutes apart, the daemon's
+ * default --retain, so that a key that lived a short while between two
+ * steps still has its final value at the next one; fewer points than the
+ * server's limit. */
+static double step__default(double range)
+{
+	double s = ceil(range / 250);
+
+	if (s > 300)
+		s = fmax(300, ceil(range / (REPORT_PROM_MAX_POINTS - 1000)));
+	return fmax(s, 1);
+}
+
+static void time__iso(char *buf, size_t len, double t)
+{
+	time_t s = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&s, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "%.0f", t);
+}
+
+/* max by (host labels, key labels) (emon_<scope>_<family>{matchers}):
+ * one series per key even when its other labels changed. */
+static char *query__build(const struct report_prom_scope *ps,
+			  const struct report_prom_fam *pf, const char *match)
+{
+	char *q = NULL;
+	int n;
+
+	n = asprintf(&q, "max by (instance,host%s%s) (emon_%s_%s%s%s%s%s%s)",
+		     *ps->by ? "," : "", ps->by, ps->name, pf->name,
+		     pf->match || match ? "{" : "", pf->match ?: "",
+		     pf->match && match ? "," : "", match ?: "",
+		     pf->match || match ? "}" : "");
+	return n < 0 ? NULL : q;
+}
+
+/* Exit status for a client error: 1 for what the user cannot fix here. */
+static int client__status(int err)
+{
+	return err == -ENOMEM || err == -EIO ? 1 : 2;
+}
+
+static int report__query(struct report *r, struct prom_client *c,
+			 const struct report_prom_query *q, int scope_i, int fam,
+			 const char *start, const char *end, const char *step)
+{
+	const struct report_prom_scope *ps = &report_prom_scopes[scope_i];
+	struct json_object *data = NULL, *type, *res;
+	const char *params[] = { "query", NULL, "start", start, "end", end,
+				 "step", step, NULL };
+	char *query = query__build(ps, &report_prom_fams[fam], q->match);
+	int err, ret = 1;
+
+	if (!query) {
+		pr_err("report: out of memory");
+		goto out;
+	}
+	params[1] = query;
+	err = prom_client__get(c, "/api/v1/query_range", params, &data);
+	if (err) {
+		pr_err("report: %s%s%s%s", c->err, err == -EINVAL && q->match ?
+		       " (is --match '" : "", err == -EINVAL && q->match ? q->match : "",
+		       err == -EINVAL && q->match ? "' right?)" : "");
+		ret = client__status(err);
+		goto out;
+	}
+	if (!json_object_object_get_ex(data, "resultType", &type) ||
+	    strcmp(json_object_get_string(type), "matrix") ||
+	    !json_object_object_get_ex(data, "result", &res) ||
+	    !json_object_is_type(res, json_type_array)) {
+		pr_err("report: %s does not answer as a Prometheus server (no matrix for a range query)",
+		       c->base);
+		ret = 2;
+		goto out;
+	}
+	if (report__prom_add(r, ps->scope, fam, json_object_get(res))) {
+		pr_err("report: out of memory");
+		goto out;
+	}
+	ret = 0;
+out:
+	json_object_put(data);
+	free(query);
+	return ret;
+}
+
+/* Whether the server has ever had a metric of the daemon's. */
+static bool server__has_emon(struct prom_client *c)
+{
+	struct json_object *names = NULL;
+	bool has = false;
+	size_t i;
+
+	if (prom_client__get(c, "/api/v1/label/__name__/values", NULL, &names))
+		return true;	/* cannot tell: do not claim it has none */
+	for (i = 0; json_object_is_type(names, json_type_array) &&
+		    i < json_object_array_length(names); i++)
+		has |= !strncmp(json_object_get_string(json_object_array_get_idx(names, i)),
+				"emon_", 5);
+	json_object_put(names);
+	return has;
+}
+
+/* "source: powercap, split by cpu-clock" in the HELP of the system's
+ * energy (daemon/metrics.c); best effort: unknown stays NULL. */
+static void report__energy_meta(struct report *r, struct prom_client *c)
+{
+	static const char *const names[] = {
+		"emon_system_energy_joules",		/* OpenMetrics family */
+		"emon_system_energy_joules_total",	/* text format */
+	};
+	struct json_object *data = NULL, *list, *help;
+	const char *h, *p;
+	size_t i;
+
+	for (i = 0; i < 2 && !data; i++) {
+		const char *params[] = { "metric", names[i], NULL };
+
+		if (prom_client__get(c, "/api/v1/metadata", params, &data))
+			return;
+		if (!json_object_object_get_ex(data, names[i], &list) ||
+		    !json_object_object_get_ex(json_object_array_get_idx(list, 0),
+					       "help", &help)) {
+			json_object_put(data);
+			data = NULL;
+		}
+	}
+	if (!data)
+		return;
+	h = json_object_get_string(help);
+	if ((p = strstr(h, "source: ")) && (r->energy_source = strdup(p + 8)))
+		r->energy_source[strcspn(r->energy_source, ",;")] = '\0';
+	if ((p = strstr(h, "split by ")))
+		r->split_by = strdup(p + 9);
+	json_object_put(data);
+}
+
+/* The window's description for the header, and the points' times. */
+static int report__prom_span(struct report *r, const struct report_prom_query *q,
+			     double *start, double *end, double *step)
+{
+	char from[32], to[32];
+	double n;
+
+	*end = q->end > 0 ? q->end : floor((double)time(NULL));
+	*step = q->step > 0 ? q->step : step__default(q->range);
+	n = ceil(q->range / *step - 1e-9);
+	if (n + 1 > REPORT_PROM_MAX_POINTS) {
+		pr_err("report: --step %gs is too fine for --range %gs: %.0f points, Prometheus gives at most %d",
+		       *step, q->range, n + 1, REPORT_PROM_MAX_POINTS);
+		return 2;
+	}
+	*start = *end - n * *step;
+	if (report__prom_window(r, *start, *step, (int)n)) {
+		pr_err("report: out of memory");
+		return 1;
+	}
+	time__iso(from, sizeof(from), *start);
+	time__iso(to, sizeof(to), *end);
+	if (asprintf(&r->window, "from %s to %s (Unix %.3f to %.3f), step %g s%s%s",
+		     from, to, *start, *end, *step, q->match ? ", --match " : "",
+		     q->match ?: "") < 0) {
+		r->window = NULL;
+		pr_err("report: out of memory");
+		return 1;
+	}
+	return 0;
+}
+
+static int report__prom_total(struct report *r, struct prom_client *c)
+{
+	int err = report__prom_sum(r);
+
+	if (err == -ENODATA) {
+		if (!server__has_emon(c))
+			pr_err("report: %s has no emon-perf metrics (does it scrape 'emon-perf serve'? see README, Prometheus)",
+			       c->base);
+		else
+			pr_err("report: %s has no emon-perf data %s", c->base, r->window);
+		return 2;
+	}
+	if (err) {
+		pr_err("report: %s", r->err);
+		return err == -ENOMEM ? 1 : 2;
+	}
+	if (r->has_energy)
+		report__energy_meta(r, c);
+	return 0;
+}
+
+int report__load_prom(struct report *r, const struct report_prom_query *q)
+{
+	char start_s[32], end_s[32], step_s[32];
+	double start, end, step;
+	struct prom_client c;
+	int i, f, ret;
+
+	if (prom_client__init(&c, q->url)) {
+		pr_err("report: %s", c.err);
+		ret = 2;
+		goto out;
+	}
+	ret = report__prom_span(r, q, &start, &end, &step);
+	if (ret)
+		goto out;
+	snprintf(start_s, sizeof(start_s), "%.3f", start);
+	snprintf(end_s, sizeof(end_s), "%.3f", end);
+	snprintf(step_s, sizeof(step_s), "%.3f", step);
+	for (i = 0; i < REPORT_PROM_SCOPES; i++) {
+		for (f = 0; f < RF_NR; f++) {
+			ret = report__query(r, &c, q, i, f, start_s, end_s, step_s);
+			if (ret)
+				goto out;
+		}
+	}
+	ret = report__prom_total(r, &c);
+out:
+	prom_client__exit(&c);
+	return ret;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * emon-perf report --prometheus: the report's model (struct report) built
+ * from a Prometheus server's history of the daemon's counters instead of
+ * a recording, so that the table and the HTML page are the same code.
+ *
+ * One range query per scope and family asks for the counters' values at
+ * every step of the window (report_prom.c, over HTTP); this side turns
+ * those values into increases per step (pure, no I/O: the unit tests
+ * feed it query results). A counter that goes down restarted from zero,
+ * as PromQL's increase() takes it. A series' first value in the window
+ * is its baseline; but a series of a key that was born inside the
+ * window (Prometheus had its host at an earlier step, and the key is no
+ * process: those come and go from the daemon's top N) started at zero,
+ * so its first value counts in full.
+ */
+#ifndef CLI_REPORT_PROM_H
+#define CLI_REPORT_PROM_H
+
+#include <json-c/json.h>
+#include "cli/report.h"
+
+/* The families a report reads per scope: the counters of report.h and
+ * the attributed energy. */
+enum report_fam {
+	RF_CYCLES = RC_CYCLES,
+	RF_INSTRUCTIONS = RC_INSTRUCTIONS,
+	RF_CPU_CLOCK = RC_CPU_CLOCK,
+	RF_ENERGY = RC_NR,
+	RF_NR,
+};
+
+/* How the daemon exports a scope (daemon/metrics.c). */
+struct report_prom_scope {
+	enum scope scope;
+	const char *name;	/* emon_<name>_<family> */
+	const char *key;	/* the label that names a key; NULL: "all" */
+	const char *by;		/* the labels a key keeps (max by) */
+	bool births;		/* a new series is a new key, from zero */
+};
+
+struct report_prom_fam {
+	const char *name;	/* emon_<scope>_<name> */
+	const char *match;	/* label matcher it needs, or NULL */
+	double scale;		/* to the report's units (ns for time) */
+};
+
+#define REPORT_PROM_SCOPES 5
+extern const struct report_prom_scope report_prom_scopes[REPORT_PROM_SCOPES];
+extern const struct report_prom_fam report_prom_fams[RF_NR];
+
+/* Prometheus answers at most this many points per series. */
+#define REPORT_PROM_MAX_POINTS 11000
+
+/* A duration as Prometheus writes them (1h30m, 90s, 2d, 1w, 500ms) or
+ * plain seconds (90, 1.5): 0 and *s, or -EINVAL (also for 0, negative,
+ * more than 10 years). */
+int prom_duration__parse(const char *str, double *s);
+
+/* A time: Unix seconds, or UTC as 2026-11-25T10:00:00Z; 0 or -EINVAL. */
+int prom_time__parse(const char *str, double *t);
+
+/* The window: points start + i * step, i = 0..n (n steps). 0, -ENOMEM,
+ * -EINVAL (n < 1 or more than the server's points). */
+int report__prom_window(struct report *r, double start, double step, int n);
+/* Keep one range query's "result" (a matrix) of one scope and family;
+ * takes the caller's reference. */
+int report__prom_add(struct report *r, enum scope scope, enum report_fam fam,
+		     struct json_object *result);
+/* Totals of every key from what was added; -ENODATA when no series had
+ * a value in the window, -EINVAL for a malformed result (r->err says
+ * which), -ENOMEM. */
+int report__prom_sum(struct report *r);
+/* Pass 2 (charts): per-step series of the keys report__load_series()
+ * gave one. */
+int report__prom_series(struct report *r);
+void report_prom__free(struct report_prom *p);
+
+/* Fetch every family of every scope from the server at url (--match:
+ * extra label matchers, NULL for none) into r. The exit status of the
+ * command on failure (1 or 2, after a one-line message), 0 on success. */
+struct report_prom_query {
+	const char *url;
+	double range, step;	/* seconds; step 0: chosen from the range */
+	double end;		/* Unix seconds; 0: now */
+	const char *match;
+};
+int report__load_prom(struct report *r, const struct report_prom_query *q);
+
+#endif
