@@ -16,8 +16,10 @@
 #   accuracy  one workload seen by emon-perf, perf stat -G (nested) and
 #             cpu.stat at once: the ping-pong, then two CPU burners
 #   bpfcost   on_switch's run_time_ns / run_cnt (kernel.bpf_stats_enabled)
-#             for 1, 2, 3 events, and a breakdown of its steps
-#             (tools/bench/switch_cost.bpf.c, tools/bench-switch-cost.c)
+#             for 1, 2, 3 events, with switch-visible events counted from
+#             the switch (the engine) and from counters (as before), and a
+#             breakdown of its steps on the same object, cut step by step
+#             (tools/bench-switch-cost.c)
 #   flush     flush + read time (emon-perf -v) with 1,000 and 10,000 live
 #             processes and 1,000 live cgroups; emon-perf's own CPU over
 #             CPU_SECS at -I 1000 with 1,000 cgroups; a profile of it; the
@@ -73,7 +75,7 @@ T_START=$(date +%s.%N)
 [ "$(id -u)" -eq 0 ] || die "needs root (BPF, perf events, cgroups)"
 CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 [ -n "$CGROOT" ] || die "no cgroup2 mount in /proc/mounts"
-for c in perf bpftool python3 taskset clang bc; do
+for c in perf bpftool python3 taskset bc; do
 	command -v "$c" >/dev/null || die "missing $c"
 done
 for t in pingpong bench-sleepers bench-switch-cost bench-drain; do
@@ -332,14 +334,17 @@ phase_accuracy() {
 }
 
 # --- BPF cost per context switch ------------------------------------------------
-# cost_run EVENTS_INDEX ROUND: on_switch's ns per run over 1.5 s mid-run
+# cost_run EVENTS_INDEX ROUND FROM: on_switch's ns per run over 1.5 s
+# mid-run; FROM switch (the engine) or counters (EMON_SWITCH_EVENTS=counters:
+# every event read from its perf_event, as before the switch counted them)
 cost_run() {
-	local i=$1 r=$2 ev pid a='' b='' dt t0 tries=0
+	local i=$1 r=$2 from=$3 ev pid a='' b='' dt t0 tries=0 env=()
 	ev=${EVSETS[$i]}
+	[ "$from" = counters ] && env=(env EMON_SWITCH_EVENTS=counters)
 	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null
-	taskset -c 0 "$EMON" stat -a -e "$ev" -G "$(cglist 64)" -j -o /dev/null -- \
+	taskset -c 0 "${env[@]}" "$EMON" stat -a -e "$ev" -G "$(cglist 64)" -j -o /dev/null -- \
 		"${PP[@]}" -d 10 -w 0.3 "$CGDIR/c0000" "$CGDIR/c0001" \
-		>"$RES/raw/cost-$i-$r.out" 2>&1 &
+		>"$RES/raw/cost-$i-$r-$from.out" 2>&1 &
 	pid=$!
 	BG+=("$pid")
 	sleep 0.5
@@ -357,42 +362,49 @@ cost_run() {
 	wait "$pid"
 	unset 'BG[-1]'
 	sysctl -q -w kernel.bpf_stats_enabled="$STATS_WAS" >/dev/null
-	echo "$a $b" >>"$RES/raw/cost-$i-$r.out"
+	echo "$a $b" >>"$RES/raw/cost-$i-$r-$from.out"
 	# shellcheck disable=SC2086
 	set -- $a $b
 	if [ $# -eq 4 ] && [ "$4" -gt "$2" ]; then
-		echo "$((i + 1))	$r	$(echo "scale=1; ($3 - $1) / ($4 - $2)" | bc)	$(($4 - $2))	$dt" >>"$RES/bpfcost.tsv"
+		echo "$((i + 1))	$r	$(echo "scale=1; ($3 - $1) / ($4 - $2)" | bc)	$(($4 - $2))	$dt	$from" >>"$RES/bpfcost.tsv"
 	else
-		echo "bench: no on_switch statistics for events '$ev' (round $r): '$a' '$b'" >&2
+		echo "bench: no on_switch statistics for events '$ev' from $from (round $r): '$a' '$b'" >&2
 	fi
 }
 
+# breakdown_run EVENTS FROM ROUND STEPS...: tools/bench-switch-cost on the
+# engine's own object, cut after each step in turn (a shuffled order)
+breakdown_run() {
+	local ev=$1 from=$2 r=$3 opt=()
+	shift 3
+	[ "$from" = counters ] && opt=(-c)
+	# shellcheck disable=SC2046
+	taskset -c 0 "$TOOLS/bench-switch-cost" -e "$ev" -d 0.5 "${opt[@]}" \
+		$(shuffled "$((300 + r))" "$@") |
+		awk -v r="$r" -v ev="$ev" '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			print v["step"] "\t" ev "\t" v["from"] "\t" r "\t" v["runs"] "\t" v["ns_per_run"] }' \
+		>>"$RES/breakdown.tsv"
+}
+
 phase_bpfcost() {
-	local r i ev progs singles
-	log "bpf cost: on_switch with 1, 2, 3 events (kernel.bpf_stats_enabled=1 meanwhile)"
-	echo "events	round	ns_per_run	runs	seconds" >"$RES/bpfcost.tsv"
+	local r i c ev singles
+	log "bpf cost: on_switch with 1, 2, 3 events, from the switch and from counters (kernel.bpf_stats_enabled=1 meanwhile)"
+	echo "events	round	ns_per_run	runs	seconds	from" >"$RES/bpfcost.tsv"
 	for ((r = 1; r <= COST_REPS; r++)); do
-		for i in $(shuffled "$((200 + r))" 0 1 2); do cost_run "$i" "$r"; done
+		for c in $(shuffled "$((200 + r))" 0:switch 1:switch 2:switch 0:counters 1:counters 2:counters); do
+			cost_run "${c%%:*}" "$r" "${c##*:}"
+		done
 	done
-	log "bpf cost: breakdown of the program's steps"
-	mkdir -p "$OUTPUT/bench"
-	clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror -I"$ROOT/include" -I"$OUTPUT" \
-		-c "$ROOT/tools/bench/switch_cost.bpf.c" -o "$OUTPUT/bench/switch_cost.bpf.o" ||
-		die "cannot build tools/bench/switch_cost.bpf.c"
-	echo "prog	events	round	runs	ns_per_run" >"$RES/breakdown.tsv"
-	PROGS="empty clock cgid comm read1 read1_nv hash cgrp_store task_store read read_nv cpu cgrp proc_nocomm full full_nv lean"
+	log "bpf cost: breakdown of the program's steps (tools/bench-switch-cost)"
+	echo "step	events	from	round	runs	ns_per_run" >"$RES/breakdown.tsv"
 	taskset -c 0 "${PP[@]}" -d 600 -w 0 "$CGDIR/c0000" "$CGDIR/c0001" >/dev/null &
 	BG+=("$!")
+	singles="cpu-clock context-switches page-faults"
+	[ "$PMU" = 1 ] && singles="$singles cycles"
 	for ((r = 1; r <= COST_REPS; r++)); do
-		singles="cpu-clock context-switches"
-		[ "$PMU" = 1 ] && singles="$singles cycles"
-		for ev in "$EVENTS3" $singles; do
-			if [ "$ev" = "$EVENTS3" ]; then progs=$PROGS; else progs="empty read1 read1_nv"; fi
-			# shellcheck disable=SC2046
-			taskset -c 0 "$TOOLS/bench-switch-cost" -o "$OUTPUT/bench/switch_cost.bpf.o" -e "$ev" \
-				-d 0.5 $(shuffled "$((300 + r))" $progs) |
-				awk -v r="$r" -v ev="$ev" '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-					print v["prog"] "\t" ev "\t" r "\t" v["runs"] "\t" v["ns_per_run"] }' >>"$RES/breakdown.tsv"
+		for c in $(shuffled "$((500 + r))" switch counters); do
+			breakdown_run "$EVENTS3" "$c" "$r" none read cpu cgrp all
+			for ev in $singles; do breakdown_run "$ev" "$c" "$r" none read; done
 		done
 	done
 	kill "${BG[-1]}" 2>/dev/null
