@@ -44,20 +44,15 @@
 # BENCH_PHASES do not rewrite BENCHMARKS.md unless BENCH_REPORT=1.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-ROOT=$PWD
-OUTPUT=${OUTPUT:-build}
-case $OUTPUT in /*) ;; *) OUTPUT=$ROOT/$OUTPUT ;; esac
-EMON=${EMON:-$ROOT/emon-perf}
-TOOLS=$OUTPUT/tools
+# shellcheck source=tools/bench/lib.sh
+. tools/bench/lib.sh
 RES=$OUTPUT/bench/results
 REPS=${BENCH_REPS:-6}
-SECS=${BENCH_SECS:-2}
 CPU_SECS=${BENCH_CPU_SECS:-60}
 KS="1 16 64 256 1024"
 RING_NS="16 256 1024"
 RING_REPS=${BENCH_RING_REPS:-4}
 COST_REPS=3
-RT=${BENCH_RT:-10}	# the workloads' SCHED_FIFO priority, 0: SCHED_OTHER
 REPORT=1
 PHASES=${BENCH_PHASES:-pingpong ring accuracy bpfcost flush}
 [ -n "${BENCH_PHASES:-}" ] && REPORT=${BENCH_REPORT:-0}
@@ -68,25 +63,7 @@ fi
 # Events: set once the machine is known (see "the machine" below)
 EVENTS= EVENTS3= EVSETS=() PMU=0
 
-T_START=$(date +%s.%N)
-# shellcheck source=tools/bench/lib.sh
-. "$ROOT/tools/bench/lib.sh"
-
-[ "$(id -u)" -eq 0 ] || die "needs root (BPF, perf events, cgroups)"
-CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-[ -n "$CGROOT" ] || die "no cgroup2 mount in /proc/mounts"
-for c in perf bpftool python3 taskset bc; do
-	command -v "$c" >/dev/null || die "missing $c"
-done
-for t in pingpong bench-sleepers bench-switch-cost bench-drain; do
-	[ -x "$TOOLS/$t" ] || die "$TOOLS/$t not built (make tools)"
-done
-[ -x "$EMON" ] || die "$EMON not built"
-NCPU=$(nproc)
-[ "$NCPU" -ge 2 ] || die "needs at least 2 CPUs (monitors on CPU 0, workload on the last)"
-WCPU=$((NCPU - 1))
-PP=("$TOOLS/pingpong" -c "$WCPU" -r "$RT")
-ulimit -n "$(ulimit -Hn)" 2>/dev/null	# perf opens K x events x CPUs fds
+bench_setup "perf bpftool python3 taskset bc" "pingpong bench-sleepers bench-switch-cost bench-drain"
 
 BENCHCG=/emon-bench-$$
 CGDIR=$CGROOT$BENCHCG
@@ -335,7 +312,8 @@ phase_accuracy() {
 
 # --- BPF cost per context switch ------------------------------------------------
 # cost_run EVENTS_INDEX ROUND FROM: on_switch's ns per run over 1.5 s
-# mid-run; FROM switch (the engine) or counters (EMON_SWITCH_EVENTS=counters:
+# mid-run (a 20 s ping-pong, ended once measured: a busy machine can take
+# seconds to find the program); FROM switch (the engine) or counters (EMON_SWITCH_EVENTS=counters:
 # every event read from its perf_event, as before the switch counted them)
 cost_run() {
 	local i=$1 r=$2 from=$3 ev pid a='' b='' dt t0 tries=0 env=()
@@ -343,7 +321,7 @@ cost_run() {
 	[ "$from" = counters ] && env=(env EMON_SWITCH_EVENTS=counters)
 	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null
 	taskset -c 0 "${env[@]}" "$EMON" stat -a -e "$ev" -G "$(cglist 64)" -j -o /dev/null -- \
-		"${PP[@]}" -d 10 -w 0.3 "$CGDIR/c0000" "$CGDIR/c0001" \
+		"${PP[@]}" -d 20 -w 0.3 "$CGDIR/c0000" "$CGDIR/c0001" \
 		>"$RES/raw/cost-$i-$r-$from.out" 2>&1 &
 	pid=$!
 	BG+=("$pid")

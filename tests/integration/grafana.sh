@@ -16,9 +16,6 @@ command -v prometheus >/dev/null || skip "no prometheus (apt-get install prometh
 DASH=deploy/grafana/emon-perf.json
 [ -f "$DASH" ] || { echo "FAIL  $DASH missing"; exit 1; }
 
-free_port() {
-	"$PY3" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 MPORT=$(free_port) PPORT=$(free_port)
 id() { printf '%064x' "$1"; }
 uid=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0
@@ -28,18 +25,7 @@ pod=$(cg_new "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${ui
 fake_rapl "$TMP/pc" 20 --period-ms 1 || finish
 serve_start "$TMP/run/emon.sock" "$TMP/serve.err" -e cycles,instructions,cpu-clock \
 	--powercap-root "$TMP/pc" --listen 127.0.0.1:$MPORT || exit 1
-cat >"$TMP/prom.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 900ms
-scrape_configs:
-  - job_name: emon
-    static_configs:
-      - targets: ["127.0.0.1:$MPORT"]
-EOF
-prometheus --config.file="$TMP/prom.yml" --storage.tsdb.path="$TMP/tsdb" \
-	--web.listen-address=127.0.0.1:$PPORT >"$TMP/prom.log" 2>&1 &
-BG_PIDS+=($!)
+prometheus_start "$MPORT" "$PPORT"
 cg_bg "$docker" "$BURN" 100000
 cg_bg "$pod" "$BURN" 100000
 npkg=$(ls -d "$TMP"/pc/intel-rapl:[0-9]* | wc -l)

@@ -423,6 +423,39 @@ cg_bg() {
 	CG_BG_PID=$!
 	BG_PIDS+=($CG_BG_PID)
 }
+# cg_burners SECS CG...: a burner of SECS CPU seconds in each cgroup
+# (one per word: a cgroup named twice gets two); their pids in BURNERS
+cg_burners() {
+	local secs=$1 cg
+	shift
+	BURNERS=()
+	for cg in "$@"; do
+		cg_bg "$cg" "$BURN" "$secs"
+		BURNERS+=("$CG_BG_PID")
+	done
+}
+
+# a TCP port free on 127.0.0.1 now
+free_port() {
+	"$PY3" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# prometheus_start METRICS_PORT PORT: Prometheus on 127.0.0.1:PORT
+# scraping 127.0.0.1:METRICS_PORT every second (job "emon"), data in $TMP
+prometheus_start() {
+	cat >"$TMP/prom.yml" <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 900ms
+scrape_configs:
+  - job_name: emon
+    static_configs:
+      - targets: ["127.0.0.1:$1"]
+EOF
+	prometheus --config.file="$TMP/prom.yml" --storage.tsdb.path="$TMP/tsdb" \
+		--web.listen-address=127.0.0.1:$2 >"$TMP/prom.log" 2>&1 &
+	BG_PIDS+=($!)
+}
 
 # serve_start SOCKET LOG ARGS...: emon-perf serve in the background on
 # SOCKET (its stderr to LOG); $DPID, in BG_PIDS; returns once it says it

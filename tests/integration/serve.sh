@@ -42,12 +42,7 @@ for _ in $(seq 200); do	# both attached (said on stderr)
 	sleep 0.05
 done
 check "stat 1 says it attached, with the daemon's pid" grep -q "attached to the daemon (pid $DPID" "$TMP/s1.err"
-cg_bg "$a" "$BURN" 0.6
-pa=$CG_BG_PID
-cg_bg "$b" "$BURN" 0.6
-pb=$CG_BG_PID
-cg_bg "$b" "$BURN" 0.6
-pb2=$CG_BG_PID
+cg_burners 0.6 "$a" "$b" "$b"
 sleep 0.2
 # one set of programs for all of them: the daemon's (other emon-perf
 # runs on the machine may hold theirs; these stats hold none, below)
@@ -61,7 +56,7 @@ for i in 1 2; do
 	check "stat $i holds no perf_event" [ "$(perf_fds $p)" -eq 0 ]
 	check "stat $i holds no BPF program, map or link" [ "$(bpf_fds $p)" -eq 0 ]
 done
-wait $pa $pb $pb2
+wait "${BURNERS[@]}"
 ua=$(($(cg_usage_ns "$a") - ua0)) ub=$(($(cg_usage_ns "$b") - ub0))
 touch "$TMP/done"
 wait $spid1

@@ -12,27 +12,13 @@
 command -v prometheus >/dev/null || skip "no prometheus (apt-get install prometheus)"
 command -v promtool >/dev/null || skip "no promtool (apt-get install prometheus)"
 
-free_port() {
-	"$PY3" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 MPORT=$(free_port) PPORT=$(free_port)
 S=$TMP/run/emon.sock
 serve_start "$S" "$TMP/serve.err" -e cpu-clock,context-switches \
 	--listen 127.0.0.1:$MPORT --retain 3 || exit 1
 check "the daemon serves metrics on 127.0.0.1:$MPORT" grep -q "http://127.0.0.1:$MPORT/metrics" "$TMP/serve.err"
 
-cat >"$TMP/prom.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 900ms
-scrape_configs:
-  - job_name: emon
-    static_configs:
-      - targets: ["127.0.0.1:$MPORT"]
-EOF
-prometheus --config.file="$TMP/prom.yml" --storage.tsdb.path="$TMP/tsdb" \
-	--web.listen-address=127.0.0.1:$PPORT >"$TMP/prom.log" 2>&1 &
-BG_PIDS+=($!)
+prometheus_start "$MPORT" "$PPORT"
 
 # the daemon's guessed time (tasks hidden from tracepoints), for the
 # burners' window only: what could have moved between cgroups
@@ -43,13 +29,8 @@ untraced() {
 a=$(cg_new a) b=$(cg_new b)
 unt0=$(untraced)
 st0=$(steal_ns)
-cg_bg "$a" "$BURN" 0.5
-p1=$CG_BG_PID
-cg_bg "$b" "$BURN" 0.5
-p2=$CG_BG_PID
-cg_bg "$b" "$BURN" 0.5
-p3=$CG_BG_PID
-wait $p1 $p2 $p3
+cg_burners 0.5 "$a" "$b" "$b"
+wait "${BURNERS[@]}"
 ua=$(cg_usage_ns "$a") ub=$(cg_usage_ns "$b")	# their whole lives: the daemon's too
 unt=$(($(untraced) - unt0))
 
