@@ -9,7 +9,10 @@
  * reading and adds it to three places: the CPU, the outgoing task's cgroup
  * (v2 id) and its process (tgid). Cost per switch is O(metrics), whatever
  * the number of cgroups or processes watched: they are rolled up in
- * userspace once per interval.
+ * userspace once per interval. What the switch itself shows needs no
+ * perf_event: time (cpu-clock, task-clock) from the switch's clock, the
+ * switches, the CPU a task comes in on (switch_delta()); software events
+ * are loaded where the kernel counts them (counter_in_place()).
  *
  * tp_btf programs cannot be test-run, so the same body is also an unattached
  * raw_tp program ("flush") that userspace runs on every CPU with
@@ -828,10 +831,10 @@ static __always_inline void account(struct emon_prev *p, struct task_struct *cur
 
 	ep = p->ep;
 	par = ep & 1;
-	if (flush)
+	if (flush) {
 		p->ep = epoch;	/* later slices: the next interval */
-	if (flush)
 		now = bpf_ktime_get_ns();
+	}
 	if (from_clock)
 		dt = switch_clock(p, cur, ep, switched, flush, &now);
 	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {

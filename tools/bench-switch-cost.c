@@ -14,6 +14,11 @@
  *       (EMON_SWITCH_EVENTS=counters: how the engine counted before)
  * prints per step: "step=NAME events=N from=switch|counters runs=R ns_per_run=X"
  *
+ *   bench-switch-cost -S
+ * holds run-time statistics on until it is killed: for a measurement of
+ * another process's programs that another tool turning
+ * kernel.bpf_stats_enabled off meanwhile (its sysctl) cannot spoil.
+ *
  * Run-time statistics are switched on with BPF_ENABLE_STATS, which holds
  * them on only while its fd is open: they go off again when this exits,
  * however it exits.
@@ -160,16 +165,18 @@ int main(int argc, char **argv)
 {
 	struct cost_run c = { .events = "cpu-clock", .secs = 1 };
 	int opt, stats_fd = -1, ret = 1;
+	bool hold = false;
 
-	while ((opt = getopt(argc, argv, "e:d:c")) != -1) {
+	while ((opt = getopt(argc, argv, "e:d:cS")) != -1) {
 		switch (opt) {
 		case 'e': c.events = optarg; break;
 		case 'd': c.secs = atof(optarg); break;
 		case 'c': c.counters = true; break;
+		case 'S': hold = true; break;
 		default: goto usage;
 		}
 	}
-	if (optind == argc || c.secs <= 0)
+	if ((optind == argc) != hold || c.secs <= 0)
 		goto usage;
 	for (int i = optind; i < argc; i++) {
 		if (step__parse(argv[i]) < 0) {
@@ -192,6 +199,11 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	ret = 0;
+	if (hold) {
+		printf("holding\n");
+		fflush(stdout);
+		pause();	/* until a signal ends it: the fd closes with it */
+	}
 	for (int i = optind; i < argc && !ret; i++)
 		ret = cost_run__step(&c, step__parse(argv[i])) ? 1 : 0;
 out:
@@ -201,6 +213,6 @@ out:
 	return ret;
 usage:
 	fprintf(stderr, "usage: bench-switch-cost [-e EVENTS] [-d SECONDS] [-c] "
-		"none|read|cpu|cgrp|all...\n");
+		"none|read|cpu|cgrp|all...\n       bench-switch-cost -S\n");
 	return 2;
 }

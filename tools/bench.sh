@@ -15,7 +15,9 @@
 #             on one CPU, watched by the same three, N = 16 256 1024
 #   accuracy  one workload seen by emon-perf, perf stat -G (nested) and
 #             cpu.stat at once: the ping-pong, then two CPU burners
-#   bpfcost   on_switch's run_time_ns / run_cnt (kernel.bpf_stats_enabled)
+#   bpfcost   on_switch's run_time_ns / run_cnt (the run-time statistics
+#             kernel.bpf_stats_enabled switches on, held on by a
+#             BPF_ENABLE_STATS fd: bench-switch-cost -S)
 #             for 1, 2, 3 events, with switch-visible events counted from
 #             the switch (the engine) and from counters (as before), and a
 #             breakdown of its steps on the same object, cut step by step
@@ -67,12 +69,10 @@ bench_setup "perf bpftool python3 taskset bc" "pingpong bench-sleepers bench-swi
 
 BENCHCG=/emon-bench-$$
 CGDIR=$CGROOT$BENCHCG
-STATS_WAS=$(cat /proc/sys/kernel/bpf_stats_enabled)
 BG=()
 
 cleanup() {
 	trap - EXIT INT TERM
-	sysctl -q -w kernel.bpf_stats_enabled="$STATS_WAS" >/dev/null
 	bench_cleanup
 }
 trap cleanup EXIT
@@ -93,25 +93,21 @@ bpf_prog_ids() {
 	find "/proc/$1/fd" -lname 'anon_inode:bpf-prog' -printf "/proc/$1/fdinfo/%f\n" 2>/dev/null |
 		xargs -r awk '$1 == "prog_id:" { print $2 }'
 }
-# "run_time_ns run_cnt" of the on_switch program held by process $1: its id
-# from the fdinfo of the process's own fds (other emon-perf instances may
-# run), the numbers from bpftool prog show -j; the fdinfo, which carries the
-# same two counters, if bpftool does not answer
-on_switch_stats() {
-	local id f
-	for id in $(bpf_prog_ids "$1"); do
-		bpftool prog show id "$id" -j 2>/dev/null | python3 -c '
-import json, sys
-p = json.load(sys.stdin)
-if p.get("name") == "on_switch":
-    print(p.get("run_time_ns", 0), p.get("run_cnt", 0))' && continue
-	done | grep . && return
-	find "/proc/$1/fd" -lname 'anon_inode:bpf-prog' -printf '%f\n' 2>/dev/null |
-	while read -r f; do
-		awk '$1 == "prog_type:" { t = $2 } $1 == "run_time_ns:" { ns = $2 }
-		     $1 == "run_cnt:" { c = $2 }
-		     END { if (t == 26 && c > 0) print ns, c }' "/proc/$1/fdinfo/$f" 2>/dev/null
-	done | head -1
+# the fd by which process $1 holds its on_switch program: each of its
+# program fds' id named by bpftool (other emon-perf instances may run; a
+# slow call on a busy machine with many programs, so made once per run)
+on_switch_fd() {
+	local f id
+	for f in $(find "/proc/$1/fd" -lname 'anon_inode:bpf-prog' -printf '%f\n' 2>/dev/null); do
+		id=$(awk '$1 == "prog_id:" { print $2 }' "/proc/$1/fdinfo/$f" 2>/dev/null)
+		[ -n "$id" ] && bpftool prog show id "$id" 2>/dev/null | grep -q ' name on_switch ' &&
+			echo "$f" && return
+	done
+}
+# "run_time_ns run_cnt" of program fd $2 of process $1, from its fdinfo
+prog_fd_stats() {
+	awk '$1 == "run_time_ns:" { ns = $2 } $1 == "run_cnt:" { c = $2 }
+	     END { if (c != "") print ns + 0, c }' "/proc/$1/fdinfo/$2" 2>/dev/null
 }
 # other perf / emon-perf processes on the machine (other users' tests...):
 # their cgroup events slow every context switch and stop per-CPU cpu-clock
@@ -312,41 +308,46 @@ phase_accuracy() {
 
 # --- BPF cost per context switch ------------------------------------------------
 # cost_run EVENTS_INDEX ROUND FROM: on_switch's ns per run over 1.5 s
-# mid-run (a 20 s ping-pong, ended once measured: a busy machine can take
-# seconds to find the program); FROM switch (the engine) or counters (EMON_SWITCH_EVENTS=counters:
+# mid-run (a 20 s ping-pong, ended once measured); FROM switch (the engine) or counters (EMON_SWITCH_EVENTS=counters:
 # every event read from its perf_event, as before the switch counted them)
 cost_run() {
-	local i=$1 r=$2 from=$3 ev pid a='' b='' dt t0 tries=0 env=()
+	local i=$1 r=$2 from=$3 ev pid fd='' a='' b='' dt t0 tries=0 env=()
 	ev=${EVSETS[$i]}
 	[ "$from" = counters ] && env=(env EMON_SWITCH_EVENTS=counters)
-	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null
+	# statistics on through a BPF_ENABLE_STATS fd of our own: another
+	# benchmark on a shared machine may switch the sysctl off meanwhile
+	"$TOOLS/bench-switch-cost" -S >/dev/null &
+	local hold=$!
+	BG+=("$hold")
 	taskset -c 0 "${env[@]}" "$EMON" stat -a -e "$ev" -G "$(cglist 64)" -j -o /dev/null -- \
 		"${PP[@]}" -d 20 -w 0.3 "$CGDIR/c0000" "$CGDIR/c0001" \
 		>"$RES/raw/cost-$i-$r-$from.out" 2>&1 &
 	pid=$!
 	BG+=("$pid")
 	sleep 0.5
-	while [ -z "$a" ] && [ $((tries++)) -lt 50 ] && kill -0 "$pid" 2>/dev/null; do
+	while [ -z "$fd" ] && [ $((tries++)) -lt 50 ] && kill -0 "$pid" 2>/dev/null; do
 		sleep 0.2
-		a=$(on_switch_stats "$pid")
+		fd=$(on_switch_fd "$pid")
 	done
 	sleep 0.3	# the ping-pong's warm-up
-	a=$(on_switch_stats "$pid")
+	a=$(prog_fd_stats "$pid" "$fd")
 	t0=$(date +%s.%N)
 	sleep 1.5
-	b=$(on_switch_stats "$pid")
+	b=$(prog_fd_stats "$pid" "$fd")
 	dt=$(echo "$(date +%s.%N) - $t0" | bc)
 	kill -INT "$pid" 2>/dev/null	# enough: end the run (and the ping-pong) now
 	wait "$pid"
 	unset 'BG[-1]'
-	sysctl -q -w kernel.bpf_stats_enabled="$STATS_WAS" >/dev/null
+	kill "$hold" 2>/dev/null
+	wait "$hold" 2>/dev/null
+	unset 'BG[-1]'
 	echo "$a $b" >>"$RES/raw/cost-$i-$r-$from.out"
 	# shellcheck disable=SC2086
 	set -- $a $b
 	if [ $# -eq 4 ] && [ "$4" -gt "$2" ]; then
 		echo "$((i + 1))	$r	$(echo "scale=1; ($3 - $1) / ($4 - $2)" | bc)	$(($4 - $2))	$dt	$from" >>"$RES/bpfcost.tsv"
 	else
-		echo "bench: no on_switch statistics for events '$ev' from $from (round $r): '$a' '$b'" >&2
+		echo "bench: no on_switch statistics for events '$ev' from $from (round $r): fd '$fd', '$a' '$b'" >&2
 	fi
 }
 
@@ -366,7 +367,7 @@ breakdown_run() {
 
 phase_bpfcost() {
 	local r i c ev singles
-	log "bpf cost: on_switch with 1, 2, 3 events, from the switch and from counters (kernel.bpf_stats_enabled=1 meanwhile)"
+	log "bpf cost: on_switch with 1, 2, 3 events, from the switch and from counters (run-time statistics on meanwhile)"
 	echo "events	round	ns_per_run	runs	seconds	from" >"$RES/bpfcost.tsv"
 	for ((r = 1; r <= COST_REPS; r++)); do
 		for c in $(shuffled "$((200 + r))" 0:switch 1:switch 2:switch 0:counters 1:counters 2:counters); do

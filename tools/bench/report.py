@@ -697,10 +697,11 @@ def bpf_section(b):
     floor = b.floor_ns()
     w("## BPF program cost per context switch")
     w("")
-    w("`kernel.bpf_stats_enabled=1` while emon-perf runs the ping-pong with 64 cgroups "
-      "watched, then run_time_ns / run_cnt of its `on_switch` program (`bpftool prog show id "
-      "N -j`, the id taken from the fdinfo of emon-perf's own fds), over 1.5 s mid-run; stats "
-      "switched back off after every run. Each event set twice, in a shuffled order: as the "
+    w("Run-time statistics on (those `kernel.bpf_stats_enabled=1` switches on, held by a "
+      "BPF_ENABLE_STATS fd, `bench-switch-cost -S`, which another benchmark turning the sysctl "
+      "off cannot spoil) while emon-perf runs the ping-pong with 64 cgroups watched; "
+      "run_time_ns / run_cnt of its `on_switch` program (its fd found by `bpftool prog show "
+      "id N`, the counters read from that fd's fdinfo) over 1.5 s mid-run. Each event set twice, in a shuffled order: as the "
       "engine counts (cpu-clock, task-clock, context-switches and cpu-migrations from the "
       "switch itself, other software events loaded in place) and with "
       "`EMON_SWITCH_EVENTS=counters` (every event read from its perf_event through the read "
@@ -762,56 +763,31 @@ def bpf_section(b):
 def limits_notes(b, floor, raw3, net3):
     ev3 = b.ev3
     n = []
-    clock = b.brk_ns("clock", ev3)
-    r1 = b.brk_ns("read1", "cpu-clock")
-    r1nv = b.brk_ns("read1_nv", "cpu-clock")
-    full, fullnv, lean = b.brk_ns("full", ev3), b.brk_ns("full_nv", ev3), b.brk_ns("lean", ev3)
-    rd, comm_d = b.brk_ns("read", ev3), None
-    pn = b.brk_ns("proc_nocomm", ev3)
-    if full is not None and pn is not None:
-        comm_d = full - pn
-    rdnv = b.brk_ns("read_nv", ev3)
-    r1cs = b.brk_ns("read1_nv", "context-switches")
-    if b.pmu and floor is not None and rdnv is not None and rd is not None and net3 is not None:
-        n.append(f"**The counter reads are the floor**: {ev3} read counter-only "
-                 f"(`read_nv`) cost {rdnv - floor:.0f} ns net, with enabled/running "
-                 f"(`read`) {rd - floor:.0f} ns; the engine reads hardware events with their "
-                 "times (they can be multiplexed) and software events without, so its reads "
-                 f"cost between the two, and on_switch is {net3:.0f} ns net.")
-    elif clock is not None and floor is not None and rdnv is not None and net3 is not None:
-        n.append(f"**The counter reads are the floor, and they are dear in this VM**: the "
-                 f"3 software-event reads the engine makes (`read_nv`: prev + 3 × "
-                 f"`bpf_perf_event_read()` + deltas) cost {rdnv - floor:.0f} ns net by "
-                 f"themselves, more than the {TARGET_NS} ns target; on_switch is "
-                 f"{net3:.0f} ns net, so everything else it does (slots, cgroup and process "
-                 f"rows, CPU row, stats) is {net3 - (rdnv - floor):.0f} ns. A cpu-clock read "
-                 f"is {r1nv - floor:.0f} ns net (its pmu->read reads the clock: one "
-                 f"`bpf_ktime_get_ns()` is {clock - floor:.0f} ns net here), a no-op "
-                 f"software read (context-switches) {r1cs - (b.brk_ns('empty', 'context-switches') or floor):.0f} ns "
-                 "(perf_event_read_local(): interrupts off, checks, an indirect call "
-                 "through retpolines). On bare metal with hardware counters (TSC ~10 ns, "
-                 "rdpmc) the same reads are several times cheaper, which this machine cannot show."
-                 if r1nv is not None and r1cs is not None else
-                 f"Counter reads: {rdnv - floor:.0f} ns net for 3 events.")
-    if r1 is not None and r1nv is not None and full is not None and fullnv is not None:
-        n.append(f"Reading counters without enabled/running (`bpf_perf_event_read()`) costs "
-                 f"{r1nv:.0f} instead of {r1:.0f} ns for cpu-clock; for the whole program "
-                 f"{fullnv:.0f} instead of {full:.0f} ns. Software events are never "
-                 "multiplexed (enabled = running), so the engine reads them counter-only; "
-                 "hardware events keep their times, for the scaling.")
-    comm1 = b.brk_ns("comm", ev3)
-    if comm_d is not None and comm1 is not None and floor is not None:
-        n.append(f"The comm copy on every switch: {comm1 - floor:.0f} ns net on its own "
-                 f"(`comm`), {comm_d:+.0f} ns as a step (full − proc_nocomm); the engine "
-                 "copies it only when a process is first seen in an interval, and on exec.")
-    if lean is not None and floor is not None:
-        n.append(f"The breakdown's steps look a key's row up in a hash on every switch "
-                 f"(~{(b.brk_ns('hash', ev3) or 0) - floor:.0f} ns each, two per switch), as the "
-                 "engine did before: it now keeps the slots of each CPU's last 64 cgroups and "
-                 "64 processes in a direct-mapped per-CPU cache (a few loads on a hit), and "
-                 "pays the hash only at a key's first slice on a CPU in an interval. It reads "
-                 "the incoming task's cgroup id with plain loads "
-                 "(task->cgroups->dfl_cgrp->kn->id) at its switch-in.")
+    st = {x: b.brk_ns(x, ev3) for x, _ in STEPS}
+    one = {ev: [(b.brk_ns("read", ev, f) or 0) - (b.brk_ns("none", ev, f) or 0)
+                for f in ("switch", "counters")]
+           for ev in ("cpu-clock", "context-switches", "page-faults")}
+    if None not in st.values():
+        n.append(f"**What a switch costs now** ({ev3}): bpf_stats' own {st['none']:.0f} ns; "
+                 f"the three events' deltas {st['read'] - st['none']:.0f} ns, with no read "
+                 "helper at all: cpu-clock is the scheduler's `rq->clock` at the switch "
+                 f"(a chain of loads, {one['cpu-clock'][0]:.0f} ns with the next task's "
+                 f"bookkeeping, against {one['cpu-clock'][1]:.0f} ns for a read of its "
+                 "perf_event, whose pmu->read reads the clock), context-switches is the "
+                 f"switch itself ({one['context-switches'][0]:.0f} ns, against "
+                 f"{one['context-switches'][1]:.0f}), page-faults is loaded where the kernel "
+                 f"counts it ({one['page-faults'][0]:.0f} ns, against "
+                 f"{one['page-faults'][1]:.0f} through bpf_perf_event_read(): interrupts "
+                 "off, checks, an indirect call through retpolines); everything else (CPU "
+                 f"row, stats, cgroup and process rows) {st['all'] - st['read']:.0f} ns. "
+                 "`bpf_ktime_get_ns()` (60-80 ns in this VM) is only called by the flush "
+                 "and at the first switch after it, to map `rq->clock` onto "
+                 "CLOCK_MONOTONIC.")
+    if b.pmu:
+        n.append("Hardware events (cycles, instructions) are still read with "
+                 "bpf_perf_event_read_value() (they can be multiplexed: their times scale "
+                 "them); on bare metal that is an rdpmc, several times cheaper than the "
+                 "software reads of this VM.")
     se = [b.slowdown("pp", "emon", k) for k in (1, 16, 64, 256, 1024)]
     sp = [b.slowdown("pp", "perf", k) for k in (1, 16, 64, 256, 1024)]
     if all(x is not None for x in se + sp):
