@@ -173,7 +173,9 @@ static inline bool tool_opt__set(const struct tool_opt *o, const char *arg)
 		return true;
 	case TOOL_LONG:
 	case TOOL_INT:
-		if (!tool_long(arg, (long)o->min, (long)o->max, &l))
+		/* LONG_MAX as a double rounds up, out of a long's range */
+		if (!tool_long(arg, (long)o->min,
+			       o->max >= (double)LONG_MAX ? LONG_MAX : (long)o->max, &l))
 			return false;
 		if (o->kind == TOOL_LONG)
 			*(long *)o->dst = l;

@@ -667,6 +667,12 @@ static void test_list(void **state)
 		prev = p;
 	}
 
+	/* the switch program's own events say so; a counted one does not */
+	list__line(out, "cpu-clock", line, sizeof(line));
+	assert_contains(line, "(from the switch: no perf_event)");
+	list__line(out, "page-faults OR faults", line, sizeof(line));
+	assert_null(strstr(line, "from the switch"));
+
 	list__line(out, "cycles OR cpu-cycles", line, sizeof(line));
 	assert_contains(line, "[Hardware event]");
 	assert_int_equal(pmu_event__resolve(&e, "cycles", err, sizeof(err)), 0);
