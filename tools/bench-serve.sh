@@ -54,14 +54,7 @@ BENCHCG=/emon-bench-serve-$$
 CGDIR=$CGROOT$BENCHCG
 SOCK=$RES/emon.sock
 PORT=$((20000 + $$ % 20000))
-BG=()
-
-cleanup() {
-	trap - EXIT INT TERM
-	bench_cleanup
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_traps
 
 rm -rf "$RES"
 mkdir -p "$RES/raw" || die "cannot create $RES"

@@ -69,14 +69,7 @@ bench_setup "perf bpftool python3 taskset bc" "pingpong bench-sleepers bench-swi
 
 BENCHCG=/emon-bench-$$
 CGDIR=$CGROOT$BENCHCG
-BG=()
-
-cleanup() {
-	trap - EXIT INT TERM
-	bench_cleanup
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_traps
 
 [ -z "${BENCH_PHASES:-}" ] && rm -rf "$RES"	# a subset of phases keeps the others' results
 mkdir -p "$RES/raw" "$OUTPUT/bench" || die "cannot create $RES"
@@ -499,7 +492,7 @@ done
 echo "steal1	$(steal_ns)" >>"$RES/meta.tsv"
 echo "load1	$(cut -d' ' -f1-3 /proc/loadavg)" >>"$RES/meta.tsv"
 echo "runtime_s	$(echo "$(date +%s.%N) - $T_START" | bc)" >>"$RES/meta.tsv"
-cleanup
+bench_end
 if [ "$REPORT" = 1 ]; then
 	log "report: BENCHMARKS.md, docs/bench-slowdown.svg"
 	mkdir -p docs

@@ -53,6 +53,18 @@ kv() { # KEY FILE: the value of KEY=value in FILE
 cgdirs() { local i; for ((i = 0; i < $1; i++)); do printf '%s/c%04d ' "$CGDIR" "$i"; done; }
 cglist() { local i s=; for ((i = 0; i < $1; i++)); do s+=$(printf '%s/c%04d,' "$BENCHCG" "$i"); done; echo "${s%,}"; }
 
+# bench_traps: no background jobs yet (BG); at exit, INT and TERM
+# included, bench_end; bench_end: bench_cleanup once, no trap left
+bench_traps() {
+	BG=()
+	trap bench_end EXIT
+	trap 'exit 130' INT TERM
+}
+bench_end() {
+	trap - EXIT INT TERM
+	bench_cleanup
+}
+
 # bench_cleanup: at exit, stop the background jobs in BG and remove
 # $CGDIR, killing what still runs in it
 bench_cleanup() {
