@@ -9,7 +9,10 @@
  * reading and adds it to three places: the CPU, the outgoing task's cgroup
  * (v2 id) and its process (tgid). Cost per switch is O(metrics), whatever
  * the number of cgroups or processes watched: they are rolled up in
- * userspace once per interval.
+ * userspace once per interval. What the switch itself shows needs no
+ * perf_event: time (cpu-clock, task-clock) from the switch's clock, the
+ * switches, the CPU a task comes in on (switch_delta()); software events
+ * are loaded where the kernel counts them (counter_in_place()).
  *
  * tp_btf programs cannot be test-run, so the same body is also an unattached
  * raw_tp program ("flush") that userspace runs on every CPU with
@@ -57,6 +60,12 @@ const volatile __u32 nr_cpus = 1;
  */
 const volatile __u32 counter_only;
 /*
+ * Software events whose count the kernel adds to in place, on this CPU
+ * (bit i = event i: all but the clocks, whose count only a read brings up
+ * to date): read it there, see counter_in_place().
+ */
+const volatile __u32 in_place;
+/*
  * context-switches events (bit i = event i): the kernel counts a switch
  * after its tracepoint, for the task going out (perf stat -G does too);
  * a read at the tracepoint would give it to the task coming in.
@@ -65,6 +74,24 @@ const volatile __u32 switch_events;
 /* The index of a time event (cpu-clock), -1: none. Untraced slices add
  * their time to EMON_STAT_UNTRACED_NS: how much time had its owner guessed. */
 const volatile __s32 clock_event = -1;
+/*
+ * Events counted from the switch itself, with no perf_event and no read
+ * (bit i = event i): time events (cpu-clock, task-clock) from switch
+ * timestamps, context-switches from the switches, cpu-migrations from the
+ * task's migrations seen at its switch-in. See switch_delta().
+ */
+const volatile __u32 from_clock;
+const volatile __u32 from_switches;
+const volatile __u32 from_migrations;
+/* When the program was loaded (CLOCK_MONOTONIC ns): a task started since
+ * is known from its first run on, for from_migrations. */
+const volatile __u64 load_ns;
+/*
+ * How far on_switch goes (enum emon_step): the engine leaves it at
+ * EMON_STEP_ALL; tools/bench-switch-cost times this very object step by
+ * step. The verifier prunes the steps left out.
+ */
+const volatile __u32 steps = EMON_STEP_ALL;
 /* Follow command trees (tree map): mark their processes, fork by fork. */
 const volatile bool follow_tree;
 /* Slots per buffer of cgrp_data and proc_data. */
@@ -114,6 +141,14 @@ struct emon_prev {
 	__u64 cgid;
 	__u64 task;
 	__u64 clk;
+	/* from_clock: when the last count was taken (CLOCK_MONOTONIC), and
+	 * CLOCK_MONOTONIC - rq->clock as measured at a switch (rq_cal: since
+	 * the last flush), see switch_clock() */
+	__u64 ts;
+	__u64 rq_off;
+	__u32 rq_cal;
+	/* from_migrations: the running task came in migrated (0 or 1) */
+	__u32 migr;
 	struct emon_count c[EMON_MAX_EVENTS];
 	struct slot_cache cgrp_cache[SLOT_CACHE];
 	struct slot_cache proc_cache[SLOT_CACHE];
@@ -242,6 +277,17 @@ struct {
 	__type(key, __u32);
 	__type(value, struct emon_counts);
 } tree_ovf SEC(".maps");
+
+/*
+ * from_migrations: each task's se.nr_migrations as of its last switch-in,
+ * plus one (0: not seen yet).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} task_migr SEC(".maps");
 
 /* Rare path: the part of a slice split off for a task that left untraced. */
 struct {
@@ -558,6 +604,8 @@ static __always_inline void owner_add(struct emon_prev *p, __u32 par, __u32 ep,
 		counts_add(val + sizeof(struct emon_cgrp_hdr), d);
 	else
 		overflow_add(par, EMON_OVF_CGRP, d);
+	if (steps < EMON_STEP_ALL)
+		return;
 
 	s = proc_get(p, par, ep, cpu, tgid, start, task, cur);
 	val = s == NO_SLOT ? NULL : proc_slot(par, s);
@@ -605,9 +653,164 @@ static __always_inline __u64 untraced_part(struct emon_prev *p,
 }
 
 /*
- * Count the CPU's slice since the last count: read every event, add the
- * deltas to the CPU, and to the cgroup and the process of the running
- * task. switched: called from a traced switch of the current task.
+ * Event i's part of the slice, counted from the switch itself (from_*):
+ * dt of the switch timestamps for a time event, the switch being traced
+ * for context-switches (the kernel counts it for the task going out, as a
+ * read just after it would), the running task's migration for
+ * cpu-migrations (the kernel counts it at the task's switch-in, in its
+ * context).
+ */
+static __always_inline __u64 switch_delta(const struct emon_prev *p, __u32 i,
+					  __u64 dt, bool switched)
+{
+	if (from_clock & (1u << i))
+		return dt;
+	if (from_switches & (1u << i))
+		return switched;
+	return p->migr;
+}
+
+/*
+ * This CPU's rq->clock, through the task running here: set_task_rq()
+ * points every task's se.cfs_rq at its CPU's (whatever its class), and
+ * runqueues itself is no ksym without CONFIG_KALLSYMS_ALL.
+ */
+static __always_inline __u64 rq_clock(struct task_struct *cur)
+{
+	if (bpf_core_field_exists(struct cfs_rq, rq))	/* FAIR_GROUP_SCHED */
+		return cur->se.cfs_rq->rq->clock;
+	return container_of(cur->se.cfs_rq, struct rq, cfs)->clock;
+}
+
+/*
+ * The time since the last count, for from_clock events, CLOCK_MONOTONIC.
+ *
+ * Which clock: the kernel's cpu-clock and task-clock count local_clock()
+ * (sched_clock), wall time on the CPU; cpu.stat counts the scheduler's
+ * rq->clock_task, the same clock less the IRQ and steal time it leaves
+ * out. At a switch, rq->clock is that clock, stamped by __schedule() a
+ * moment before the tracepoint: the slices between switches are the
+ * scheduler's own, and one load where bpf_ktime_get_ns() costs 80 ns in a
+ * VM. But rq->clock is fresh only at a switch: a flush (an IPI, a test
+ * run) or a self-move would close the slice at the last tick. There the
+ * time is bpf_ktime_get_ns(), the CLOCK_MONOTONIC that flush_ns times
+ * intervals with (the same TSC, scaled by timekeeping); the switches map
+ * rq->clock onto it by an offset measured at the first switch after each
+ * flush, so a CPU's time per interval is the time between its flushes
+ * (to the slew of the two clocks over one interval: parts per million).
+ *
+ * A CPU that missed a whole flush round (epoch moved on twice) was
+ * offline: its perf events stopped, and so does its clock: the time up to
+ * its next flush (the offline time with it) is not counted.
+ */
+static __always_inline __u64 switch_clock(struct emon_prev *p,
+					  struct task_struct *cur, __u32 ep,
+					  bool switched, bool flush, __u64 *now)
+{
+	__u64 t, dt;
+
+	if (switched && p->rq_cal) {
+		t = rq_clock(cur) + p->rq_off;
+	} else {
+		if (!*now)
+			*now = bpf_ktime_get_ns();
+		t = *now;
+		if (switched)
+			p->rq_off = t - rq_clock(cur);
+		p->rq_cal = switched;
+	}
+	if (flush)
+		p->rq_cal = 0;	/* measured again at the next switch */
+	/* the offset is good to a few µs: a slice that ran back gets 0, and
+	 * the next one what it lost */
+	dt = p->primed && epoch - ep < 2 && t > p->ts ? t - p->ts : 0;
+	if (!p->primed || epoch - ep >= 2 || t > p->ts)
+		p->ts = t;
+	return dt;
+}
+
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
+/*
+ * The count of an in_place event on this CPU (key: its slot in events),
+ * or -ENOENT when the slot is empty. What bpf_perf_event_read() returns
+ * for a software event is local64_read(&event->count) after a pmu->read
+ * that does nothing, behind interrupt masking, checks and an indirect
+ * call: 60 ns in this VM for one load. The kernel adds to a per-CPU
+ * software event's count on its own CPU only, and sched_switch runs with
+ * interrupts off there, so the load alone reads what the helper would.
+ * The walk (events' slot, its bpf_event_entry, its perf_event) is made of
+ * read-only casts: plain loads the verifier guards as probe reads.
+ */
+static __always_inline __s64 counter_in_place(__u32 key)
+{
+	struct bpf_array *arr = bpf_rdonly_cast(&events,
+			bpf_core_type_id_kernel(struct bpf_array));
+	struct bpf_event_entry *slot, *ee;
+
+	/* the slot's pointer, loaded as the first member of a struct */
+	slot = bpf_rdonly_cast((void *)((__u64)arr->ptrs + (__u64)key * sizeof(void *)),
+			       bpf_core_type_id_kernel(struct bpf_event_entry));
+	ee = bpf_rdonly_cast((void *)slot->event,
+			     bpf_core_type_id_kernel(struct bpf_event_entry));
+	if (!ee)
+		return -2;	/* -ENOENT, as the helper says it */
+	return ee->event->count.a.a.counter;
+}
+
+/* The slice's deltas of event i, read from its counter, into *d. */
+static __always_inline void counter_delta(struct emon_prev *p, __u32 i, __u32 cpu,
+					  bool switched, struct emon_count *d)
+{
+	struct bpf_perf_event_value v;
+
+	if (counter_only & (1u << i)) {
+		__s64 c = in_place & (1u << i) ? counter_in_place(i * nr_cpus + cpu) :
+			  bpf_perf_event_read(&events, i * nr_cpus + cpu);
+
+		/* errors come back as -errno in the value itself */
+		if (c < 0 && c >= -4095) {
+			p->stale |= 1u << i;
+			stat_inc(EMON_STAT_READ_ERR);
+			return;
+		}
+		v.counter = c;
+		v.enabled = v.running = 0;
+	} else if (bpf_perf_event_read_value(&events, i * nr_cpus + cpu,
+					     &v, sizeof(v))) {
+		p->stale |= 1u << i;
+		stat_inc(EMON_STAT_READ_ERR);
+		return;
+	}
+	if (p->stale & (1u << i)) {	/* a new event: its baseline */
+		p->stale &= ~(1u << i);
+		p->c[i].counter = v.counter;
+		p->c[i].enabled = v.enabled;
+		p->c[i].running = v.running;
+		return;
+	}
+	/* the switch being traced is counted just after: it is prev's */
+	if (switched && (switch_events & (1u << i)))
+		v.counter++;
+	/* u64 arithmetic: a counter that wrapped still gives its delta */
+	d->counter = v.counter - p->c[i].counter;
+	/* a switch counted ahead that never came (the CPU went offline) */
+	if ((switch_events & (1u << i)) && (__s64)d->counter < 0) {
+		d->counter = 0;
+		v.counter = p->c[i].counter;
+	}
+	d->enabled = v.enabled - p->c[i].enabled;
+	d->running = v.running - p->c[i].running;
+	p->c[i].counter = v.counter;
+	p->c[i].enabled = v.enabled;
+	p->c[i].running = v.running;
+}
+
+/*
+ * Count the CPU's slice since the last count: take every event's delta
+ * (from the switch itself or from its counter), add the deltas to the
+ * CPU, and to the cgroup and the process of the running task. switched:
+ * called from a traced switch of the current task.
  *
  * A switch can go untraced: a kernel may keep tasks out of its
  * tracepoints (a sandbox's own agent, say), and a switch from such a task
@@ -617,82 +820,60 @@ static __always_inline __u64 untraced_part(struct emon_prev *p,
  * current task's own run time (CFS) when both are CFS tasks and the count
  * is a switch's, else all counted for the current task.
  */
-static __always_inline void account(struct emon_prev *p, bool flush, bool switched)
+static __always_inline void account(struct emon_prev *p, struct task_struct *cur,
+				    bool flush, bool switched)
 {
 	struct emon_count d[EMON_MAX_EVENTS] = {};
-	struct task_struct *cur = bpf_get_current_task_btf();
-	struct bpf_perf_event_value v;
 	struct emon_counts *cc, *dh;
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 tgid, start, par, ep, z = 0;
-	__u64 cgid, part = 0;
+	__u64 cgid, part = 0, now = 0, dt = 0;
 
 	ep = p->ep;
 	par = ep & 1;
-	if (flush)
+	if (flush) {
 		p->ep = epoch;	/* later slices: the next interval */
+		now = bpf_ktime_get_ns();
+	}
+	if (from_clock)
+		dt = switch_clock(p, cur, ep, switched, flush, &now);
 	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
 		if (i >= nr_events)
 			break;
-		if (counter_only & (1u << i)) {
-			__s64 c = bpf_perf_event_read(&events, i * nr_cpus + cpu);
-
-			/* errors come back as -errno in the value itself */
-			if (c < 0 && c >= -4095) {
-				p->stale |= 1u << i;
-				stat_inc(EMON_STAT_READ_ERR);
-				continue;
-			}
-			v.counter = c;
-			v.enabled = v.running = 0;
-		} else if (bpf_perf_event_read_value(&events, i * nr_cpus + cpu,
-						     &v, sizeof(v))) {
-			p->stale |= 1u << i;
-			stat_inc(EMON_STAT_READ_ERR);
-			continue;
-		}
-		if (p->stale & (1u << i)) {	/* a new event: its baseline */
-			p->stale &= ~(1u << i);
-			p->c[i].counter = v.counter;
-			p->c[i].enabled = v.enabled;
-			p->c[i].running = v.running;
-			continue;
-		}
-		/* the switch being traced is counted just after: it is prev's */
-		if (switched && (switch_events & (1u << i)))
-			v.counter++;
-		/* u64 arithmetic: a counter that wrapped still gives its delta */
-		d[i].counter = v.counter - p->c[i].counter;
-		/* a switch counted ahead that never came (the CPU went offline) */
-		if ((switch_events & (1u << i)) && (__s64)d[i].counter < 0) {
-			d[i].counter = 0;
-			v.counter = p->c[i].counter;
-		}
-		d[i].enabled = v.enabled - p->c[i].enabled;
-		d[i].running = v.running - p->c[i].running;
-		p->c[i].counter = v.counter;
-		p->c[i].enabled = v.enabled;
-		p->c[i].running = v.running;
+		if ((from_clock | from_switches | from_migrations) & (1u << i))
+			d[i].counter = switch_delta(p, i, dt, switched);
+		else
+			counter_delta(p, i, cpu, switched, &d[i]);
 	}
+	p->migr = 0;
 	if (flush) {
 		__u64 *ft = bpf_map_lookup_elem(&flush_ns, &z);
 
 		if (ft)
-			*ft = bpf_ktime_get_ns();
+			*ft = now;
 	}
 	/* The first reading on a CPU is the baseline, not a slice. */
 	if (!p->primed) {
 		p->primed = 1;
 		return;
 	}
+	if (steps < EMON_STEP_CPU)
+		return;
 	stat_inc(EMON_STAT_SWITCHES);
 
 	cc = bpf_map_lookup_elem(&cpu_counts, &par);
 	if (cc)
 		counts_add(cc->c, d);
+	if (steps < EMON_STEP_CGRP)
+		return;
 
-	tgid = bpf_get_current_pid_tgid() >> 32;
-	start = tgid ? proc_start(cur) : 0;
+	if (p->pid == cur->pid) {	/* as remembered at its switch-in */
+		tgid = p->tgid;
+		start = p->start;
+	} else {
+		tgid = cur->tgid;
+		start = tgid ? proc_start(cur) : 0;
+	}
 	cgid = p->cgid;
 	if (cgid && p->pid != cur->pid) {	/* switches went untraced */
 		stat_inc(EMON_STAT_UNTRACED);
@@ -724,6 +905,32 @@ static __always_inline void account(struct emon_prev *p, bool flush, bool switch
 		  cur, true, d);
 }
 
+/*
+ * from_migrations: did next come in on another CPU than it last ran on?
+ * The kernel counts a migration when the task next switches in, once
+ * however many set_task_cpu() moves it had meanwhile (se.nr_migrations
+ * counts each); a task first seen here counts its moves only when it
+ * started after the load (a new task's placement is one).
+ */
+static __always_inline __u32 migrated_in(struct task_struct *next)
+{
+	__u64 n = next->se.nr_migrations, *last;
+	__u32 moved;
+
+	if (!next->pid)		/* idle tasks stay on their CPU */
+		return 0;
+	last = bpf_task_storage_get(&task_migr, next, NULL,
+				    BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!last)
+		return 0;
+	if (*last)
+		moved = *last != n + 1;
+	else
+		moved = n && next->start_time > load_ns;
+	*last = n + 1;
+	return moved;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev_task,
 	     struct task_struct *next)
@@ -731,11 +938,13 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev_task,
 	__u32 z = 0;
 	struct emon_prev *p = bpf_map_lookup_elem(&prev, &z);
 
-	if (!p)
+	if (!p || steps == EMON_STEP_NONE)
 		return 0;
-	account(p, false, true);
+	account(p, prev_task, false, true);
 	/* CFS picked next: its exec_start is now, in the task clock */
 	set_running(p, next, fair(next) ? next->se.exec_start : 0);
+	if (from_migrations)
+		p->migr = migrated_in(next);
 	return 0;
 }
 
@@ -747,7 +956,7 @@ int flush(void *ctx)
 
 	if (!p)
 		return 0;
-	account(p, true, false);
+	account(p, bpf_get_current_task_btf(), true, false);
 	/* a task moved while it ran elsewhere counts in its new cgroup from here */
 	set_running(p, bpf_get_current_task_btf(), 0);
 	return 0;
@@ -776,7 +985,7 @@ int BPF_PROG(on_attach, struct cgroup *dst, const char *path,
 	/* not us (the writer did not move), or a v1 hierarchy */
 	if (!p || p->cgid == bpf_get_current_cgroup_id())
 		return 0;
-	account(p, false, false);
+	account(p, bpf_get_current_task_btf(), false, false);
 	set_running(p, bpf_get_current_task_btf(), 0);
 	return 0;
 }

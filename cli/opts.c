@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -85,5 +86,49 @@ int opts__events(char *events, size_t n, const char *arg)
 	if (have)
 		strcat(events, ",");
 	strcat(events, arg);
+	return 0;
+}
+
+/* Does short option c take a value in getopt spec? */
+static bool spec__takes_value(const char *spec, int c)
+{
+	const char *p = strchr(spec, c);
+
+	return p && p[1] == ':';
+}
+
+int opts__parse(int argc, char **argv, const char *spec, const struct option *lo,
+		const char *cmd, void (*usage)(FILE *f),
+		int (*one)(void *ctx, int c, const char *arg), void *ctx)
+{
+	int c;
+
+	/* 0, not 1: glibc then also drops the rest of a "-abc" cluster an
+	 * earlier parse stopped in, which points into that parse's argv */
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, spec, lo, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return 1;
+		}
+		if (c == 'v') {		/* -v, --verbose: every command's */
+			verbose++;
+			continue;
+		}
+		if (c != '?' && c != ':') {
+			if (one(ctx, c, optarg))
+				return -EINVAL;
+			continue;
+		}
+		if (optopt && optopt < 256)
+			pr_err("%s option '-%c' (see 'emon-perf %s --help')",
+			       c == ':' || spec__takes_value(spec, optopt) ?
+			       "missing value for" : "unknown", optopt, cmd);
+		else
+			pr_err("unknown or incomplete option '%s' (see 'emon-perf %s --help')",
+			       argv[optind - 1], cmd);
+		return -EINVAL;
+	}
 	return 0;
 }

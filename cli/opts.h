@@ -6,6 +6,7 @@
 
 #include <getopt.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* A whole number in [min, max] (max LONG_MAX: no bound), or -EINVAL. */
 int opts__long(const char *opt, const char *s, long min, long max, long *out);
@@ -36,6 +37,23 @@ enum {
 	{ "idle-watts",		required_argument, NULL, OPT_IDLE_WATTS }, \
 	{ "max-cgroups",	required_argument, NULL, OPT_MAX_CGROUPS }, \
 	{ "max-procs",		required_argument, NULL, OPT_MAX_PROCS }
+
+/* What every command's long options end with. */
+#define COMMON_LONG_OPTIONS \
+	{ "verbose",		no_argument,	   NULL, 'v' }, \
+	{ "help",		no_argument,	   NULL, 'h' }, \
+	{ 0 }
+
+/*
+ * Parse the options of 'emon-perf cmd' (getopt_long over spec and lo) into
+ * ctx, one at a time through one() (-v, --verbose: verbose here), which returns 0 or an error it has
+ * said. 0 (optind: the first operand), 1 once -h printed the usage to
+ * stdout, -EINVAL after a one-line error naming an unknown option, one
+ * missing its value or a bad value.
+ */
+int opts__parse(int argc, char **argv, const char *spec, const struct option *lo,
+		const char *cmd, void (*usage)(FILE *f),
+		int (*one)(void *ctx, int c, const char *arg), void *ctx);
 
 /* Option c with its argument into o: 1 when c is an engine option, 0 when
  * it is not, -EINVAL for a bad value (said). */

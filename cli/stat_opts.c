@@ -21,32 +21,15 @@ enum {
 	OPT_NO_DAEMON,
 };
 
-static const struct option long_opts[] = {
-	{ "event",		required_argument, NULL, 'e' },
-	{ "all-cpus",		no_argument,	   NULL, 'a' },
-	{ "cgroup",		required_argument, NULL, 'G' },
-	{ "for-each-cgroup",	required_argument, NULL, 'G' },
-	{ "by",			required_argument, NULL, OPT_BY },
-	{ "interval-print",	required_argument, NULL, 'I' },
-	{ "field-separator",	required_argument, NULL, 'x' },
-	{ "json",		no_argument,	   NULL, 'j' },
-	{ "output",		required_argument, NULL, 'o' },
-	{ "timeout",		required_argument, NULL, OPT_TIMEOUT },
-	ENGINE_LONG_OPTIONS,
-	{ "socket",		required_argument, NULL, OPT_SOCKET },
-	{ "no-daemon",		no_argument,	   NULL, OPT_NO_DAEMON },
-	{ "verbose",		no_argument,	   NULL, 'v' },
-	{ "help",		no_argument,	   NULL, 'h' },
-	{ 0 }
-};
-
 static void stat_usage(FILE *f)
 {
 	fprintf(f,
 "Usage: emon-perf stat [options] [-- command [args...]]\n"
 "\n"
 "Counts events with one perf_event per CPU per event, read by a BPF program\n"
-"on every context switch and split per CPU, socket, cgroup and process.\n"
+"on every context switch and split per CPU, socket, cgroup and process;\n"
+"cpu-clock, task-clock, context-switches and cpu-migrations come from the\n"
+"switches themselves, with no perf_event.\n"
 "\n"
 "  -e, --event LIST          events, comma-separated (libpfm4 names, perf's\n"
 "                            generic names, raw rNNNN); at most 8;\n"
@@ -89,6 +72,23 @@ static void stat_usage(FILE *f)
 "SIGINT/SIGTERM or --timeout. Exit status: 0, the command's, 1 runtime\n"
 "failure, 2 bad usage or input.\n");
 }
+
+static const struct option long_opts[] = {
+	{ "event",		required_argument, NULL, 'e' },
+	{ "all-cpus",		no_argument,	   NULL, 'a' },
+	{ "cgroup",		required_argument, NULL, 'G' },
+	{ "for-each-cgroup",	required_argument, NULL, 'G' },
+	{ "by",			required_argument, NULL, OPT_BY },
+	{ "interval-print",	required_argument, NULL, 'I' },
+	{ "field-separator",	required_argument, NULL, 'x' },
+	{ "json",		no_argument,	   NULL, 'j' },
+	{ "output",		required_argument, NULL, 'o' },
+	{ "timeout",		required_argument, NULL, OPT_TIMEOUT },
+	ENGINE_LONG_OPTIONS,
+	{ "socket",		required_argument, NULL, OPT_SOCKET },
+	{ "no-daemon",		no_argument,	   NULL, OPT_NO_DAEMON },
+	COMMON_LONG_OPTIONS
+};
 
 static int parse_by(struct stat_opts *o, const char *arg)
 {
@@ -142,8 +142,9 @@ static int parse_cgroups(struct stat_opts *o, const char *arg)
 	return err;
 }
 
-static int stat_opts__one(struct stat_opts *o, int c, const char *arg)
+static int stat_opts__one(void *ctx, int c, const char *arg)
 {
+	struct stat_opts *o = ctx;
 	int r = opts__engine(&o->eng, c, arg);
 
 	if (r)
@@ -187,9 +188,6 @@ static int stat_opts__one(struct stat_opts *o, int c, const char *arg)
 	case OPT_NO_DAEMON:
 		o->no_daemon = true;
 		return 0;
-	case 'v':
-		verbose++;
-		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -197,32 +195,13 @@ static int stat_opts__one(struct stat_opts *o, int c, const char *arg)
 
 int stat_opts__parse(struct stat_opts *o, int argc, char **argv)
 {
-	int c, err;
+	int err;
 
 	memset(o, 0, sizeof(*o));
-	/* 0, not 1: glibc then also drops the rest of a "-abc" cluster an
-	 * earlier parse stopped in, which points into that parse's argv */
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+e:aG:I:x:jo:vh", long_opts, NULL)) != -1) {
-		if (c == 'h') {
-			stat_usage(stdout);
-			return 1;
-		}
-		if (c == '?' || c == ':') {
-			if (optopt && optopt < 256)
-				pr_err("%s option '-%c' (see 'emon-perf stat --help')",
-				       c == ':' || strchr("eGIxo", optopt) ?
-				       "missing value for" : "unknown", optopt);
-			else
-				pr_err("unknown or incomplete option '%s' (see 'emon-perf stat --help')",
-				       argv[optind - 1]);
-			return -EINVAL;
-		}
-		err = stat_opts__one(o, c, optarg);
-		if (err)
-			return -EINVAL;
-	}
+	err = opts__parse(argc, argv, "+e:aG:I:x:jo:vh", long_opts, "stat",
+			  stat_usage, stat_opts__one, o);
+	if (err)
+		return err;
 	if (optind < argc)
 		o->cmd = &argv[optind];
 	if (!o->events[0])

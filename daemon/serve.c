@@ -87,9 +87,7 @@ static const struct option long_opts[] = {
 	{ "max-keys",		required_argument, NULL, OPT_MAX_KEYS },
 	{ "retain",		required_argument, NULL, OPT_RETAIN },
 	{ "min-flush-ms",	required_argument, NULL, OPT_MIN_FLUSH },
-	{ "verbose",		no_argument,	   NULL, 'v' },
-	{ "help",		no_argument,	   NULL, 'h' },
-	{ 0 }
+	COMMON_LONG_OPTIONS
 };
 
 static void serve_usage(FILE *f)
@@ -141,8 +139,9 @@ static int parse_group(const char *name, gid_t *gid)
 	return 0;
 }
 
-static int serve_opts__one(struct serve_opts *o, int c, const char *arg)
+static int serve_opts__one(void *ctx, int c, const char *arg)
 {
+	struct serve_opts *o = ctx;
 	int r = opts__engine(&o->eng, c, arg);
 	double d;
 	long v;
@@ -185,9 +184,6 @@ static int serve_opts__one(struct serve_opts *o, int c, const char *arg)
 			return -EINVAL;
 		o->min_flush_ms = d;
 		return 0;
-	case 'v':
-		verbose++;
-		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -197,7 +193,7 @@ static int serve_opts__one(struct serve_opts *o, int c, const char *arg)
 static int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 {
 	char err[256];
-	int c;
+	int ret;
 
 	memset(o, 0, sizeof(*o));
 	o->socket = SOURCE_DEFAULT_SOCKET;
@@ -208,21 +204,10 @@ static int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 	o->min_flush_ms = 10;
 	o->eng.retain_s = 300;
 	o->eng.max_keys = 100000;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+e:vh", long_opts, NULL)) != -1) {
-		if (c == 'h') {
-			serve_usage(stdout);
-			return 1;
-		}
-		if (c == '?' || c == ':') {
-			pr_err("unknown or incomplete option '%s' (see 'emon-perf serve --help')",
-			       argv[optind - 1]);
-			return -EINVAL;
-		}
-		if (serve_opts__one(o, c, optarg))
-			return -EINVAL;
-	}
+	ret = opts__parse(argc, argv, "+e:vh", long_opts, "serve", serve_usage,
+			  serve_opts__one, o);
+	if (ret)
+		return ret;
 	if (optind < argc) {
 		pr_err("unexpected argument '%s' (see 'emon-perf serve --help')", argv[optind]);
 		return -EINVAL;

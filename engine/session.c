@@ -105,6 +105,31 @@ static const char *load_advice(int err)
 	return "the kernel refused the BPF program (rerun with -v for the verifier log)";
 }
 
+/* Tell BPF which events it counts from the switch itself (pmu_event.from). */
+static void session__switch_events(struct emon_bpf *k, const struct session_opts *o)
+{
+	for (int i = 0; i < o->nr_events; i++) {
+		switch (o->events[i]->from) {
+		case PMU_FROM_CLOCK:
+			k->rodata->from_clock |= 1u << i;
+			break;
+		case PMU_FROM_SWITCHES:
+			k->rodata->from_switches |= 1u << i;
+			break;
+		case PMU_FROM_MIGRATIONS:
+			k->rodata->from_migrations |= 1u << i;
+			break;
+		case PMU_FROM_IN_PLACE:
+			k->rodata->in_place |= 1u << i;
+			break;
+		case PMU_FROM_COUNTER:
+			break;
+		}
+	}
+	k->rodata->load_ns = session__now() * 1e9;
+	k->rodata->steps = o->steps ?: EMON_STEP_ALL;
+}
+
 static int session__size_maps(struct session *s, const struct session_opts *o)
 {
 	struct emon_bpf *k = s->skel;
@@ -129,6 +154,7 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 			k->rodata->switch_events |= 1u << i;
 	}
 	s->counter_only = k->rodata->counter_only;
+	session__switch_events(k, o);
 	err = err ?: bpf_map__set_max_entries(k->maps.events, o->nr_events * o->ncpus);
 	k->rodata->max_cgroups = s->max_cgroups;
 	k->rodata->max_procs = s->max_procs;
@@ -177,7 +203,9 @@ static int session__install_events(struct session *s)
 	for (int cpu = 0; cpu < s->ncpus && !err; cpu++) {
 		err = session__install_cpu(s, cpu);
 		for (int i = 0; i < s->nr_events; i++)
-			s->cpu[cpu].live |= session__fd(s, i, cpu) >= 0;
+			s->cpu[cpu].live |= session__fd(s, i, cpu) >= 0 ||
+				(!pmu_event__has_counter(s->events[i]) && s->online &&
+				 s->online[cpu]);
 	}
 	return err;
 }

@@ -23,6 +23,9 @@ struct session_opts {
 	__u32 max_cgroups;	/* hash entries per buffer, 0: default */
 	__u32 max_procs;
 	int max_trees;		/* command trees followed at once, 0: none */
+	/* how far sched_switch goes (enum emon_step), 0: all of it; only
+	 * tools/bench-switch-cost asks for less */
+	__u32 steps;
 };
 
 struct sess_cgrp {

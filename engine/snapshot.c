@@ -252,16 +252,12 @@ int snapshot__decode(struct snapshot *s, const struct snap_meta *meta,
 	/* the names end in a NUL: every offset into them is a string */
 	if (h->strings && ((const char *)buf)[len - 1] != '\0')
 		return -EBADMSG;
-	s->seq = h->seq;
-	s->t = h->t;
-	s->ncpus = h->ncpus;
-	s->npkg = h->npkg;
-	s->nr_events = h->nr_events;
-	s->scopes = h->scopes;
-	s->nr_cgrp = h->nr_cgrp;
-	s->nr_proc = h->nr_proc;
-	s->has_tree = h->flags & EMON_SNAP_TREE;
-	s->energy_reads = h->energy_reads;
+	*s = (struct snapshot){
+		.seq = h->seq, .t = h->t, .ncpus = h->ncpus, .npkg = h->npkg,
+		.nr_events = h->nr_events, .scopes = h->scopes,
+		.nr_cgrp = h->nr_cgrp, .nr_proc = h->nr_proc,
+		.has_tree = h->flags & EMON_SNAP_TREE, .energy_reads = h->energy_reads,
+	};
 	for (int i = 0; i < EMON_STAT_NR && i < EMON_SNAP_STATS; i++)
 		s->stats[i] = h->stats[i];
 	for (int i = 0; i < s->nr_events; i++) {

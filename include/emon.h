@@ -122,6 +122,18 @@ enum emon_overflow {
  * in tree_ovf[parity * EMON_MAX_TREES + tree]. */
 #define EMON_CPU_SLOTS (2 + 2 * EMON_OVF_NR)
 
+/*
+ * How far the sched_switch program goes (its steps knob): the engine runs
+ * it whole; tools/bench-switch-cost times each step of the same object.
+ */
+enum emon_step {
+	EMON_STEP_NONE = 1,	/* nothing: the floor of the statistics */
+	EMON_STEP_READ,		/* the slice's deltas, the next task noted */
+	EMON_STEP_CPU,		/* + the CPU's row and the stats counter */
+	EMON_STEP_CGRP,		/* + the cgroup's row */
+	EMON_STEP_ALL,		/* + the process's row: the engine */
+};
+
 /* Slots of the per-CPU stats array (diagnostics, summed by userspace). */
 enum emon_stat {
 	EMON_STAT_SWITCHES = 0,	/* accounting runs (switches, flushes, self-moves) */

@@ -171,6 +171,36 @@ static int event__check_counting(const struct pmu_event *e, int idx, int cpu,
 	return ret;
 }
 
+/*
+ * Software events that the sched_switch program sees for itself, unless
+ * a modifier narrows them (:u, :k; libpfm4 always sets exclude_hv, which
+ * no software event heeds) or EMON_SWITCH_EVENTS=counters asks for the
+ * read helper; other software events but the clocks are loaded in place.
+ */
+static enum pmu_event_from event__from(const struct perf_event_attr *a)
+{
+	const char *env = getenv("EMON_SWITCH_EVENTS");
+	enum pmu_event_from in_place = PMU_FROM_IN_PLACE;
+
+	if (a->type != PERF_TYPE_SOFTWARE || (env && !strcmp(env, "counters")))
+		return PMU_FROM_COUNTER;
+	if (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK)
+		in_place = PMU_FROM_COUNTER;	/* only a read brings it up to date */
+	if (a->exclude_user || a->exclude_kernel || a->exclude_idle)
+		return in_place;
+	switch (a->config) {
+	case PERF_COUNT_SW_CPU_CLOCK:
+	case PERF_COUNT_SW_TASK_CLOCK:
+		return PMU_FROM_CLOCK;
+	case PERF_COUNT_SW_CONTEXT_SWITCHES:
+		return PMU_FROM_SWITCHES;
+	case PERF_COUNT_SW_CPU_MIGRATIONS:
+		return PMU_FROM_MIGRATIONS;
+	default:
+		return in_place;
+	}
+}
+
 /* Counting, not sampling; enabled and running times for the scaling. */
 static void event__set_counting(struct pmu_event *e)
 {
@@ -187,6 +217,7 @@ static void event__set_counting(struct pmu_event *e)
 	e->is_time = a->type == PERF_TYPE_SOFTWARE &&
 		     (a->config == PERF_COUNT_SW_CPU_CLOCK ||
 		      a->config == PERF_COUNT_SW_TASK_CLOCK);
+	e->from = event__from(a);
 }
 
 int pmu_event__resolve(struct pmu_event *e, const char *name,
@@ -401,6 +432,8 @@ int pmu_event__probe(const struct pmu_event *e, int cpu)
 {
 	int fd;
 
+	if (!pmu_event__has_counter(e))
+		return 0;
 	fd = sys_perf_event_open(&e->attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -431,6 +464,8 @@ int pmu_event__reopen_cpu(struct pmu_event *e, int cpu)
 	if (e->fds[cpu] >= 0)
 		close(e->fds[cpu]);
 	e->fds[cpu] = -1;
+	if (!pmu_event__has_counter(e))
+		return 0;
 	fd = sys_perf_event_open(&e->attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -466,6 +501,10 @@ int pmu_event__open(struct pmu_event *e, int ncpus, const bool *online,
 	e->nr_fds = ncpus;
 	for (cpu = 0; cpu < ncpus; cpu++)
 		e->fds[cpu] = -1;
+	if (!pmu_event__has_counter(e)) {
+		e->supported = true;	/* the switch program counts it */
+		goto out;
+	}
 
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		if (!online[cpu])

@@ -14,10 +14,30 @@
 
 #define PMU_EVENT_NAME_LEN 128
 
+/*
+ * Where an event's counts come from: its per-CPU perf_events, or the
+ * sched_switch program itself, which sees every switch, its time and the
+ * CPU a task comes in on: those need no perf_event and no read. Only
+ * software events without modifiers are taken from the switch (a
+ * modifier filters what perf counts). Other software events but the
+ * clocks keep a count the kernel adds to in place: BPF loads it instead
+ * of calling the read helper. EMON_SWITCH_EVENTS=counters in the
+ * environment reads every event through the helper (how the engine
+ * counted before: to compare, or to time both).
+ */
+enum pmu_event_from {
+	PMU_FROM_COUNTER = 0,	/* read with the helper */
+	PMU_FROM_IN_PLACE,	/* a software event's count, loaded in place */
+	PMU_FROM_CLOCK,		/* cpu-clock, task-clock: switch timestamps */
+	PMU_FROM_SWITCHES,	/* context-switches: the switches */
+	PMU_FROM_MIGRATIONS,	/* cpu-migrations: CPU changes at switch-in */
+};
+
 struct pmu_event {
 	char name[PMU_EVENT_NAME_LEN];	/* as the user wrote it */
 	struct perf_event_attr attr;
 	bool is_time;		/* software clock: counts nanoseconds */
+	enum pmu_event_from from;	/* a counter, or the switch itself */
 	bool supported;		/* opened on every online CPU */
 	int open_err;		/* -errno of the first failed open, or 0 */
 	int *fds;		/* [ncpus possible], -1 where not open */
@@ -39,6 +59,12 @@ struct pmu_event_list {
 int pmu_event_list__parse(struct pmu_event_list *l, const char *spec,
 			  char *err, size_t errlen);
 
+/* Does e need its per-CPU perf_events (not counted from the switch)? */
+static inline bool pmu_event__has_counter(const struct pmu_event *e)
+{
+	return e->from == PMU_FROM_COUNTER || e->from == PMU_FROM_IN_PLACE;
+}
+
 /*
  * Resolve one event name (no commas) into e, which is reset first: attr set
  * up for counting (no sampling, TOTAL_TIME_ENABLED|RUNNING), is_time for
@@ -48,7 +74,9 @@ int pmu_event__resolve(struct pmu_event *e, const char *name,
 		       char *err, size_t errlen);
 
 /*
- * Open one counting event per online CPU (pid = -1). An event this PMU
+ * Open one counting event per online CPU (pid = -1); an event counted
+ * from the switch (!pmu_event__has_counter()) opens nothing and is
+ * supported, all its fds -1. An event this PMU
  * cannot count (ENOENT, EOPNOTSUPP, ENODEV...) is left !supported with
  * open_err set and returns 0; EACCES/EPERM and others return -errno with
  * advice in err. ncpus = possible CPUs, online[cpu] says which to open.
@@ -61,14 +89,15 @@ void pmu_event__close(struct pmu_event *e);
 
 /*
  * cpu came (back) online: close e's event there, if any, and open a new
- * one with the same attr. An event whose CPU went offline never counts
+ * one with the same attr (nothing for an event counted from the switch). An event whose CPU went offline never counts
  * again, even once the CPU is back. Returns 0 or -errno (-ENODEV: cpu is
  * offline); fds[cpu] is -1 after a failure.
  */
 int pmu_event__reopen_cpu(struct pmu_event *e, int cpu);
 
 /*
- * Can e be counted on cpu? Opens it there (pid = -1) and closes it at once.
+ * Can e be counted on cpu? Opens it there (pid = -1) and closes it at once;
+ * an event counted from the switch always can.
  * Returns 0 or -errno; e is not changed.
  */
 int pmu_event__probe(const struct pmu_event *e, int cpu);

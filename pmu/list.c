@@ -24,6 +24,7 @@ struct list_row {
 	__u32 type;
 	__u64 config;
 	int err;			/* probe on CPU 0: 0 or -errno */
+	bool from_switch;		/* counted by the switch program: no perf_event */
 };
 
 struct list_rows {
@@ -117,6 +118,7 @@ static int list_rows__add(struct list_rows *rows, const char *name)
 	r->type = e.attr.type;
 	r->config = e.attr.config;
 	r->err = pmu_event__probe(&e, 0);
+	r->from_switch = !pmu_event__has_counter(&e);
 	if (r->err == -EACCES || r->err == -EPERM)
 		rows->denied = true;
 out:
@@ -180,8 +182,9 @@ static void generic__print(FILE *out, const struct list_rows *rows)
 		if (r->type != type)
 			fputc('\n', out);
 		type = r->type;
-		fprintf(out, "  %-*s [%s]%s\n", LIST_COL, r->names,
-			type__label(r->type), probe__marker(r->err));
+		fprintf(out, "  %-*s [%s]%s%s\n", LIST_COL, r->names,
+			type__label(r->type), probe__marker(r->err),
+			r->from_switch ? " (from the switch: no perf_event)" : "");
 	}
 	fprintf(out, "\n  %-*s [Raw hardware event descriptor]\n", LIST_COL,
 		"rNNNN");

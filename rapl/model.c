@@ -63,24 +63,23 @@ static int model__open(struct energy_source *s, const char *arg,
 		       char *err, size_t errlen)
 {
 	struct energy_model *m;
-	int ret = 0;
+	double idle_w, max_w;
 
+	/* the value first: a bad one leaves nothing to free */
+	if (!arg || energy_model__parse(arg, &idle_w, &max_w)) {
+		snprintf(err, errlen, "bad --energy value 'model:%s'",
+			 arg ? arg : "");
+		return -EINVAL;
+	}
 	m = calloc(1, sizeof(*m));
 	if (!m) {
 		snprintf(err, errlen, "out of memory");
-		ret = -ENOMEM;
-		goto out;
+		return -ENOMEM;
 	}
-	if (!arg || energy_model__parse(arg, &m->idle_w, &m->max_w)) {
-		snprintf(err, errlen, "bad --energy value 'model:%s'",
-			 arg ? arg : "");
-		free(m);
-		ret = -EINVAL;
-		goto out;
-	}
+	m->idle_w = idle_w;
+	m->max_w = max_w;
 	s->priv = m;
-out:
-	return ret;
+	return 0;
 }
 
 static int model__read(struct energy_source *s, bool first, double dt,

@@ -29,44 +29,17 @@
 # BENCHMARKS.md alone unless BENCH_REPORT=1), BENCH_EVENTS.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-ROOT=$PWD
-OUTPUT=${OUTPUT:-build}
-case $OUTPUT in /*) ;; *) OUTPUT=$ROOT/$OUTPUT ;; esac
-EMON=${EMON:-$ROOT/emon-perf}
-TOOLS=$OUTPUT/tools
+# shellcheck source=tools/bench/lib.sh
+. tools/bench/lib.sh
 RES=$OUTPUT/bench/serve
-REPS=${BENCH_REPS:-5}
-SECS=${BENCH_SECS:-2}
-CPU_SECS=${BENCH_CPU_SECS:-90}
-RT=${BENCH_RT:-10}
-K=64
-NCG=1000
-NPROC=10000
-SCRAPE_S=15
-REPORT=1
+REPS=${BENCH_REPS:-5} CPU_SECS=${BENCH_CPU_SECS:-90} REPORT=1
+# cgroups watched, live cgroups and processes, seconds between scrapes
+K=64 NCG=1000 NPROC=10000 SCRAPE_S=15
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	REPS=${BENCH_REPS:-1} SECS=${BENCH_SECS:-1} CPU_SECS=${BENCH_CPU_SECS:-30}
 	REPORT=${BENCH_REPORT:-0}
 fi
-T_START=$(date +%s.%N)
-# shellcheck source=tools/bench/lib.sh
-. "$ROOT/tools/bench/lib.sh"
-
-[ "$(id -u)" -eq 0 ] || die "needs root (BPF, perf events, cgroups)"
-CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-[ -n "$CGROOT" ] || die "no cgroup2 mount in /proc/mounts"
-for c in perf curl python3 taskset bc; do
-	command -v "$c" >/dev/null || die "missing $c"
-done
-for t in pingpong bench-sleepers; do
-	[ -x "$TOOLS/$t" ] || die "$TOOLS/$t not built (make tools)"
-done
-[ -x "$EMON" ] || die "$EMON not built"
-NCPU=$(nproc)
-[ "$NCPU" -ge 2 ] || die "needs at least 2 CPUs (monitors on CPU 0, workload on the last)"
-WCPU=$((NCPU - 1))
-PP=("$TOOLS/pingpong" -c "$WCPU" -r "$RT")
-ulimit -n "$(ulimit -Hn)" 2>/dev/null	# three perfs open 3 x K x events x CPUs fds
+bench_setup "perf curl python3 taskset bc" "pingpong bench-sleepers"
 
 if perf stat -a -x, -e cycles,instructions -o /dev/stdout -- sleep 0.1 2>/dev/null |
 	grep -cE '^[0-9]+,,(cycles|instructions),' | grep -qx 2; then
@@ -81,14 +54,7 @@ BENCHCG=/emon-bench-serve-$$
 CGDIR=$CGROOT$BENCHCG
 SOCK=$RES/emon.sock
 PORT=$((20000 + $$ % 20000))
-BG=()
-
-cleanup() {
-	trap - EXIT INT TERM
-	bench_cleanup
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_traps
 
 rm -rf "$RES"
 mkdir -p "$RES/raw" || die "cannot create $RES"

@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Cost breakdown of the sched_switch accounting (see
- * tools/bench/switch_cost.bpf.c): loads that object with the events given
- * (opened exactly as emon-perf opens them, one per online CPU), then
- * attaches each named program in turn for SECONDS while something switches
- * (tools/bench.sh runs a ping-pong meanwhile) and prints its mean run time.
+ * Cost breakdown of the sched_switch program, on the engine's own object
+ * (bpf/emon.bpf.c, through the engine's session): for each step named, a
+ * session is opened with the program cut after that step (its steps knob,
+ * which the verifier prunes), run for SECONDS while something switches
+ * (tools/bench.sh runs a ping-pong meanwhile) with a flush every 100 ms as
+ * the engine does, and on_switch's mean run time printed.
  *
- *   bench-switch-cost -o OBJ [-e EVENTS] [-d SECONDS] PROG...
- * prints per program: "prog=NAME events=N runs=R ns_per_run=X"
+ *   bench-switch-cost [-e EVENTS] [-d SECONDS] [-c] STEP...
+ *   STEP: none (the bpf_stats floor), read (the slice's deltas), cpu (+ the
+ *   CPU row), cgrp (+ the cgroup row), all (+ the process row: the engine)
+ *   -c: every event from a counter, none from the switch itself
+ *       (EMON_SWITCH_EVENTS=counters: how the engine counted before)
+ * prints per step: "step=NAME events=N from=switch|counters runs=R ns_per_run=X"
+ *
+ *   bench-switch-cost -S
+ * holds run-time statistics on until it is killed: for a measurement of
+ * another process's programs that another tool turning
+ * kernel.bpf_stats_enabled off meanwhile (its sysctl) cannot spoil.
  *
  * Run-time statistics are switched on with BPF_ENABLE_STATS, which holds
  * them on only while its fd is open: they go off again when this exits,
@@ -21,15 +31,28 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "pmu/event.h"
+#include "engine/session.h"
+#include "emon.skel.h"
+#include "tools/tool.h"
+
+#define FLUSH_S 0.1
+#define WARM_S 0.1	/* first-seen inserts, cold caches */
+
+static const char *const step_names[] = {
+	[EMON_STEP_NONE] = "none",
+	[EMON_STEP_READ] = "read",
+	[EMON_STEP_CPU] = "cpu",
+	[EMON_STEP_CGRP] = "cgrp",
+	[EMON_STEP_ALL] = "all",
+};
 
 struct cost_run {
-	struct pmu_event_list ev;
-	struct bpf_object *obj;
-	bool *online;
+	const char *events;
+	bool counters;
+	double secs;
 	int ncpus;
+	bool *online;
 };
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -39,80 +62,12 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
-/* Set a const volatile global in .rodata before load, found through BTF. */
-static int rodata__set_u32(struct bpf_object *obj, const char *var, __u32 val)
+static int step__parse(const char *name)
 {
-	const struct btf *btf = bpf_object__btf(obj);
-	const struct btf_var_secinfo *vs;
-	const struct btf_type *sec;
-	struct bpf_map *map = NULL, *m;
-	size_t sz;
-	const void *init;
-	char *buf;
-	int id, err = -ENOENT;
-
-	bpf_object__for_each_map(m, obj) {
-		const char *n = bpf_map__name(m);
-
-		if (strlen(n) >= 7 && !strcmp(n + strlen(n) - 7, ".rodata"))
-			map = m;
-	}
-	id = btf ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -1;
-	if (!map || id < 0)
-		return -ENOENT;
-	init = bpf_map__initial_value(map, &sz);
-	buf = malloc(sz);
-	if (!init || !buf) {
-		free(buf);
-		return -ENOMEM;
-	}
-	memcpy(buf, init, sz);
-	sec = btf__type_by_id(btf, id);
-	vs = btf_var_secinfos(sec);
-	for (int i = 0; i < btf_vlen(sec); i++, vs++) {
-		const struct btf_type *t = btf__type_by_id(btf, vs->type);
-
-		if (!strcmp(btf__name_by_offset(btf, t->name_off), var) &&
-		    vs->offset + sizeof(val) <= sz) {
-			memcpy(buf + vs->offset, &val, sizeof(val));
-			err = bpf_map__set_initial_value(map, buf, sz);
-			break;
-		}
-	}
-	free(buf);
-	return err;
-}
-
-static int cost_run__load(struct cost_run *r, const char *path)
-{
-	__u32 cval = r->ev.nr * sizeof(struct emon_count);
-	struct bpf_map *events;
-	int err, fd;
-
-	r->obj = bpf_object__open_file(path, NULL);
-	if (!r->obj)
-		return -errno;
-	events = bpf_object__find_map_by_name(r->obj, "events");
-	err = rodata__set_u32(r->obj, "nr_events", r->ev.nr);
-	err = err ?: rodata__set_u32(r->obj, "nr_cpus", r->ncpus);
-	err = err ?: bpf_map__set_max_entries(events, r->ev.nr * r->ncpus);
-	err = err ?: bpf_map__set_value_size(bpf_object__find_map_by_name(r->obj, "cgrp_counts"), cval);
-	err = err ?: bpf_map__set_value_size(bpf_object__find_map_by_name(r->obj, "proc_counts"),
-					     sizeof(struct emon_proc_hdr) + cval);
-	err = err ?: bpf_object__load(r->obj);
-	if (err)
-		return err;
-	fd = bpf_map__fd(events);
-	for (int i = 0; i < r->ev.nr; i++) {
-		for (int cpu = 0; cpu < r->ncpus; cpu++) {
-			__u32 key = i * r->ncpus + cpu;
-			int efd = r->ev.ev[i].fds[cpu];
-
-			if (efd >= 0 && bpf_map_update_elem(fd, &key, &efd, BPF_ANY))
-				return -errno;
-		}
-	}
-	return 0;
+	for (int i = EMON_STEP_NONE; i <= EMON_STEP_ALL; i++)
+		if (!strcmp(name, step_names[i]))
+			return i;
+	return -1;
 }
 
 /* cpuN/online is absent for CPUs that cannot go offline (cpu0). */
@@ -143,94 +98,121 @@ static int prog__stats(int fd, __u64 *ns, __u64 *cnt)
 	return 0;
 }
 
-static int measure(struct cost_run *r, const char *name, double secs)
+/* Flush every FLUSH_S until secs have passed, as the engine would. */
+static int session__run_for(struct session *s, struct session_read *r, double secs)
 {
-	struct bpf_program *p = bpf_object__find_program_by_name(r->obj, name);
-	struct timespec ts = { (time_t)secs, (long)((secs - (time_t)secs) * 1e9) };
-	struct timespec warm = { 0, 100000000 };
-	__u64 ns0 = 0, c0 = 0, ns1 = 0, c1 = 0;
-	struct bpf_link *l;
-	int fd, err;
+	struct timespec ts = { 0, (long)(FLUSH_S * 1e9) };
+	double end = tool_mono_s() + secs;
+	int err = 0;
 
-	if (!p) {
-		fprintf(stderr, "bench-switch-cost: no program '%s'\n", name);
-		return -ENOENT;
+	while (!err && tool_mono_s() < end) {
+		nanosleep(&ts, NULL);
+		err = session__interval(s, r);
 	}
-	fd = bpf_program__fd(p);
-	l = bpf_program__attach(p);
-	if (!l)
-		return -errno;
-	nanosleep(&warm, NULL);	/* first-seen inserts, cold caches */
-	err = prog__stats(fd, &ns0, &c0);
-	nanosleep(&ts, NULL);
-	err = err ?: prog__stats(fd, &ns1, &c1);
-	bpf_link__destroy(l);
-	if (err)
-		return err;
-	printf("prog=%s events=%d runs=%llu ns_per_run=%.1f\n", name, r->ev.nr,
-	       (unsigned long long)(c1 - c0), c1 > c0 ? (double)(ns1 - ns0) / (c1 - c0) : 0.0);
+	return err;
+}
+
+/* One step: open the events and a session cut there, time on_switch. */
+static int cost_run__step(const struct cost_run *c, int step)
+{
+	struct session_opts so = { .ncpus = c->ncpus, .online = c->online, .steps = step };
+	__u64 ns0 = 0, n0 = 0, ns1 = 0, n1 = 0;
+	struct pmu_event_list ev = {};
+	struct session s = {};
+	struct session_read r;
+	char err[512] = "";
+	int ret, fd;
+
+	ret = session_read__init(&r, c->ncpus);
+	ret = ret ?: pmu_event_list__parse(&ev, c->events, err, sizeof(err));
+	for (int i = 0; !ret && i < ev.nr; i++) {
+		ret = pmu_event__open(&ev.ev[i], c->ncpus, c->online, err, sizeof(err));
+		if (!ret && !ev.ev[i].supported) {
+			snprintf(err, sizeof(err), "%s: %s", ev.ev[i].name,
+				 pmu_event__strerror(ev.ev[i].open_err));
+			ret = -EOPNOTSUPP;
+		}
+		so.events[so.nr_events++] = &ev.ev[i];
+	}
+	ret = ret ?: session__open(&s, &so, err, sizeof(err));
+	ret = ret ?: session__start(&s);
+	ret = ret ?: session__run_for(&s, &r, WARM_S);
+	if (ret)
+		goto out;
+	fd = bpf_program__fd(s.skel->progs.on_switch);
+	ret = prog__stats(fd, &ns0, &n0);
+	ret = ret ?: session__run_for(&s, &r, c->secs);
+	ret = ret ?: prog__stats(fd, &ns1, &n1);
+	if (!ret)
+		printf("step=%s events=%d from=%s runs=%llu ns_per_run=%.1f\n",
+		       step_names[step], ev.nr, c->counters ? "counters" : "switch",
+		       (unsigned long long)(n1 - n0),
+		       n1 > n0 ? (double)(ns1 - ns0) / (n1 - n0) : 0.0);
 	fflush(stdout);
-	return 0;
+out:
+	if (ret)
+		fprintf(stderr, "bench-switch-cost: %s: %s\n", step_names[step],
+			*err ? err : strerror(-ret));
+	if (s.skel)
+		session__close(&s);
+	for (int i = 0; i < ev.nr; i++)
+		pmu_event__close(&ev.ev[i]);
+	session_read__exit(&r);
+	return ret;
 }
 
 int main(int argc, char **argv)
 {
-	const char *obj = NULL, *events = "cpu-clock";
-	struct cost_run r = {};
-	double secs = 1;
-	char err[512];
+	struct cost_run c = { .events = "cpu-clock", .secs = 1 };
 	int opt, stats_fd = -1, ret = 1;
+	bool hold = false;
 
-	while ((opt = getopt(argc, argv, "o:e:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "e:d:cS")) != -1) {
 		switch (opt) {
-		case 'o': obj = optarg; break;
-		case 'e': events = optarg; break;
-		case 'd': secs = atof(optarg); break;
+		case 'e': c.events = optarg; break;
+		case 'd': c.secs = atof(optarg); break;
+		case 'c': c.counters = true; break;
+		case 'S': hold = true; break;
 		default: goto usage;
 		}
 	}
-	if (!obj || optind == argc || secs <= 0)
+	if ((optind == argc) != hold || c.secs <= 0)
 		goto usage;
-	libbpf_set_print(libbpf_quiet);
-	r.ncpus = libbpf_num_possible_cpus();
-	r.online = calloc(r.ncpus > 0 ? r.ncpus : 1, sizeof(*r.online));
-	if (r.ncpus <= 0 || !r.online)
-		return 1;
-	for (int cpu = 0; cpu < r.ncpus; cpu++)
-		r.online[cpu] = cpu_online(cpu);
-	if (pmu_event_list__parse(&r.ev, events, err, sizeof(err))) {
-		fprintf(stderr, "bench-switch-cost: %s\n", err);
-		return 2;
-	}
-	for (int i = 0; i < r.ev.nr; i++) {
-		if (pmu_event__open(&r.ev.ev[i], r.ncpus, r.online, err, sizeof(err)) ||
-		    !r.ev.ev[i].supported) {
-			fprintf(stderr, "bench-switch-cost: %s: %s\n", r.ev.ev[i].name,
-				*err ? err : pmu_event__strerror(r.ev.ev[i].open_err));
-			goto out;
+	for (int i = optind; i < argc; i++) {
+		if (step__parse(argv[i]) < 0) {
+			fprintf(stderr, "bench-switch-cost: unknown step '%s'\n", argv[i]);
+			goto usage;
 		}
 	}
-	if (cost_run__load(&r, obj)) {
-		fprintf(stderr, "bench-switch-cost: cannot load %s\n", obj);
-		goto out;
-	}
+	if (c.counters)
+		setenv("EMON_SWITCH_EVENTS", "counters", 1);
+	libbpf_set_print(libbpf_quiet);
+	c.ncpus = libbpf_num_possible_cpus();
+	c.online = calloc(c.ncpus > 0 ? c.ncpus : 1, sizeof(*c.online));
+	if (c.ncpus <= 0 || !c.online)
+		return 1;
+	for (int cpu = 0; cpu < c.ncpus; cpu++)
+		c.online[cpu] = cpu_online(cpu);
 	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	if (stats_fd < 0) {
 		fprintf(stderr, "bench-switch-cost: BPF_ENABLE_STATS: %s\n", strerror(errno));
 		goto out;
 	}
 	ret = 0;
+	if (hold) {
+		printf("holding\n");
+		fflush(stdout);
+		pause();	/* until a signal ends it: the fd closes with it */
+	}
 	for (int i = optind; i < argc && !ret; i++)
-		ret = measure(&r, argv[i], secs) ? 1 : 0;
+		ret = cost_run__step(&c, step__parse(argv[i])) ? 1 : 0;
 out:
 	if (stats_fd >= 0)
 		close(stats_fd);
-	bpf_object__close(r.obj);
-	for (int i = 0; i < r.ev.nr; i++)
-		pmu_event__close(&r.ev.ev[i]);
-	free(r.online);
+	free(c.online);
 	return ret;
 usage:
-	fprintf(stderr, "usage: bench-switch-cost -o OBJ [-e EVENTS] [-d SECONDS] PROG...\n");
+	fprintf(stderr, "usage: bench-switch-cost [-e EVENTS] [-d SECONDS] [-c] "
+		"none|read|cpu|cgrp|all...\n       bench-switch-cost -S\n");
 	return 2;
 }

@@ -15,9 +15,13 @@
 #             on one CPU, watched by the same three, N = 16 256 1024
 #   accuracy  one workload seen by emon-perf, perf stat -G (nested) and
 #             cpu.stat at once: the ping-pong, then two CPU burners
-#   bpfcost   on_switch's run_time_ns / run_cnt (kernel.bpf_stats_enabled)
-#             for 1, 2, 3 events, and a breakdown of its steps
-#             (tools/bench/switch_cost.bpf.c, tools/bench-switch-cost.c)
+#   bpfcost   on_switch's run_time_ns / run_cnt (the run-time statistics
+#             kernel.bpf_stats_enabled switches on, held on by a
+#             BPF_ENABLE_STATS fd: bench-switch-cost -S)
+#             for 1, 2, 3 events, with switch-visible events counted from
+#             the switch (the engine) and from counters (as before), and a
+#             breakdown of its steps on the same object, cut step by step
+#             (tools/bench-switch-cost.c)
 #   flush     flush + read time (emon-perf -v) with 1,000 and 10,000 live
 #             processes and 1,000 live cgroups; emon-perf's own CPU over
 #             CPU_SECS at -I 1000 with 1,000 cgroups; a profile of it; the
@@ -42,20 +46,15 @@
 # BENCH_PHASES do not rewrite BENCHMARKS.md unless BENCH_REPORT=1.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-ROOT=$PWD
-OUTPUT=${OUTPUT:-build}
-case $OUTPUT in /*) ;; *) OUTPUT=$ROOT/$OUTPUT ;; esac
-EMON=${EMON:-$ROOT/emon-perf}
-TOOLS=$OUTPUT/tools
+# shellcheck source=tools/bench/lib.sh
+. tools/bench/lib.sh
 RES=$OUTPUT/bench/results
 REPS=${BENCH_REPS:-6}
-SECS=${BENCH_SECS:-2}
 CPU_SECS=${BENCH_CPU_SECS:-60}
 KS="1 16 64 256 1024"
 RING_NS="16 256 1024"
 RING_REPS=${BENCH_RING_REPS:-4}
 COST_REPS=3
-RT=${BENCH_RT:-10}	# the workloads' SCHED_FIFO priority, 0: SCHED_OTHER
 REPORT=1
 PHASES=${BENCH_PHASES:-pingpong ring accuracy bpfcost flush}
 [ -n "${BENCH_PHASES:-}" ] && REPORT=${BENCH_REPORT:-0}
@@ -66,38 +65,11 @@ fi
 # Events: set once the machine is known (see "the machine" below)
 EVENTS= EVENTS3= EVSETS=() PMU=0
 
-T_START=$(date +%s.%N)
-# shellcheck source=tools/bench/lib.sh
-. "$ROOT/tools/bench/lib.sh"
-
-[ "$(id -u)" -eq 0 ] || die "needs root (BPF, perf events, cgroups)"
-CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-[ -n "$CGROOT" ] || die "no cgroup2 mount in /proc/mounts"
-for c in perf bpftool python3 taskset clang bc; do
-	command -v "$c" >/dev/null || die "missing $c"
-done
-for t in pingpong bench-sleepers bench-switch-cost bench-drain; do
-	[ -x "$TOOLS/$t" ] || die "$TOOLS/$t not built (make tools)"
-done
-[ -x "$EMON" ] || die "$EMON not built"
-NCPU=$(nproc)
-[ "$NCPU" -ge 2 ] || die "needs at least 2 CPUs (monitors on CPU 0, workload on the last)"
-WCPU=$((NCPU - 1))
-PP=("$TOOLS/pingpong" -c "$WCPU" -r "$RT")
-ulimit -n "$(ulimit -Hn)" 2>/dev/null	# perf opens K x events x CPUs fds
+bench_setup "perf bpftool python3 taskset bc" "pingpong bench-sleepers bench-switch-cost bench-drain"
 
 BENCHCG=/emon-bench-$$
 CGDIR=$CGROOT$BENCHCG
-STATS_WAS=$(cat /proc/sys/kernel/bpf_stats_enabled)
-BG=()
-
-cleanup() {
-	trap - EXIT INT TERM
-	sysctl -q -w kernel.bpf_stats_enabled="$STATS_WAS" >/dev/null
-	bench_cleanup
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_traps
 
 [ -z "${BENCH_PHASES:-}" ] && rm -rf "$RES"	# a subset of phases keeps the others' results
 mkdir -p "$RES/raw" "$OUTPUT/bench" || die "cannot create $RES"
@@ -114,25 +86,21 @@ bpf_prog_ids() {
 	find "/proc/$1/fd" -lname 'anon_inode:bpf-prog' -printf "/proc/$1/fdinfo/%f\n" 2>/dev/null |
 		xargs -r awk '$1 == "prog_id:" { print $2 }'
 }
-# "run_time_ns run_cnt" of the on_switch program held by process $1: its id
-# from the fdinfo of the process's own fds (other emon-perf instances may
-# run), the numbers from bpftool prog show -j; the fdinfo, which carries the
-# same two counters, if bpftool does not answer
-on_switch_stats() {
-	local id f
-	for id in $(bpf_prog_ids "$1"); do
-		bpftool prog show id "$id" -j 2>/dev/null | python3 -c '
-import json, sys
-p = json.load(sys.stdin)
-if p.get("name") == "on_switch":
-    print(p.get("run_time_ns", 0), p.get("run_cnt", 0))' && continue
-	done | grep . && return
-	find "/proc/$1/fd" -lname 'anon_inode:bpf-prog' -printf '%f\n' 2>/dev/null |
-	while read -r f; do
-		awk '$1 == "prog_type:" { t = $2 } $1 == "run_time_ns:" { ns = $2 }
-		     $1 == "run_cnt:" { c = $2 }
-		     END { if (t == 26 && c > 0) print ns, c }' "/proc/$1/fdinfo/$f" 2>/dev/null
-	done | head -1
+# the fd by which process $1 holds its on_switch program: each of its
+# program fds' id named by bpftool (other emon-perf instances may run; a
+# slow call on a busy machine with many programs, so made once per run)
+on_switch_fd() {
+	local f id
+	for f in $(find "/proc/$1/fd" -lname 'anon_inode:bpf-prog' -printf '%f\n' 2>/dev/null); do
+		id=$(awk '$1 == "prog_id:" { print $2 }' "/proc/$1/fdinfo/$f" 2>/dev/null)
+		[ -n "$id" ] && bpftool prog show id "$id" 2>/dev/null | grep -q ' name on_switch ' &&
+			echo "$f" && return
+	done
+}
+# "run_time_ns run_cnt" of program fd $2 of process $1, from its fdinfo
+prog_fd_stats() {
+	awk '$1 == "run_time_ns:" { ns = $2 } $1 == "run_cnt:" { c = $2 }
+	     END { if (c != "") print ns + 0, c }' "/proc/$1/fdinfo/$2" 2>/dev/null
 }
 # other perf / emon-perf processes on the machine (other users' tests...):
 # their cgroup events slow every context switch and stop per-CPU cpu-clock
@@ -332,67 +300,83 @@ phase_accuracy() {
 }
 
 # --- BPF cost per context switch ------------------------------------------------
-# cost_run EVENTS_INDEX ROUND: on_switch's ns per run over 1.5 s mid-run
+# cost_run EVENTS_INDEX ROUND FROM: on_switch's ns per run over 1.5 s
+# mid-run (a 20 s ping-pong, ended once measured); FROM switch (the engine) or counters (EMON_SWITCH_EVENTS=counters:
+# every event read from its perf_event, as before the switch counted them)
 cost_run() {
-	local i=$1 r=$2 ev pid a='' b='' dt t0 tries=0
+	local i=$1 r=$2 from=$3 ev pid fd='' a='' b='' dt t0 tries=0 env=()
 	ev=${EVSETS[$i]}
-	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null
-	taskset -c 0 "$EMON" stat -a -e "$ev" -G "$(cglist 64)" -j -o /dev/null -- \
-		"${PP[@]}" -d 10 -w 0.3 "$CGDIR/c0000" "$CGDIR/c0001" \
-		>"$RES/raw/cost-$i-$r.out" 2>&1 &
+	[ "$from" = counters ] && env=(env EMON_SWITCH_EVENTS=counters)
+	# statistics on through a BPF_ENABLE_STATS fd of our own: another
+	# benchmark on a shared machine may switch the sysctl off meanwhile
+	"$TOOLS/bench-switch-cost" -S >/dev/null &
+	local hold=$!
+	BG+=("$hold")
+	taskset -c 0 "${env[@]}" "$EMON" stat -a -e "$ev" -G "$(cglist 64)" -j -o /dev/null -- \
+		"${PP[@]}" -d 20 -w 0.3 "$CGDIR/c0000" "$CGDIR/c0001" \
+		>"$RES/raw/cost-$i-$r-$from.out" 2>&1 &
 	pid=$!
 	BG+=("$pid")
 	sleep 0.5
-	while [ -z "$a" ] && [ $((tries++)) -lt 50 ] && kill -0 "$pid" 2>/dev/null; do
+	while [ -z "$fd" ] && [ $((tries++)) -lt 50 ] && kill -0 "$pid" 2>/dev/null; do
 		sleep 0.2
-		a=$(on_switch_stats "$pid")
+		fd=$(on_switch_fd "$pid")
 	done
 	sleep 0.3	# the ping-pong's warm-up
-	a=$(on_switch_stats "$pid")
+	a=$(prog_fd_stats "$pid" "$fd")
 	t0=$(date +%s.%N)
 	sleep 1.5
-	b=$(on_switch_stats "$pid")
+	b=$(prog_fd_stats "$pid" "$fd")
 	dt=$(echo "$(date +%s.%N) - $t0" | bc)
 	kill -INT "$pid" 2>/dev/null	# enough: end the run (and the ping-pong) now
 	wait "$pid"
 	unset 'BG[-1]'
-	sysctl -q -w kernel.bpf_stats_enabled="$STATS_WAS" >/dev/null
-	echo "$a $b" >>"$RES/raw/cost-$i-$r.out"
+	kill "$hold" 2>/dev/null
+	wait "$hold" 2>/dev/null
+	unset 'BG[-1]'
+	echo "$a $b" >>"$RES/raw/cost-$i-$r-$from.out"
 	# shellcheck disable=SC2086
 	set -- $a $b
 	if [ $# -eq 4 ] && [ "$4" -gt "$2" ]; then
-		echo "$((i + 1))	$r	$(echo "scale=1; ($3 - $1) / ($4 - $2)" | bc)	$(($4 - $2))	$dt" >>"$RES/bpfcost.tsv"
+		echo "$((i + 1))	$r	$(echo "scale=1; ($3 - $1) / ($4 - $2)" | bc)	$(($4 - $2))	$dt	$from" >>"$RES/bpfcost.tsv"
 	else
-		echo "bench: no on_switch statistics for events '$ev' (round $r): '$a' '$b'" >&2
+		echo "bench: no on_switch statistics for events '$ev' from $from (round $r): fd '$fd', '$a' '$b'" >&2
 	fi
 }
 
+# breakdown_run EVENTS FROM ROUND STEPS...: tools/bench-switch-cost on the
+# engine's own object, cut after each step in turn (a shuffled order)
+breakdown_run() {
+	local ev=$1 from=$2 r=$3 opt=()
+	shift 3
+	[ "$from" = counters ] && opt=(-c)
+	# shellcheck disable=SC2046
+	taskset -c 0 "$TOOLS/bench-switch-cost" -e "$ev" -d 0.5 "${opt[@]}" \
+		$(shuffled "$((300 + r))" "$@") |
+		awk -v r="$r" -v ev="$ev" '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			print v["step"] "\t" ev "\t" v["from"] "\t" r "\t" v["runs"] "\t" v["ns_per_run"] }' \
+		>>"$RES/breakdown.tsv"
+}
+
 phase_bpfcost() {
-	local r i ev progs singles
-	log "bpf cost: on_switch with 1, 2, 3 events (kernel.bpf_stats_enabled=1 meanwhile)"
-	echo "events	round	ns_per_run	runs	seconds" >"$RES/bpfcost.tsv"
+	local r i c ev singles
+	log "bpf cost: on_switch with 1, 2, 3 events, from the switch and from counters (run-time statistics on meanwhile)"
+	echo "events	round	ns_per_run	runs	seconds	from" >"$RES/bpfcost.tsv"
 	for ((r = 1; r <= COST_REPS; r++)); do
-		for i in $(shuffled "$((200 + r))" 0 1 2); do cost_run "$i" "$r"; done
+		for c in $(shuffled "$((200 + r))" 0:switch 1:switch 2:switch 0:counters 1:counters 2:counters); do
+			cost_run "${c%%:*}" "$r" "${c##*:}"
+		done
 	done
-	log "bpf cost: breakdown of the program's steps"
-	mkdir -p "$OUTPUT/bench"
-	clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror -I"$ROOT/include" -I"$OUTPUT" \
-		-c "$ROOT/tools/bench/switch_cost.bpf.c" -o "$OUTPUT/bench/switch_cost.bpf.o" ||
-		die "cannot build tools/bench/switch_cost.bpf.c"
-	echo "prog	events	round	runs	ns_per_run" >"$RES/breakdown.tsv"
-	PROGS="empty clock cgid comm read1 read1_nv hash cgrp_store task_store read read_nv cpu cgrp proc_nocomm full full_nv lean"
+	log "bpf cost: breakdown of the program's steps (tools/bench-switch-cost)"
+	echo "step	events	from	round	runs	ns_per_run" >"$RES/breakdown.tsv"
 	taskset -c 0 "${PP[@]}" -d 600 -w 0 "$CGDIR/c0000" "$CGDIR/c0001" >/dev/null &
 	BG+=("$!")
+	singles="cpu-clock context-switches page-faults"
+	[ "$PMU" = 1 ] && singles="$singles cycles"
 	for ((r = 1; r <= COST_REPS; r++)); do
-		singles="cpu-clock context-switches"
-		[ "$PMU" = 1 ] && singles="$singles cycles"
-		for ev in "$EVENTS3" $singles; do
-			if [ "$ev" = "$EVENTS3" ]; then progs=$PROGS; else progs="empty read1 read1_nv"; fi
-			# shellcheck disable=SC2046
-			taskset -c 0 "$TOOLS/bench-switch-cost" -o "$OUTPUT/bench/switch_cost.bpf.o" -e "$ev" \
-				-d 0.5 $(shuffled "$((300 + r))" $progs) |
-				awk -v r="$r" -v ev="$ev" '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-					print v["prog"] "\t" ev "\t" r "\t" v["runs"] "\t" v["ns_per_run"] }' >>"$RES/breakdown.tsv"
+		for c in $(shuffled "$((500 + r))" switch counters); do
+			breakdown_run "$EVENTS3" "$c" "$r" none read cpu cgrp all
+			for ev in $singles; do breakdown_run "$ev" "$c" "$r" none read; done
 		done
 	done
 	kill "${BG[-1]}" 2>/dev/null
@@ -508,7 +492,7 @@ done
 echo "steal1	$(steal_ns)" >>"$RES/meta.tsv"
 echo "load1	$(cut -d' ' -f1-3 /proc/loadavg)" >>"$RES/meta.tsv"
 echo "runtime_s	$(echo "$(date +%s.%N) - $T_START" | bc)" >>"$RES/meta.tsv"
-cleanup
+bench_end
 if [ "$REPORT" = 1 ]; then
 	log "report: BENCHMARKS.md, docs/bench-slowdown.svg"
 	mkdir -p docs

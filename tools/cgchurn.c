@@ -198,51 +198,22 @@ static void usage(FILE *f)
 
 static int parse_args(int argc, char **argv, struct churn_opts *o)
 {
-	long v;
-	int c;
+	const struct tool_opt opts[] = {
+		{ 'd', TOOL_POS, &o->seconds, 0, HUGE_VAL },
+		{ 'n', TOOL_LONG, &o->count, 1, LONG_MAX },
+		{ 'j', TOOL_INT, &o->jobs, 1, MAX_JOBS },
+		{ 'w', TOOL_LONG, &o->work_ms, 0, LONG_MAX },
+		{ 'D', TOOL_INT, &o->depth, 1, MAX_DEPTH },
+		{ 'J', TOOL_FLAG, &o->join },
+		{ 'o', TOOL_STR, &o->output },
+	};
 
 	*o = (struct churn_opts){ .seconds = 5, .jobs = 2, .work_ms = 20, .depth = 1 };
-	while ((c = getopt(argc, argv, "d:n:j:w:D:Jo:h")) != -1) {
-		switch (c) {
-		case 'd':
-			if (!tool_num(optarg, &o->seconds) || o->seconds <= 0)
-				goto bad;
-			break;
-		case 'n':
-			if (!tool_long(optarg, 1, LONG_MAX, &o->count))
-				goto bad;
-			break;
-		case 'j':
-			if (!tool_long(optarg, 1, MAX_JOBS, &v))
-				goto bad;
-			o->jobs = v;
-			break;
-		case 'w':
-			if (!tool_long(optarg, 0, LONG_MAX, &o->work_ms))
-				goto bad;
-			break;
-		case 'D':
-			if (!tool_long(optarg, 1, MAX_DEPTH, &v))
-				goto bad;
-			o->depth = v;
-			break;
-		case 'J':
-			o->join = true;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		default:
-			return tool_opt_other(c, usage);
-		}
-	}
-	if (tool_nargs(argc - optind, 1, usage))
+	if (tool_getopt(argc, argv, opts, sizeof(opts) / sizeof(opts[0]), "cgchurn", usage) ||
+	    tool_nargs(argc - optind, 1, usage))
 		return -EINVAL;
 	o->dir = argv[optind];
 	return 0;
-bad:
-	fprintf(stderr, "cgchurn: bad value '%s' for -%c\n", optarg, c);
-	return -EINVAL;
 }
 
 static int report(const struct churn_opts *o, const struct churn_shared *sh,
@@ -276,7 +247,7 @@ int main(int argc, char **argv)
 	struct churn_shared *sh;
 	struct churn_opts o;
 	double t0;
-	int status, ret = 0;
+	int ret = 0;
 
 	if (parse_args(argc, argv, &o))
 		return 2;
@@ -304,15 +275,8 @@ int main(int argc, char **argv)
 			_exit(0);
 		}
 	}
-	for (int j = 0; j < o.jobs; j++) {
-		while (waitpid(workers[j], &status, 0) < 0) {
-			if (errno != EINTR)
-				break;
-			kill(workers[j], SIGTERM);
-		}
-		if (!WIFEXITED(status) || WEXITSTATUS(status))
-			ret = 1;
-	}
+	if (tool_wait_workers(workers, o.jobs))
+		ret = 1;
 	if (report(&o, sh, tool_mono_s() - t0))
 		ret = 1;
 	return ret;

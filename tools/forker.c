@@ -130,59 +130,28 @@ static void usage(FILE *f)
 
 static int parse_args(int argc, char **argv, struct forker_opts *o)
 {
-	long v;
-	int c;
+	static const char *const modes[] = { "fork", "vfork", NULL };
+	const struct tool_opt opts[] = {
+		{ 'd', TOOL_POS, &o->seconds, 0, HUGE_VAL },
+		{ 'j', TOOL_INT, &o->jobs, 1, MAX_JOBS },
+		{ 'r', TOOL_NUM, &o->rate, 0, HUGE_VAL },
+		{ 'w', TOOL_LONG, &o->work_us, 0, LONG_MAX },
+		{ 'm', TOOL_CHOICE, &o->use_vfork, .choices = modes },
+		{ 'c', TOOL_STR, &o->cgroup },
+		{ 'o', TOOL_STR, &o->output },
+	};
 
 	*o = (struct forker_opts){
 		.seconds = 5,
 		.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN),
 		.use_vfork = 1,
 	};
-	while ((c = getopt(argc, argv, "d:j:r:w:m:c:o:h")) != -1) {
-		switch (c) {
-		case 'd':
-			if (!tool_num(optarg, &o->seconds) || o->seconds <= 0)
-				goto bad;
-			break;
-		case 'j':
-			if (!tool_long(optarg, 1, MAX_JOBS, &v))
-				goto bad;
-			o->jobs = v;
-			break;
-		case 'r':
-			if (!tool_num(optarg, &o->rate) || o->rate < 0)
-				goto bad;
-			break;
-		case 'w':
-			if (!tool_long(optarg, 0, LONG_MAX, &o->work_us))
-				goto bad;
-			break;
-		case 'm':
-			if (!strcmp(optarg, "fork"))
-				o->use_vfork = 0;
-			else if (!strcmp(optarg, "vfork"))
-				o->use_vfork = 1;
-			else
-				goto bad;
-			break;
-		case 'c':
-			o->cgroup = optarg;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		default:
-			return tool_opt_other(c, usage);
-		}
-	}
-	if (tool_nargs(argc - optind, 0, usage))
+	if (tool_getopt(argc, argv, opts, sizeof(opts) / sizeof(opts[0]), "forker", usage) ||
+	    tool_nargs(argc - optind, 0, usage))
 		return -EINVAL;
 	if (o->jobs < 1)
 		o->jobs = 1;
 	return 0;
-bad:
-	fprintf(stderr, "forker: bad value '%s' for -%c\n", optarg, c);
-	return -EINVAL;
 }
 
 static int report(const struct forker_opts *o, long procs, long failed,
@@ -214,7 +183,7 @@ int main(int argc, char **argv)
 	struct worker_stats *ws;
 	long procs = 0, failed = 0;
 	double t0, deadline;
-	int err, status, ret = 0;
+	int err, ret = 0;
 
 	if (parse_args(argc, argv, &o))
 		return 2;
@@ -251,15 +220,9 @@ int main(int argc, char **argv)
 			_exit(0);
 		}
 	}
+	if (tool_wait_workers(workers, o.jobs))
+		ret = 1;
 	for (int j = 0; j < o.jobs; j++) {
-		while (waitpid(workers[j], &status, 0) < 0) {
-			if (errno != EINTR)
-				break;
-			/* a signal: pass it on, the workers stop at once */
-			kill(workers[j], SIGTERM);
-		}
-		if (!WIFEXITED(status) || WEXITSTATUS(status))
-			ret = 1;
 		procs += ws[j].procs;
 		failed += ws[j].failed;
 	}

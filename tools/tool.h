@@ -2,8 +2,8 @@
 /*
  * What the tools in tools/ (burn, forker, cgchurn, pingpong,
  * bench-sleepers, fake-rapl) share: the clocks, a spin of known CPU time,
- * joining a cgroup, the CPU time rusage reports, numbers from options and
- * the ends of option parsing. Header-only: each tool is one file built on
+ * joining a cgroup, the CPU time rusage reports, and option parsing from a
+ * table of options (numbers checked, bad values named). Header-only: each tool is one file built on
  * its own.
  */
 #ifndef TOOLS_TOOL_H
@@ -16,9 +16,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 
 static inline double tool_mono_s(void)
 {
@@ -113,6 +116,120 @@ static inline int tool_opt_other(int c, void (*usage)(FILE *f))
 	}
 	usage(stderr);
 	return -EINVAL;
+}
+
+/*
+ * Reap the n workers a tool forked; a signal that interrupts the wait is
+ * passed on to them as SIGTERM (they stop at once). 0 when all of them
+ * exited 0, else 1.
+ */
+static inline int tool_wait_workers(const pid_t *pids, int n)
+{
+	int status = 0, ret = 0;
+
+	for (int j = 0; j < n; j++) {
+		while (waitpid(pids[j], &status, 0) < 0) {
+			if (errno != EINTR) {
+				status = -1;
+				break;
+			}
+			kill(pids[j], SIGTERM);
+		}
+		if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+			ret = 1;
+	}
+	return ret;
+}
+
+/*
+ * One option of a tool, for tool_getopt(): what its value is and where it
+ * goes. TOOL_NUM takes a number in [min, max] (TOOL_POS: above min, up
+ * to max), TOOL_LONG and TOOL_INT a whole one, TOOL_STR the string
+ * itself, TOOL_FLAG no value (sets a bool), TOOL_CHOICE one of choices[]
+ * (its index, an int).
+ */
+enum tool_opt_kind { TOOL_NUM, TOOL_POS, TOOL_LONG, TOOL_INT, TOOL_STR, TOOL_FLAG, TOOL_CHOICE };
+
+struct tool_opt {
+	char c;
+	enum tool_opt_kind kind;
+	void *dst;
+	double min, max;
+	const char *const *choices;	/* TOOL_CHOICE, NULL-terminated */
+};
+
+static inline bool tool_opt__set(const struct tool_opt *o, const char *arg)
+{
+	double d;
+	long l;
+
+	switch (o->kind) {
+	case TOOL_NUM:
+	case TOOL_POS:
+		if (!tool_num(arg, &d) || d < o->min || d > o->max ||
+		    (o->kind == TOOL_POS && d <= o->min))
+			return false;
+		*(double *)o->dst = d;
+		return true;
+	case TOOL_LONG:
+	case TOOL_INT:
+		/* LONG_MAX as a double rounds up, out of a long's range */
+		if (!tool_long(arg, (long)o->min,
+			       o->max >= (double)LONG_MAX ? LONG_MAX : (long)o->max, &l))
+			return false;
+		if (o->kind == TOOL_LONG)
+			*(long *)o->dst = l;
+		else
+			*(int *)o->dst = (int)l;
+		return true;
+	case TOOL_STR:
+		*(const char **)o->dst = arg;
+		return true;
+	case TOOL_FLAG:
+		*(bool *)o->dst = true;
+		return true;
+	case TOOL_CHOICE:
+		for (int i = 0; o->choices[i]; i++) {
+			if (!strcmp(arg, o->choices[i])) {
+				*(int *)o->dst = i;
+				return true;
+			}
+		}
+		return false;
+	}
+	return false;
+}
+
+/*
+ * getopt over a table of n options (plus -h): each value checked and
+ * stored, a bad one named on stderr. 0, or -EINVAL (exits 0 on -h).
+ */
+static inline int tool_getopt(int argc, char **argv, const struct tool_opt *opts,
+			      int n, const char *name, void (*usage)(FILE *f))
+{
+	char spec[64] = "h";
+	int c, len = 1;
+
+	for (int i = 0; i < n && len < (int)sizeof(spec) - 2; i++) {
+		spec[len++] = opts[i].c;
+		if (opts[i].kind != TOOL_FLAG)
+			spec[len++] = ':';
+	}
+	spec[len] = '\0';
+	while ((c = getopt(argc, argv, spec)) != -1) {
+		const struct tool_opt *o = NULL;
+
+		for (int i = 0; i < n && !o; i++)
+			if (opts[i].c == c)
+				o = &opts[i];
+		if (!o)
+			return tool_opt_other(c, usage);
+		if (!tool_opt__set(o, optarg)) {
+			fprintf(stderr, "%s: bad value '%s' for -%c\n", name, optarg, c);
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 /* have positional arguments where want are due: 0, else the usage, -EINVAL. */

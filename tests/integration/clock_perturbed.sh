@@ -5,9 +5,13 @@
 # add. A cross-cgroup ping-pong on the last CPU, emon-perf counting
 # system-wide for 3 s (the wall time between its reads is the reference):
 #  - alone: every CPU row's cpu-clock is the run's length (1%), no warning;
-#  - beside perf stat --for-each-cgroup counting cpu-clock: the CPU of the
-#    ping-pong falls short, and emon-perf says so once, naming that CPU
-#    and a figure that matches the shortfall of a 1 s interval (1 point);
+#  - beside perf stat --for-each-cgroup counting cpu-clock, with cpu-clock
+#    from the switch itself (the default): it has no perf_event to stop,
+#    so every CPU row is the run's length (1%) and there is no warning;
+#  - the same with cpu-clock read from its perf_event
+#    (EMON_SWITCH_EVENTS=counters): the CPU of the ping-pong falls short,
+#    and emon-perf says so once, naming that CPU and a figure that matches
+#    the shortfall of a 1 s interval (1 point);
 #  - beside perf counting task-clock (a PMU of its own; what the other
 #    tests compare against, PERF_TIME in lib.sh): nothing lost, no warning.
 . "$(dirname "$0")/lib.sh"
@@ -30,7 +34,8 @@ run() {
 		pf=$!
 		sleep 0.2
 	fi
-	taskset -c 0 "$EMON" stat -a --energy none -e cpu-clock,context-switches --by system,cpu \
+	EMON_SWITCH_EVENTS=${SWITCH_EVENTS:-} taskset -c 0 "$EMON" stat -a --energy none \
+		-e cpu-clock,context-switches --by system,cpu \
 		--timeout 3000 -I 1000 -j -o "$TMP/$name.jsonl" 2>"$TMP/$name.err"
 	check "$name: exits 0" [ $? -eq 0 ]
 	[ -n "$pf" ] && wait "$pf"
@@ -61,7 +66,13 @@ check "alone: every CPU's cpu-clock is the run's length within 1% (worst $WORST%
 	"$PY3" -c "import sys; sys.exit(abs($WORST) > 1)"
 check "alone: nothing on stderr" [ ! -s "$TMP/alone.err" ]
 
-run perf_cpu_clock cpu-clock
+run perf_cpu_clock_switch cpu-clock
+check "beside perf -G cpu-clock, cpu-clock from the switch: every CPU's cpu-clock is the run's length within 1% (worst $WORST%)" \
+	"$PY3" -c "import sys; sys.exit(abs($WORST) > 1)"
+check "beside perf -G cpu-clock, cpu-clock from the switch: nothing on stderr" \
+	[ ! -s "$TMP/perf_cpu_clock_switch.err" ]
+
+SWITCH_EVENTS=counters run perf_cpu_clock cpu-clock
 check "beside perf -G cpu-clock: cpu$W's cpu-clock falls short ($SHORT%, > 2%)" \
 	"$PY3" -c "import sys; sys.exit($SHORT <= 2)"
 check "beside perf -G cpu-clock: one warning" [ "$(grep -c 'cpu-clock on cpu' "$TMP/perf_cpu_clock.err")" -eq 1 ]

@@ -423,10 +423,16 @@ cg_bg() {
 	CG_BG_PID=$!
 	BG_PIDS+=($CG_BG_PID)
 }
-
-# free_port: a TCP port on 127.0.0.1 that nothing listens on now
-free_port() {
-	"$PY3" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+# cg_burners SECS CG...: a burner of SECS CPU seconds in each cgroup
+# (one per word: a cgroup named twice gets two); their pids in BURNERS
+cg_burners() {
+	local secs=$1 cg
+	shift
+	BURNERS=()
+	for cg in "$@"; do
+		cg_bg "$cg" "$BURN" "$secs"
+		BURNERS+=("$CG_BG_PID")
+	done
 }
 
 # metrics_untraced_ns PORT: the daemon's emon_untraced_seconds_total in ns,

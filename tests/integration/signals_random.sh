@@ -197,19 +197,14 @@ wait $pid
 check "command mode, SIGTERM, a command run directly: its status 143" [ $? -eq 143 ]
 check "command mode, SIGTERM, a command run directly: not left running" none_left "^sleep $m\$"
 
-m=$((m + 2))
-cmd_start -- sh -c "sleep $((m + 1)) & sleep $m; wait"
-kill -TERM $pid
-check "command mode, SIGTERM, a shell with children: emon-perf ends" ended_within 5
-kill -KILL $pid 2>/dev/null; wait $pid
-check "command mode, SIGTERM, a shell with children: none left running" none_left "^sleep ($m|$((m + 1)))\$"
-
-m=$((m + 2))
-cmd_start -- sh -c "sleep $((m + 1)) & sleep $m; wait"
-kill -INT $pid
-check "command mode, SIGINT, a shell with children: emon-perf ends" ended_within 5
-kill -KILL $pid 2>/dev/null; wait $pid
-check "command mode, SIGINT, a shell with children: none left running" none_left "^sleep ($m|$((m + 1)))\$"
+for sig in TERM INT; do
+	m=$((m + 2))
+	cmd_start -- sh -c "sleep $((m + 1)) & sleep $m; wait"
+	kill -$sig $pid
+	check "command mode, SIG$sig, a shell with children: emon-perf ends" ended_within 5
+	kill -KILL $pid 2>/dev/null; wait $pid
+	check "command mode, SIG$sig, a shell with children: none left running" none_left "^sleep ($m|$((m + 1)))\$"
+done
 
 cat >"$TMP/ignore.py" <<'PY'
 import signal, time

@@ -346,7 +346,9 @@ static void test_open_cpu_clock(void **state)
 
 	(void)state;
 	cpus__read(&c);
-	assert_int_equal(pmu_event__resolve(&e, "cpu-clock", err, sizeof(err)), 0);
+	/* :u: a counter (cpu-clock alone comes from the switch, no fds) */
+	assert_int_equal(pmu_event__resolve(&e, "cpu-clock:u", err, sizeof(err)), 0);
+	assert_int_equal(e.from, PMU_FROM_COUNTER);
 	ret = pmu_event__open(&e, c.ncpus, c.online, err, sizeof(err));
 	skip_unless_privileged(ret, err);
 	assert_int_equal(ret, 0);
@@ -411,6 +413,60 @@ static void test_open_list_software(void **state)
 	skip_unless_privileged(ret, err);
 }
 
+/*
+ * Where each event's counts come from, and what opening it holds: the
+ * switch program's own events open no perf_event and are supported
+ * anywhere; EMON_SWITCH_EVENTS=counters reads all through the helper.
+ */
+static void test_event_from(void **state)
+{
+	static const struct {
+		const char *name, *env;
+		enum pmu_event_from from;
+	} cases[] = {
+		{ "cpu-clock", NULL, PMU_FROM_CLOCK },
+		{ "task-clock", NULL, PMU_FROM_CLOCK },
+		{ "cs", NULL, PMU_FROM_SWITCHES },
+		{ "context-switches", NULL, PMU_FROM_SWITCHES },
+		{ "cpu-migrations", NULL, PMU_FROM_MIGRATIONS },
+		{ "page-faults", NULL, PMU_FROM_IN_PLACE },
+		{ "major-faults", NULL, PMU_FROM_IN_PLACE },
+		{ "cs:u", NULL, PMU_FROM_IN_PLACE },	/* perf filters it */
+		{ "cpu-clock:k", NULL, PMU_FROM_COUNTER },
+		{ "cycles", NULL, PMU_FROM_COUNTER },
+		{ "cpu-clock", "counters", PMU_FROM_COUNTER },
+		{ "cs", "counters", PMU_FROM_COUNTER },
+		{ "page-faults", "counters", PMU_FROM_COUNTER },
+		{ "cpu-clock", "anything else", PMU_FROM_CLOCK },
+	};
+	static struct cpus c;
+	char err[ERRLEN] = "";
+	struct pmu_event e;
+
+	(void)state;
+	cpus__read(&c);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (cases[i].env)
+			setenv("EMON_SWITCH_EVENTS", cases[i].env, 1);
+		assert_int_equal(pmu_event__resolve(&e, cases[i].name, err, sizeof(err)), 0);
+		unsetenv("EMON_SWITCH_EVENTS");
+		print_message("%s (%s): %d\n", cases[i].name, cases[i].env ?: "-", e.from);
+		assert_int_equal(e.from, cases[i].from);
+		if (pmu_event__has_counter(&e))
+			continue;
+		/* nothing to open, probe or reopen: supported, every fd -1 */
+		assert_int_equal(pmu_event__open(&e, c.ncpus, c.online, err, sizeof(err)), 0);
+		assert_true(e.supported);
+		assert_int_equal(e.nr_fds, c.ncpus);
+		for (int cpu = 0; cpu < c.ncpus; cpu++)
+			assert_int_equal(e.fds[cpu], -1);
+		assert_int_equal(pmu_event__probe(&e, 0), 0);
+		assert_int_equal(pmu_event__reopen_cpu(&e, 0), 0);
+		assert_int_equal(e.fds[0], -1);
+		pmu_event__close(&e);
+	}
+}
+
 /* cycles on a machine without a hardware PMU: not supported, not an error */
 static void test_open_cycles_unsupported(void **state)
 {
@@ -452,7 +508,8 @@ static void test_open_emfile(void **state)
 
 	(void)state;
 	cpus__read(&c);
-	assert_int_equal(pmu_event__resolve(&e, "cpu-clock", err, sizeof(err)), 0);
+	/* page-faults: a counter (cpu-clock would open nothing) */
+	assert_int_equal(pmu_event__resolve(&e, "page-faults", err, sizeof(err)), 0);
 	fd = dup(0);
 	assert_true(fd >= 0);
 	close(fd);
@@ -467,7 +524,7 @@ static void test_open_emfile(void **state)
 	skip_unless_privileged(ret, err);
 	print_message("%d %s\n", ret, err);
 	assert_int_equal(ret, -EMFILE);
-	assert_contains(err, "cannot open 'cpu-clock' on CPU");
+	assert_contains(err, "cannot open 'page-faults' on CPU");
 	assert_contains(err, "ulimit -n");
 }
 
@@ -515,7 +572,7 @@ static void test_open_denied_advice(void **state)
 		skip();
 	}
 	print_message("%d %s\n", ret, err);
-	assert_contains(err, "cannot open 'cpu-clock' on CPU");
+	assert_contains(err, "cannot open 'page-faults' on CPU");
 	assert_contains(err, "CAP_PERFMON");
 	assert_contains(err, "perf_event_paranoid");
 }
@@ -610,6 +667,12 @@ static void test_list(void **state)
 		prev = p;
 	}
 
+	/* the switch program's own events say so; a counted one does not */
+	list__line(out, "cpu-clock", line, sizeof(line));
+	assert_contains(line, "(from the switch: no perf_event)");
+	list__line(out, "page-faults OR faults", line, sizeof(line));
+	assert_null(strstr(line, "from the switch"));
+
 	list__line(out, "cycles OR cpu-cycles", line, sizeof(line));
 	assert_contains(line, "[Hardware event]");
 	assert_int_equal(pmu_event__resolve(&e, "cycles", err, sizeof(err)), 0);
@@ -637,6 +700,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_pmu_specific),
 		cmocka_unit_test(test_strerror),
 		cmocka_unit_test(test_open_cpu_clock),
+		cmocka_unit_test(test_event_from),
 		cmocka_unit_test(test_open_list_software),
 		cmocka_unit_test(test_open_cycles_unsupported),
 		cmocka_unit_test(test_open_emfile),

@@ -1,8 +1,38 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # shellcheck shell=bash
-# Helpers of tools/bench.sh and tools/bench-serve.sh (sourced; T_START set).
+# Helpers of tools/bench.sh and tools/bench-serve.sh (sourced from the
+# repository root), and what both take from the environment: BENCH_SECS
+# (2, seconds measured per ping-pong run), BENCH_RT (10, the workloads'
+# SCHED_FIFO priority; 0: SCHED_OTHER).
+
+T_START=$(date +%s.%N)
+SECS=${BENCH_SECS:-2}
+RT=${BENCH_RT:-10}
+ROOT=$PWD
+OUTPUT=${OUTPUT:-build}
+case $OUTPUT in /*) ;; *) OUTPUT=$ROOT/$OUTPUT ;; esac
+EMON=${EMON:-$ROOT/emon-perf}
+TOOLS=$OUTPUT/tools
 
 die() { echo "bench: $*" >&2; exit 1; }
+
+# bench_setup "COMMANDS" "TOOLS": root, a cgroup2 mount (CGROOT), the
+# commands and tools needed, 2 CPUs at least; sets NCPU, WCPU (the
+# workloads' CPU: the last) and PP (the ping-pong at SCHED_FIFO $RT there)
+bench_setup() {
+	local c
+	[ "$(id -u)" -eq 0 ] || die "needs root (BPF, perf events, cgroups)"
+	CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	[ -n "$CGROOT" ] || die "no cgroup2 mount in /proc/mounts"
+	for c in $1; do command -v "$c" >/dev/null || die "missing $c"; done
+	for c in $2; do [ -x "$TOOLS/$c" ] || die "$TOOLS/$c not built (make tools)"; done
+	[ -x "$EMON" ] || die "$EMON not built"
+	NCPU=$(nproc)
+	[ "$NCPU" -ge 2 ] || die "needs at least 2 CPUs (monitors on CPU 0, workload on the last)"
+	WCPU=$((NCPU - 1))
+	PP=("$TOOLS/pingpong" -c "$WCPU" -r "$RT")
+	ulimit -n "$(ulimit -Hn)" 2>/dev/null	# perf opens K x events x CPUs fds
+}
 log() { printf '[%6.1fs] %s\n' "$(echo "$(date +%s.%N) - $T_START" | bc)" "$*"; }
 steal_ns() { # [CPU]: hypervisor steal so far, of that CPU or of all
 	awk -v c="cpu${1:-}" -v hz="$(getconf CLK_TCK)" '$1 == c { printf "%.0f\n", $9 * 1e9 / hz }' /proc/stat
@@ -22,6 +52,18 @@ kv() { # KEY FILE: the value of KEY=value in FILE
 # $BENCHCG) with c0000, c0001... in it.
 cgdirs() { local i; for ((i = 0; i < $1; i++)); do printf '%s/c%04d ' "$CGDIR" "$i"; done; }
 cglist() { local i s=; for ((i = 0; i < $1; i++)); do s+=$(printf '%s/c%04d,' "$BENCHCG" "$i"); done; echo "${s%,}"; }
+
+# bench_traps: no background jobs yet (BG); at exit, INT and TERM
+# included, bench_end; bench_end: bench_cleanup once, no trap left
+bench_traps() {
+	BG=()
+	trap bench_end EXIT
+	trap 'exit 130' INT TERM
+}
+bench_end() {
+	trap - EXIT INT TERM
+	bench_cleanup
+}
 
 # bench_cleanup: at exit, stop the background jobs in BG and remove
 # $CGDIR, killing what still runs in it
