@@ -724,9 +724,11 @@ static __always_inline void account(struct emon_prev *p, bool flush, bool switch
 		  cur, true, d);
 }
 
+#include "sched.bpf.h"
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev_task,
-	     struct task_struct *next)
+	     struct task_struct *next, unsigned int prev_state)
 {
 	__u32 z = 0;
 	struct emon_prev *p = bpf_map_lookup_elem(&prev, &z);
@@ -734,6 +736,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev_task,
 	if (!p)
 		return 0;
 	account(p, false, true);
+	sched_switch(p, preempt, prev_task, next, prev_state);
 	/* CFS picked next: its exec_start is now, in the task clock */
 	set_running(p, next, fair(next) ? next->se.exec_start : 0);
 	return 0;
@@ -747,6 +750,7 @@ int flush(void *ctx)
 
 	if (!p)
 		return 0;
+	sched_flush(p);		/* into the buffer this flush ends */
 	account(p, true, false);
 	/* a task moved while it ran elsewhere counts in its new cgroup from here */
 	set_running(p, bpf_get_current_task_btf(), 0);

@@ -27,6 +27,8 @@ enum {
 	OPT_IDLE_WATTS,
 	OPT_MAX_CGROUPS,
 	OPT_MAX_PROCS,
+	OPT_SCHED,
+	OPT_SCHED_MS,
 };
 
 #define ENGINE_LONG_OPTIONS \
@@ -35,7 +37,9 @@ enum {
 	{ "split-by",		required_argument, NULL, OPT_SPLIT_BY }, \
 	{ "idle-watts",		required_argument, NULL, OPT_IDLE_WATTS }, \
 	{ "max-cgroups",	required_argument, NULL, OPT_MAX_CGROUPS }, \
-	{ "max-procs",		required_argument, NULL, OPT_MAX_PROCS }
+	{ "max-procs",		required_argument, NULL, OPT_MAX_PROCS }, \
+	{ "sched",		no_argument,	   NULL, OPT_SCHED }, \
+	{ "sched-ms",		no_argument,	   NULL, OPT_SCHED_MS }
 
 /* Option c with its argument into o: 1 when c is an engine option, 0 when
  * it is not, -EINVAL for a bad value (said). */

@@ -23,6 +23,8 @@ struct session_opts {
 	__u32 max_cgroups;	/* hash entries per buffer, 0: default */
 	__u32 max_procs;
 	int max_trees;		/* command trees followed at once, 0: none */
+	bool sched;		/* the scheduler view (bpf/sched.bpf.h) */
+	bool sched_ms;		/* its histogram in ms */
 };
 
 struct sess_cgrp {
@@ -80,6 +82,8 @@ struct session {
 	struct bpf_link *link_exec;
 	struct bpf_link *link_free;
 	struct bpf_link *link_attach;
+	struct bpf_link *link_sched[2];	/* wakeup, wakeup_new (--sched) */
+	bool sched;
 	int ncpus;
 	int nr_events;
 	struct pmu_event *events[EMON_MAX_EVENTS];	/* reopened on hotplug */
