@@ -780,6 +780,7 @@ int BPF_PROG(on_attach, struct cgroup *dst, const char *path,
 	/* not us (the writer did not move), or a v1 hierarchy */
 	if (!p || p->cgid == bpf_get_current_cgroup_id())
 		return 0;
+	sched_attach(p);
 	account(p, false, false);
 	set_running(p, bpf_get_current_task_btf(), 0);
 	return 0;

@@ -117,6 +117,17 @@ static __always_inline __u32 sched_slot(__u64 wait_ns)
 	return s < EMON_SCHED_SLOTS ? s : EMON_SCHED_SLOTS - 1;
 }
 
+/* Take t's figures as the base of its next delta. */
+static __always_inline void sched_base(struct sched_task *ts, struct task_struct *t)
+{
+	ts->exec_ns = t->se.sum_exec_runtime;
+	ts->delay_ns = t->sched_info.run_delay;
+	ts->migrations = t->se.nr_migrations;
+	ts->nvcsw = t->nvcsw;
+	ts->nivcsw = t->nivcsw;
+	ts->based = 1;
+}
+
 /* What the current task's slice adds, from its own figures and pending. */
 static __always_inline void sched_delta(struct emon_sched *d, struct sched_task *ts,
 					struct task_struct *cur)
@@ -188,6 +199,7 @@ static __always_inline void sched_count(struct emon_prev *p,
 	__u32 cpu = bpf_get_smp_processor_id(), ep = p->ep, par = ep & 1;
 	__u32 s, idx, z = 0, slot = ts->waits ? ts->slot : EMON_SCHED_SLOTS;
 	struct emon_sched *d, *dst;
+	__u64 cgid;
 
 	d = bpf_map_lookup_elem(&sched_scratch, &z);
 	if (!d)
@@ -198,7 +210,10 @@ static __always_inline void sched_count(struct emon_prev *p,
 	if (dst)
 		sched_add(dst, d, slot);
 
-	s = cgrp_get(p, par, ep, cpu, task_cgid(cur), cur);
+	/* the cgroup its slice is counted in (account()): the one it had at
+	 * its last count, unless switches went untraced since */
+	cgid = p->cgid && p->pid == cur->pid ? p->cgid : task_cgid(cur);
+	s = cgrp_get(p, par, ep, cpu, cgid, cur);
 	dst = s == NO_SLOT ? NULL : sched_of(cgrp_slot(par, s), sizeof(struct emon_cgrp_hdr));
 	if (!dst) {
 		idx = 2 + par * EMON_OVF_NR + EMON_OVF_CGRP;
@@ -246,6 +261,8 @@ static __always_inline void sched_switch(struct emon_prev *p, bool preempt,
 	ts = next->pid ? sched_task_get(next) : NULL;
 	if (!ts)
 		return;
+	if (!ts->based)		/* first seen: count from here */
+		sched_base(ts, next);
 	if (ts->state == SCHED_RUNNABLE && ts->enq) {
 		ts->slot = sched_slot(now - ts->enq);
 		ts->waits = 1;
@@ -266,6 +283,22 @@ static __always_inline void sched_flush(struct emon_prev *p)
 		return;
 	sched_count(p, cur, ts);
 	ts->state = SCHED_RUNNING;
+}
+
+/*
+ * The current task moved itself to another cgroup (see on_attach): what
+ * it did so far is its old cgroup's.
+ */
+static __always_inline void sched_attach(struct emon_prev *p)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct sched_task *ts;
+
+	if (!sched_on || !cur->pid || p->pid != cur->pid)
+		return;
+	ts = sched_task_get(cur);
+	if (ts && ts->based)
+		sched_count(p, cur, ts);
 }
 
 /*
@@ -291,6 +324,8 @@ static __always_inline void sched_wake(struct task_struct *t, bool new)
 			ts->sleep_ns += now - ts->off;
 	}
 	ts->wakeups += !new;
+	/* a new task's figures start at 0 (sched_fork): all of them count */
+	ts->based |= new;
 	ts->state = SCHED_RUNNABLE;
 	ts->enq = now;
 	ts->off = 0;
