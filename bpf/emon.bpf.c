@@ -735,8 +735,9 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev_task,
 
 	if (!p)
 		return 0;
-	account(p, false, true);
+	/* first: its clock reads stay clear of the counter reads' time */
 	sched_switch(p, preempt, prev_task, next, prev_state);
+	account(p, false, true);
 	/* CFS picked next: its exec_start is now, in the task clock */
 	set_running(p, next, fair(next) ? next->se.exec_start : 0);
 	return 0;
