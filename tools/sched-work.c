@@ -14,7 +14,7 @@
  *   sched-work [-c CGROUP_DIR] vfork MS
  *                                    blocked in vfork while the child sleeps
  * With -c it first moves itself into that cgroup, and prints a second line
- * with its on-CPU and run-queue time since it joined.
+ * with its on-CPU and run-queue time since it joined, and during the move.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -101,13 +101,14 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-	struct truth a, b, c;
+	struct truth a, b, c, j;
 	double t0, t1;
 	int err = 0, cg = 0;
 
 	if (argc > 2 && !strcmp(argv[1], "-c")) {
-		cg = read_truth(&c) ? -1 : 1;
-		if (cg < 0 || tool_join_cgroup(argv[2])) {
+		/* c: before the move, j: after it */
+		cg = read_truth(&j) ? -1 : 1;
+		if (cg < 0 || tool_join_cgroup(argv[2]) || read_truth(&c)) {
 			perror(argv[2]);
 			return 1;
 		}
@@ -135,9 +136,14 @@ int main(int argc, char **argv)
 	       "\"span_ns\": %.0f, \"span_on_ns\": %llu, \"span_delay_ns\": %llu}\n",
 	       getpid(), b.on_ns, b.delay_ns, b.pcount, b.migrations, b.vol, b.invol,
 	       (t1 - t0) * 1e9, b.on_ns - a.on_ns, b.delay_ns - a.delay_ns);
-	/* since it joined the cgroup: what the cgroup should have of it */
+	/* since it joined the cgroup: what the cgroup should have of it, give
+	 * or take what the move itself took (the write to cgroup.procs can
+	 * sleep and wait: the kernel's figures cannot say which side of the
+	 * move that fell on) */
 	if (cg)
-		printf("{\"pid\": %d, \"cg_on_ns\": %llu, \"cg_delay_ns\": %llu}\n",
-		       getpid(), b.on_ns - c.on_ns, b.delay_ns - c.delay_ns);
+		printf("{\"pid\": %d, \"cg_on_ns\": %llu, \"cg_delay_ns\": %llu, "
+		       "\"join_on_ns\": %llu, \"join_delay_ns\": %llu}\n",
+		       getpid(), b.on_ns - c.on_ns, b.delay_ns - c.delay_ns,
+		       c.on_ns - j.on_ns, c.delay_ns - j.delay_ns);
 	return fflush(stdout) ? 1 : 0;
 }
