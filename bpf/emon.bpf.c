@@ -931,15 +931,19 @@ static __always_inline __u32 migrated_in(struct task_struct *next)
 	return moved;
 }
 
+#include "sched.bpf.h"
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev_task,
-	     struct task_struct *next)
+	     struct task_struct *next, unsigned int prev_state)
 {
 	__u32 z = 0;
 	struct emon_prev *p = bpf_map_lookup_elem(&prev, &z);
 
 	if (!p || steps == EMON_STEP_NONE)
 		return 0;
+	/* first: its clock reads stay clear of the counter reads' time */
+	sched_switch(p, preempt, prev_task, next, prev_state);
 	account(p, prev_task, false, true);
 	/* CFS picked next: its exec_start is now, in the task clock */
 	set_running(p, next, fair(next) ? next->se.exec_start : 0);
@@ -956,6 +960,7 @@ int flush(void *ctx)
 
 	if (!p)
 		return 0;
+	sched_flush(p);		/* into the buffer this flush ends */
 	account(p, bpf_get_current_task_btf(), true, false);
 	/* a task moved while it ran elsewhere counts in its new cgroup from here */
 	set_running(p, bpf_get_current_task_btf(), 0);
@@ -985,6 +990,7 @@ int BPF_PROG(on_attach, struct cgroup *dst, const char *path,
 	/* not us (the writer did not move), or a v1 hierarchy */
 	if (!p || p->cgid == bpf_get_current_cgroup_id())
 		return 0;
+	sched_attach(p);
 	account(p, bpf_get_current_task_btf(), false, false);
 	set_running(p, bpf_get_current_task_btf(), 0);
 	return 0;

@@ -64,6 +64,11 @@ int opts__engine(struct engine_opts *o, int c, const char *arg)
 		return 1;
 	case OPT_IDLE_WATTS:
 		return opts__double("--idle-watts", arg, 0, 1e6, &o->idle_watts) ?: 1;
+	case OPT_SCHED:
+	case OPT_SCHED_MS:	/* the histogram in ms: implies the view */
+		o->sched = true;
+		o->sched_ms |= c == OPT_SCHED_MS;
+		return 1;
 	case OPT_MAX_CGROUPS:
 	case OPT_MAX_PROCS:
 		if (opts__long(c == OPT_MAX_CGROUPS ? "--max-cgroups" : "--max-procs",

@@ -28,6 +28,8 @@ enum {
 	OPT_IDLE_WATTS,
 	OPT_MAX_CGROUPS,
 	OPT_MAX_PROCS,
+	OPT_SCHED,
+	OPT_SCHED_MS,
 };
 
 #define ENGINE_LONG_OPTIONS \
@@ -36,7 +38,9 @@ enum {
 	{ "split-by",		required_argument, NULL, OPT_SPLIT_BY }, \
 	{ "idle-watts",		required_argument, NULL, OPT_IDLE_WATTS }, \
 	{ "max-cgroups",	required_argument, NULL, OPT_MAX_CGROUPS }, \
-	{ "max-procs",		required_argument, NULL, OPT_MAX_PROCS }
+	{ "max-procs",		required_argument, NULL, OPT_MAX_PROCS }, \
+	{ "sched",		no_argument,	   NULL, OPT_SCHED }, \
+	{ "sched-ms",		no_argument,	   NULL, OPT_SCHED_MS }
 
 /* What every command's long options end with. */
 #define COMMON_LONG_OPTIONS \

@@ -39,6 +39,10 @@ struct output {
 	 * then labels the key column; 0 = unknown, no label. */
 	unsigned int scopes;
 	int rows_printed;
+	/* --sched: rows carry the scheduler view (counts.s) */
+	bool sched;
+	bool sched_hist;		/* text: each row's histogram */
+	bool sched_ms;			/* its buckets are ms, not us */
 };
 
 extern const struct output_ops output_text_ops;

@@ -25,6 +25,13 @@
  *   ...SEP EPI_NJ SEP nJ/instr SEP epi SEP     (empty value without
  *                                               instructions)
  *
+ * With --sched, eight lines after the events (ratio_percent empty): the
+ * scheduler view's fields as JSON names them, times in ns (unit "ns"):
+ *
+ *   ...SEP VALUE SEP ns SEP on_cpu_ns SEP      (runq_wait_ns, sleep_ns,
+ *   ...SEP VALUE SEP SEP migrations SEP         blocked_ns; wakeups,
+ *                                               vol_switches, invol_switches)
+ *
  * Quoting, RFC 4180: any field that contains SEP, '"', CR or LF is written
  * between double quotes with its double quotes doubled, so with -x, a
  * cgroup "/a,b" prints as "/a,b" in quotes and the line keeps 7 columns.
@@ -33,6 +40,7 @@
 #include <math.h>
 #include <string.h>
 #include "cli/output.h"
+#include "cli/output_sched.h"
 
 enum csv_col {
 	CSV_INTERVAL,
@@ -136,6 +144,17 @@ static void csv__row(struct output *o, double t, const struct row *r)
 	col[CSV_KEY] = r->scope == SCOPE_SYSTEM ? "all" : r->key;
 	for (i = 0; i < o->nr_events && i < EMON_MAX_EVENTS; i++)
 		csv__event(o, r, i, col);
+	for (i = 0; o->sched && i < SCHED_NR_FIELDS; i++) {
+		char value[32];
+
+		snprintf(value, sizeof(value), "%llu",
+			 (unsigned long long)sched_field__get(&r->counts.s, i));
+		col[CSV_VALUE] = value;
+		col[CSV_UNIT] = sched_fields[i].is_time ? "ns" : "";
+		col[CSV_EVENT] = sched_fields[i].name;
+		col[CSV_RATIO] = "";
+		csv__line(o, col);
+	}
 	if (!r->has_energy)
 		return;
 	row__metrics(o, r, &m);

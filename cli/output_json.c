@@ -10,6 +10,7 @@
 #include <string.h>
 #include "cli/utf8.h"
 #include "cli/output.h"
+#include "cli/output_sched.h"
 
 /*
  * Rows are written straight to the stream (a DOM per row cost most of
@@ -192,6 +193,29 @@ static void json__energy(const struct output *o, const struct row *r, FILE *f)
 	}
 }
 
+/* "sched": the issue-12 names; the histogram as [upper bound, count]
+ * pairs up to its last non-empty bucket, runqlat's bounds */
+static void json__sched(const struct output *o, const struct row *r, FILE *f)
+{
+	const struct emon_sched *s = &r->counts.s;
+	int last = sched_hist__last(s);
+
+	fputs(",\"sched\":{", f);
+	for (int i = 0; i < SCHED_NR_FIELDS; i++) {
+		fprintf(f, "%s\"%s\":", i ? "," : "", sched_fields[i].name);
+		json__u64(f, sched_field__get(s, i));
+	}
+	fprintf(f, ",\"runq_latency_%s\":[", o->sched_ms ? "ms" : "us");
+	for (int i = 0; i <= last; i++) {
+		fputs(i ? ",[" : "[", f);
+		json__u64(f, sched_hist__upper(i));
+		putc(',', f);
+		json__u64(f, s->hist[i]);
+		putc(']', f);
+	}
+	fputs("]}", f);
+}
+
 /* head: '{"interval":T,"scope":', the same for every row of an interval */
 static void json__row(const struct output *o, const char *head, const struct row *r)
 {
@@ -214,6 +238,8 @@ static void json__row(const struct output *o, const char *head, const struct row
 		}
 	}
 	json__counters(o, r, f);
+	if (o->sched)
+		json__sched(o, r, f);
 	if (r->has_energy)
 		json__energy(o, r, f);
 	/* the system row names the source; with the model every row with

@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include "cli/output.h"
+#include "cli/output_sched.h"
 
 #define COUNTS_LEN	18
 #define UNIT_LEN	4
@@ -329,6 +330,35 @@ static void text_row__energy(const struct text_row *tr)
 	line__flush(&l, tr->o->f);
 }
 
+/*
+ * --sched: its fields as event lines (times in msec), then with
+ * --sched-hist the run-queue latency histogram as runqlat prints it.
+ */
+static void text_row__sched(const struct text_row *tr)
+{
+	const struct emon_sched *s = &tr->r->counts.s;
+	char count[64];
+	struct line l;
+
+	l.len = 0;
+	for (int i = 0; i < SCHED_NR_FIELDS; i++) {
+		__u64 v = sched_field__get(s, i);
+
+		if (sched_fields[i].is_time)
+			num__fmt_fixed(count, sizeof(count), v / 1e6, 2);
+		else
+			num__fmt_u64(count, sizeof(count), v);
+		text_row__start(tr, &l, count, sched_fields[i].is_time ? "msec" : "",
+				sched_fields[i].label);
+		line__flush(&l, tr->o->f);
+	}
+	if (tr->o->sched_hist) {
+		fputc('\n', tr->o->f);
+		sched_hist__print(tr->o->f, s, tr->o->sched_ms, tr->prefix);
+		fputc('\n', tr->o->f);
+	}
+}
+
 static void text__energy_note(struct output *o, const char *lead)
 {
 	fprintf(o->f, "%senergy source %s%s", lead, o->energy_source,
@@ -393,6 +423,8 @@ static void text__interval(struct output *o, double t, double dt,
 		tr.key_width = width;
 		for (i = 0; i < o->nr_events && i < EMON_MAX_EVENTS; i++)
 			text_row__event(&tr, i);
+		if (o->sched)
+			text_row__sched(&tr);
 		if (rows[k].has_energy)
 			text_row__energy(&tr);
 		o->rows_printed++;

@@ -27,6 +27,7 @@ struct stat_opts {
 	struct engine_opts eng;
 	const char *socket;	/* --socket: the daemon's */
 	bool no_daemon;		/* --no-daemon: own events always */
+	bool sched_hist;	/* --sched-hist: text prints the histograms */
 	char **cmd;		/* after --, NULL-terminated */
 };
 

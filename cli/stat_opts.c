@@ -19,6 +19,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_SOCKET,
 	OPT_NO_DAEMON,
+	OPT_SCHED_HIST,
 };
 
 static void stat_usage(FILE *f)
@@ -55,6 +56,12 @@ static void stat_usage(FILE *f)
 "      --max-cgroups N       BPF map entries (cgroup x CPU) per interval\n"
 "      --max-procs N         BPF map entries (process x CPU) per interval;\n"
 "                            beyond them counts go to an overflow row\n"
+"      --sched               the scheduler view per row: on-CPU, run-queue\n"
+"                            wait, sleep and blocked time, migrations,\n"
+"                            wakeups, voluntary and involuntary switches and\n"
+"                            a run-queue latency histogram (log2 us)\n"
+"      --sched-hist          --sched, and text prints each row's histogram\n"
+"      --sched-ms            --sched, with the histogram in milliseconds\n"
 "      --socket PATH         the daemon's socket (default $EMON_PERF_SOCKET,\n"
 "                            else /run/emon-perf/emon.sock)\n"
 "      --no-daemon           count with own events even when a daemon runs\n"
@@ -87,6 +94,7 @@ static const struct option long_opts[] = {
 	ENGINE_LONG_OPTIONS,
 	{ "socket",		required_argument, NULL, OPT_SOCKET },
 	{ "no-daemon",		no_argument,	   NULL, OPT_NO_DAEMON },
+	{ "sched-hist",		no_argument,	   NULL, OPT_SCHED_HIST },
 	COMMON_LONG_OPTIONS
 };
 
@@ -187,6 +195,9 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 		return 0;
 	case OPT_NO_DAEMON:
 		o->no_daemon = true;
+		return 0;
+	case OPT_SCHED_HIST:
+		o->sched_hist = o->eng.sched = true;
 		return 0;
 	default:
 		return -EINVAL;

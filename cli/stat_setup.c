@@ -133,6 +133,16 @@ static void setup_energy(struct stat_run *st)
 	st->sc.energy_on = true;
 }
 
+/* The source has the view when it was asked for (source__open). */
+static void setup_sched(struct stat_run *st)
+{
+	const struct snap_meta *m = &st->src->meta;
+
+	st->out.sched = st->o.eng.sched && m->sched_on;
+	st->out.sched_hist = st->out.sched && st->o.sched_hist;
+	st->out.sched_ms = m->sched_ms;
+}
+
 static void setup_ctx(struct stat_run *st)
 {
 	const struct snap_meta *m = &st->src->meta;
@@ -161,6 +171,7 @@ int stat__setup(struct stat_run *st)
 		return ret;
 	setup_events(st);
 	setup_energy(st);
+	setup_sched(st);
 	setup_ctx(st);
 	for (int i = 0; i < EMON_MAX_EVENTS; i++)
 		nr += !!(st->src->req.events & (1u << i));

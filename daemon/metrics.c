@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "cli/output_sched.h"
 #include "cli/utf8.h"
 #include "daemon/metrics.h"
 #include "engine/container.h"
@@ -753,12 +754,16 @@ static unsigned int energy__series(const struct render *r, enum mscope_id id,
 	return 1 + n;
 }
 
+/* --sched: eight counters and a histogram (its buckets, +Inf, sum, count) */
+#define SCHED_SERIES (SCHED_NR_FIELDS + EMON_SCHED_SLOTS - 1 + 3)
+
 static void row__count(struct render *r, enum mscope_id id, struct mrow *w)
 {
 	__u64 v;
 
 	w->mask = 0;
-	w->nser = energy__series(r, id, w);
+	w->nser = energy__series(r, id, w) +
+		  (r->meta->sched_on && id != MS_PACKAGE ? SCHED_SERIES : 0);
 	for (int k = 0; k < r->nev; k++) {
 		if (count__scaled_u64(&w->c->c[k], &v)) {
 			w->mask |= 1u << k;
@@ -1012,6 +1017,120 @@ static void energy__emit(struct render *r, enum mscope_id id)
 	}
 }
 
+/* The scheduler view's counters, named as its fields (cli/output_sched.h). */
+static const struct {
+	const char *fam, *help;
+} sched_fam[SCHED_NR_FIELDS] = {
+	{ "on_cpu_seconds", "Time on a CPU" },
+	{ "runqueue_wait_seconds", "Time runnable but waiting for a CPU (the kernel's run_delay)" },
+	{ "sleep_seconds", "Time off CPU asleep, interruptible (any state but D)" },
+	{ "blocked_seconds", "Time off CPU blocked, uninterruptible (D)" },
+	{ "migrations", "Moves to another CPU" },
+	{ "wakeups", "Wakeups from a sleep" },
+	{ "voluntary_switches", "Switches out to sleep or block" },
+	{ "involuntary_switches", "Switches out while runnable (preemptions)" },
+};
+
+static void sched__counter(struct render *r, enum mscope_id id, int f)
+{
+	const struct mscope *sc = &r->sc[id];
+	char name[160], help[320], what[128];
+
+	family__name(name, sizeof(name), id, r, sched_fam[f].fam);
+	snprintf(help, sizeof(help), "%s %s (--sched)", sched_fam[f].help,
+		 scope__what(r, id, what, sizeof(what)));
+	family__head(r, name, "counter", sched_fields[f].is_time ? "seconds" : NULL, help);
+	for (size_t i = 0; i < sc->nr; i++) {
+		const struct mrow *w = &sc->rows[i];
+		__u64 v = sched_field__get(&w->c->s, f);
+
+		if (w->folded)
+			continue;
+		mbuf__puts(&r->b, name);
+		mbuf__puts(&r->b, "_total");
+		labels__put(&r->b, sc, w, NULL);
+		if (sched_fields[f].is_time)
+			mbuf__seconds(&r->b, v);
+		else
+			mbuf__u64(&r->b, v);
+		mbuf__puts(&r->b, "\n");
+	}
+}
+
+/* One series of the histogram: name + suffix, the row's labels and le. */
+static void sched__sample(struct render *r, const struct mscope *sc,
+			  const struct mrow *w, const char *name,
+			  const char *suffix, const char *le)
+{
+	mbuf__puts(&r->b, name);
+	mbuf__puts(&r->b, suffix);
+	if (le) {
+		char lbl[64];
+
+		snprintf(lbl, sizeof(lbl), "le=\"%s\"", le);
+		/* the row's labels, then le */
+		if (sc->nl) {
+			struct mbuf *b = &r->b;
+
+			labels__put(b, sc, w, NULL);
+			b->len -= 2;	/* "} " */
+			mbuf__puts(b, ",");
+			mbuf__puts(b, lbl);
+			mbuf__puts(b, "} ");
+		} else {
+			mbuf__puts(&r->b, "{");
+			mbuf__puts(&r->b, lbl);
+			mbuf__puts(&r->b, "} ");
+		}
+	} else {
+		labels__put(&r->b, sc, w, NULL);
+	}
+}
+
+/*
+ * emon_<scope>_runqueue_latency_seconds: runqlat's log2 buckets, bucket i
+ * holding waits under 2^(i+1) us (ms with --sched-ms), the last one every
+ * longer wait (+Inf). _sum is the run-queue wait (the kernel's run_delay,
+ * the same waits on its own clock).
+ */
+static void sched__histogram(struct render *r, enum mscope_id id)
+{
+	const struct mscope *sc = &r->sc[id];
+	double unit = r->meta->sched_ms ? 1e-3 : 1e-6;
+	char name[160], help[320], what[128], le[32];
+
+	family__name(name, sizeof(name), id, r, "runqueue_latency_seconds");
+	snprintf(help, sizeof(help), "Run-queue latency (wakeup or preemption to "
+		 "switch-in), log2 buckets as runqlat's, %s (--sched)",
+		 scope__what(r, id, what, sizeof(what)));
+	family__head(r, name, "histogram", "seconds", help);
+	for (size_t i = 0; i < sc->nr; i++) {
+		const struct mrow *w = &sc->rows[i];
+		const struct emon_sched *s = &w->c->s;
+		__u64 cum = 0;
+
+		if (w->folded)
+			continue;
+		for (int k = 0; k < EMON_SCHED_SLOTS - 1; k++) {
+			cum += s->hist[k];
+			snprintf(le, sizeof(le), "%.9g", (double)(1ULL << (k + 1)) * unit);
+			sched__sample(r, sc, w, name, "_bucket", le);
+			mbuf__u64(&r->b, cum);
+			mbuf__puts(&r->b, "\n");
+		}
+		cum += s->hist[EMON_SCHED_SLOTS - 1];
+		sched__sample(r, sc, w, name, "_bucket", "+Inf");
+		mbuf__u64(&r->b, cum);
+		mbuf__puts(&r->b, "\n");
+		sched__sample(r, sc, w, name, "_sum", NULL);
+		mbuf__seconds(&r->b, s->runq_wait_ns);
+		mbuf__puts(&r->b, "\n");
+		sched__sample(r, sc, w, name, "_count", NULL);
+		mbuf__u64(&r->b, cum);
+		mbuf__puts(&r->b, "\n");
+	}
+}
+
 static void scope__emit(struct render *r, enum mscope_id id)
 {
 	struct mscope *sc = &r->sc[id];
@@ -1029,6 +1148,11 @@ static void scope__emit(struct render *r, enum mscope_id id)
 			event__emit(r, id, k);
 	if (any && r->meta->energy_on)
 		energy__emit(r, id);
+	if (any && r->meta->sched_on && id != MS_PACKAGE) {
+		for (int f = 0; f < SCHED_NR_FIELDS; f++)
+			sched__counter(r, id, f);
+		sched__histogram(r, id);
+	}
 }
 
 /* ---- the daemon's own figures ---- */

@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 #include "engine/counts.h"
 
 static int nr_clamp(int nr)
@@ -16,11 +17,43 @@ static int nr_clamp(int nr)
 
 /* Unsigned subtraction is modulo 2^64 in C, which is exactly the delta of
  * a counter that wrapped once between the two readings. */
+/* struct emon_sched is all __u64: sums and differences field by field */
+#define SCHED_WORDS (sizeof(struct emon_sched) / sizeof(__u64))
+
+void sched__delta(struct emon_sched *dst, const struct emon_sched *cur,
+		  const struct emon_sched *prev)
+{
+	const __u64 *c = (const __u64 *)cur, *p = (const __u64 *)prev;
+	__u64 *d = (__u64 *)dst;
+
+	for (size_t i = 0; i < SCHED_WORDS; i++)
+		d[i] = c[i] - p[i];
+}
+
+void sched__add(struct emon_sched *dst, const struct emon_sched *src)
+{
+	const __u64 *s = (const __u64 *)src;
+	__u64 *d = (__u64 *)dst;
+
+	for (size_t i = 0; i < SCHED_WORDS; i++)
+		d[i] += s[i];
+}
+
+__u64 sched__waits(const struct emon_sched *s)
+{
+	__u64 n = 0;
+
+	for (int i = 0; i < EMON_SCHED_SLOTS; i++)
+		n += s->hist[i];
+	return n;
+}
+
 void counts__delta(struct counts *dst, const struct counts *cur,
 		   const struct counts *prev, int nr)
 {
 	int i;
 
+	sched__delta(&dst->s, &cur->s, &prev->s);
 	nr = nr_clamp(nr);
 	for (i = 0; i < nr; i++) {
 		dst->c[i].counter = cur->c[i].counter - prev->c[i].counter;
@@ -33,6 +66,7 @@ void counts__add(struct counts *dst, const struct counts *src, int nr)
 {
 	int i;
 
+	sched__add(&dst->s, &src->s);
 	nr = nr_clamp(nr);
 	for (i = 0; i < nr; i++) {
 		dst->c[i].counter += src->c[i].counter;
@@ -43,8 +77,11 @@ void counts__add(struct counts *dst, const struct counts *src, int nr)
 
 bool counts__is_zero(const struct counts *c, int nr)
 {
+	static const struct emon_sched zero;
 	int i;
 
+	if (memcmp(&c->s, &zero, sizeof(zero)))
+		return false;
 	nr = nr_clamp(nr);
 	for (i = 0; i < nr; i++) {
 		if (c->c[i].counter || c->c[i].enabled || c->c[i].running)

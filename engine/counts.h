@@ -10,8 +10,11 @@
 #include <stdbool.h>
 #include "emon.h"
 
+/* s: the scheduler view (--sched), zero when it is off; every sum and
+ * difference below carries it along with the events. */
 struct counts {
 	struct emon_count c[EMON_MAX_EVENTS];
+	struct emon_sched s;
 };
 
 /* dst = cur - prev per field, modulo 2^64 (a wrapped counter still gives
@@ -20,6 +23,12 @@ void counts__delta(struct counts *dst, const struct counts *cur,
 		   const struct counts *prev, int nr);
 void counts__add(struct counts *dst, const struct counts *src, int nr);
 bool counts__is_zero(const struct counts *c, int nr);
+/* The same for the scheduler view alone. */
+void sched__delta(struct emon_sched *dst, const struct emon_sched *cur,
+		  const struct emon_sched *prev);
+void sched__add(struct emon_sched *dst, const struct emon_sched *src);
+/* Waits in the histogram (switch-ins after a wakeup or a preemption). */
+__u64 sched__waits(const struct emon_sched *s);
 
 /*
  * perf's scaling: a multiplexed event counted only running of enabled ns,

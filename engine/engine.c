@@ -271,6 +271,10 @@ static int setup_session(struct engine *e, struct session_opts *so)
 	so->max_cgroups = e->o.max_cgroups;
 	so->max_procs = e->o.max_procs;
 	so->max_trees = e->o.max_trees;
+	so->sched = e->o.sched;
+	so->sched_ms = e->o.sched_ms;
+	e->meta.sched_on = e->o.sched;
+	e->meta.sched_ms = e->o.sched && e->o.sched_ms;
 	session__setup_libbpf();
 	ret = session__open(&e->sess, so, err, sizeof(err));
 	if (ret) {

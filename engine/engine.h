@@ -33,6 +33,8 @@ struct engine_opts {
 	double retain_s;
 	size_t max_keys;		/* cgroups and processes kept at most, 0: no bound */
 	bool name_cgroups;		/* keep cgroup paths (cgroup, container rows) */
+	bool sched;			/* --sched: the scheduler view (counts.s) */
+	bool sched_ms;			/* --sched-ms: its histogram in ms */
 };
 
 struct engine;

@@ -235,6 +235,7 @@ struct enc {
 	__u32 str_off;
 	const int *ev;
 	int nr;
+	bool sched;		/* an emon_sched after each block's counts */
 };
 
 static void enc__counts(struct enc *x, const struct counts *c)
@@ -244,6 +245,13 @@ static void enc__counts(struct enc *x, const struct counts *c)
 	for (int i = 0; i < x->nr; i++)
 		out[i] = c ? c->c[x->ev[i]] : (struct emon_count){ 0 };
 	x->p += x->nr * sizeof(struct emon_count);
+	if (x->sched) {
+		if (c)
+			memcpy(x->p, &c->s, sizeof(c->s));
+		else
+			memset(x->p, 0, sizeof(c->s));
+		x->p += sizeof(c->s);
+	}
 }
 
 static __u32 enc__str(struct enc *x, const char *s)
@@ -285,7 +293,9 @@ static bool proc_wanted(const struct emon_snap_req *req, int tree,
 static size_t enc__size(const struct engine *e, const struct emon_snap_req *req,
 			int tree, int nr, size_t *nc, size_t *np, size_t *strs)
 {
-	size_t ent = sizeof(struct emon_snap_entry) + nr * sizeof(struct emon_count);
+	size_t blk = nr * sizeof(struct emon_count) +
+		     (e->meta.sched_on ? sizeof(struct emon_sched) : 0);
+	size_t ent = sizeof(struct emon_snap_entry) + blk;
 	struct idmap_slot *s;
 	size_t it = 0;
 
@@ -308,7 +318,7 @@ static size_t enc__size(const struct engine *e, const struct emon_snap_req *req,
 		*strs += strnlen(a->comm, sizeof(a->comm)) + 1;
 	}
 	return sizeof(struct emon_snap_hdr) +
-	       e->ncpus * (sizeof(struct emon_snap_cpu) + nr * sizeof(struct emon_count)) +
+	       e->ncpus * (sizeof(struct emon_snap_cpu) + blk) +
 	       e->agg.npkg * sizeof(struct emon_snap_pkg) +
 	       (EMON_SNAP_FIXED + *nc + *np) * ent + *strs;
 }
@@ -327,7 +337,8 @@ static void enc__header(const struct engine *e, const struct emon_snap_req *req,
 	h->scopes = req->scopes;
 	h->nr_cgrp = nc;
 	h->nr_proc = np;
-	h->flags = tree >= 0 ? EMON_SNAP_TREE : 0;
+	h->flags = (tree >= 0 ? EMON_SNAP_TREE : 0) |
+		   (x->sched ? EMON_SNAP_SCHED : 0);
 	h->strings = strs;
 	h->energy_reads = e->energy_reads;
 	for (int i = 0; i < EMON_STAT_NR && i < EMON_SNAP_STATS; i++)
@@ -426,6 +437,7 @@ int engine__encode(struct engine *e, const struct emon_snap_req *req,
 	x.str = buf + len - strs;
 	x.ev = ev;
 	x.nr = nr;
+	x.sched = e->meta.sched_on;
 	enc__header(e, req, tree, &x, nc, np, strs);
 	enc__cpus_pkgs(e, &x);
 	enc__keys(e, req, tree, &x);

@@ -133,7 +133,8 @@ static void session__switch_events(struct emon_bpf *k, const struct session_opts
 static int session__size_maps(struct session *s, const struct session_opts *o)
 {
 	struct emon_bpf *k = s->skel;
-	__u32 counts = o->nr_events * sizeof(struct emon_count);
+	__u32 counts = o->nr_events * sizeof(struct emon_count) +
+		       (o->sched ? sizeof(struct emon_sched) : 0);
 	__u32 cval = sizeof(struct emon_cgrp_hdr) + counts;
 	__u32 pval = sizeof(struct emon_proc_hdr) + counts;
 	int err = 0;
@@ -141,6 +142,11 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 	k->rodata->nr_events = o->nr_events;
 	k->rodata->nr_cpus = o->ncpus;
 	k->rodata->follow_tree = o->max_trees > 0;
+	k->rodata->sched_on = o->sched;
+	k->rodata->sched_ms = o->sched_ms;
+	/* off: the verifier never sees them, nothing is attached */
+	bpf_program__set_autoload(k->progs.on_wakeup, o->sched);
+	bpf_program__set_autoload(k->progs.on_wakeup_new, o->sched);
 	for (int i = 0; i < o->nr_events; i++) {
 		const struct perf_event_attr *a = &o->events[i]->attr;
 
@@ -229,6 +235,26 @@ static int session__map_array(struct session *s, enum emon_kind kind,
 	return 0;
 }
 
+/* The scheduler view's own hooks (sched_switch is shared). */
+static int session__attach_sched(struct session *s, char *err, size_t errlen)
+{
+	struct bpf_program *progs[3] = {
+		s->skel->progs.on_wakeup, s->skel->progs.on_wakeup_new,
+	};
+
+	for (int i = 0; s->sched && i < 2; i++) {
+		s->link_sched[i] = bpf_program__attach(progs[i]);
+		if (!s->link_sched[i]) {
+			int ret = -errno;
+
+			snprintf(err, errlen, "cannot attach %s (--sched): %s",
+				 bpf_program__name(progs[i]), strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
 int session__open(struct session *s, const struct session_opts *o,
 		  char *err, size_t errlen)
 {
@@ -239,11 +265,14 @@ int session__open(struct session *s, const struct session_opts *o,
 	s->nr_events = o->nr_events;
 	memcpy(s->events, o->events, sizeof(s->events));
 	s->online = o->online;
+	s->sched = o->sched;
 	s->max_trees = o->max_trees > EMON_MAX_TREES ? EMON_MAX_TREES : o->max_trees;
 	/* keys are (id, cpu): big hosts see more of them per interval */
 	s->max_cgroups = o->max_cgroups ?: max_u32(DEFAULT_MAX_CGROUPS, 32 * o->ncpus);
 	s->max_procs = o->max_procs ?: max_u32(DEFAULT_MAX_PROCS, 128 * o->ncpus);
-	s->pcpu_buf = calloc(o->ncpus, sizeof(struct emon_counts_max));
+	/* big enough for a per-CPU value of counts or of sched_cpu */
+	s->pcpu_buf = calloc(o->ncpus, max_u32(sizeof(struct emon_counts_max),
+					       sizeof(struct emon_sched)));
 	s->cpu = calloc(o->ncpus, sizeof(*s->cpu));
 	if (!s->pcpu_buf || !s->cpu) {
 		ret = -ENOMEM;
@@ -301,6 +330,9 @@ int session__open(struct session *s, const struct session_opts *o,
 			 strerror(-ret));
 		goto out;
 	}
+	ret = session__attach_sched(s, err, errlen);
+	if (ret)
+		goto out;
 	if (o->max_trees > 0) {
 		s->link_fork = bpf_program__attach(s->skel->progs.on_fork);
 		s->link_free = s->link_fork ?
@@ -412,9 +444,29 @@ static int session__take_slot(struct session *s, int fd, __u32 slot,
 	return 0;
 }
 
+/* The same for sched_cpu (indexed as cpu_counts) into out[cpu].s. */
+static int session__take_sched(struct session *s, __u32 slot, struct counts *out)
+{
+	int fd = bpf_map__fd(s->skel->maps.sched_cpu);
+	struct emon_sched *v = s->pcpu_buf;
+
+	if (!s->sched)
+		return 0;
+	if (bpf_map_lookup_elem(fd, &slot, v))
+		return -errno;
+	for (int cpu = 0; cpu < s->ncpus; cpu++)
+		out[cpu].s = v[cpu];
+	memset(v, 0, sizeof(*v) * s->ncpus);
+	if (bpf_map_update_elem(fd, &slot, v, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
 static int session__take_pcpu(struct session *s, __u32 slot, struct counts *out)
 {
-	return session__take_slot(s, bpf_map__fd(s->skel->maps.cpu_counts), slot, out);
+	int err = session__take_slot(s, bpf_map__fd(s->skel->maps.cpu_counts), slot, out);
+
+	return err ?: session__take_sched(s, slot, out);
 }
 
 /* Each tree's part of the process overflow row, for the trees in use. */
@@ -456,7 +508,15 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-static void take_cgrp(struct session_read *r, const void *slot, int nr)
+/* A slot's scheduler view, after its counts (when on). */
+static void take_sched(struct counts *c, const void *counts, int nr, bool on)
+{
+	if (on)
+		memcpy(&c->s, (const char *)counts + sizeof(struct emon_count) * nr,
+		       sizeof(c->s));
+}
+
+static void take_cgrp(struct session_read *r, const void *slot, int nr, bool sched)
 {
 	const struct emon_cgrp_hdr *h = slot;
 	struct sess_cgrp *e = &r->cgrp[r->nr_cgrp++];
@@ -465,9 +525,10 @@ static void take_cgrp(struct session_read *r, const void *slot, int nr)
 	e->cpu = h->key.cpu;
 	memset(&e->c, 0, sizeof(e->c));
 	memcpy(e->c.c, (const char *)slot + sizeof(*h), sizeof(struct emon_count) * nr);
+	take_sched(&e->c, (const char *)slot + sizeof(*h), nr, sched);
 }
 
-static void take_proc(struct session_read *r, const void *slot, int nr)
+static void take_proc(struct session_read *r, const void *slot, int nr, bool sched)
 {
 	const struct emon_proc_hdr *h = slot;
 	struct sess_proc *e = &r->proc[r->nr_proc++];
@@ -481,6 +542,7 @@ static void take_proc(struct session_read *r, const void *slot, int nr)
 	e->trees = h->trees;
 	memset(&e->c, 0, sizeof(e->c));
 	memcpy(e->c.c, (const char *)slot + sizeof(*h), sizeof(struct emon_count) * nr);
+	take_sched(&e->c, (const char *)slot + sizeof(*h), nr, sched);
 }
 
 /*
@@ -509,9 +571,9 @@ static int session__drain(struct session *s, struct session_read *r,
 		const void *slot = base + (size_t)i * a->stride;
 
 		if (kind == EMON_KIND_CGRP)
-			take_cgrp(r, slot, s->nr_events);
+			take_cgrp(r, slot, s->nr_events, s->sched);
 		else
-			take_proc(r, slot, s->nr_events);
+			take_proc(r, slot, s->nr_events, s->sched);
 	}
 	memset(base, 0, (size_t)n * a->stride);
 	__atomic_store_n(used, 0, __ATOMIC_SEQ_CST);
@@ -774,6 +836,8 @@ bool session__cgroup_info(void *ctx, __u64 cgid, __u64 *parent, char *name,
 
 void session__close(struct session *s)
 {
+	for (int i = 0; i < 2; i++)
+		bpf_link__destroy(s->link_sched[i]);
 	bpf_link__destroy(s->link_free);
 	bpf_link__destroy(s->link_fork);
 	bpf_link__destroy(s->link_attach);

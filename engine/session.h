@@ -26,6 +26,8 @@ struct session_opts {
 	/* how far sched_switch goes (enum emon_step), 0: all of it; only
 	 * tools/bench-switch-cost asks for less */
 	__u32 steps;
+	bool sched;		/* the scheduler view (bpf/sched.bpf.h) */
+	bool sched_ms;		/* its histogram in ms */
 };
 
 struct sess_cgrp {
@@ -83,6 +85,8 @@ struct session {
 	struct bpf_link *link_exec;
 	struct bpf_link *link_free;
 	struct bpf_link *link_attach;
+	struct bpf_link *link_sched[2];	/* wakeup, wakeup_new (--sched) */
+	bool sched;
 	int ncpus;
 	int nr_events;
 	struct pmu_event *events[EMON_MAX_EVENTS];	/* reopened on hotplug */

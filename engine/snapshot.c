@@ -24,7 +24,9 @@ int snap_meta__encode(const struct snap_meta *m, void **bufp, size_t *lenp)
 	h->ncpus = m->ncpus;
 	h->npkg = m->npkg;
 	h->flags = (m->energy_on ? EMON_HELLO_ENERGY : 0) |
-		   (m->energy_estimated ? EMON_HELLO_ESTIMATED : 0);
+		   (m->energy_estimated ? EMON_HELLO_ESTIMATED : 0) |
+		   (m->sched_on ? EMON_HELLO_SCHED : 0) |
+		   (m->sched_ms ? EMON_HELLO_SCHED_MS : 0);
 	h->max_trees = m->max_trees;
 	h->start_t = m->start_t;
 	memcpy(h->energy_source, m->energy_source, sizeof(h->energy_source));
@@ -76,6 +78,8 @@ int snap_meta__decode(struct snap_meta *m, const void *buf, size_t len)
 	m->start_t = h->start_t;
 	m->energy_on = h->flags & EMON_HELLO_ENERGY;
 	m->energy_estimated = h->flags & EMON_HELLO_ESTIMATED;
+	m->sched_on = h->flags & EMON_HELLO_SCHED;
+	m->sched_ms = h->flags & EMON_HELLO_SCHED_MS;
 	memcpy(m->energy_source, h->energy_source, sizeof(m->energy_source));
 	memcpy(m->split_by, h->split_by, sizeof(m->split_by));
 	for (__u32 i = 0; i < h->nr_events; i++) {
@@ -127,6 +131,7 @@ struct dec {
 	const char *str;	/* the string table, strs bytes */
 	size_t strs;
 	int nr;
+	bool sched;		/* an emon_sched after each block's counts */
 };
 
 static void dec__counts(struct dec *d, struct counts *c)
@@ -134,6 +139,10 @@ static void dec__counts(struct dec *d, struct counts *c)
 	memset(c, 0, sizeof(*c));
 	memcpy(c->c, d->p, d->nr * sizeof(struct emon_count));
 	d->p += d->nr * sizeof(struct emon_count);
+	if (d->sched) {
+		memcpy(&c->s, d->p, sizeof(c->s));
+		d->p += sizeof(c->s);
+	}
 }
 
 static int dec__entry(struct dec *d, struct snap_entry *e)
@@ -232,7 +241,7 @@ int snapshot__decode(struct snapshot *s, const struct snap_meta *meta,
 		     const void *buf, size_t len)
 {
 	const struct emon_snap_hdr *h = buf;
-	size_t ent, need;
+	size_t ent, need, blk;
 	struct dec d;
 	int err;
 
@@ -241,10 +250,11 @@ int snapshot__decode(struct snapshot *s, const struct snap_meta *meta,
 	    h->npkg != (__u32)meta->npkg || h->nr_events > EMON_MAX_EVENTS ||
 	    h->nr_cgrp > 1u << 26 || h->nr_proc > 1u << 26)
 		return -EBADMSG;
-	ent = sizeof(struct emon_snap_entry) + h->nr_events * sizeof(struct emon_count);
+	blk = h->nr_events * sizeof(struct emon_count) +
+	      (h->flags & EMON_SNAP_SCHED ? sizeof(struct emon_sched) : 0);
+	ent = sizeof(struct emon_snap_entry) + blk;
 	need = sizeof(*h) +
-	       (size_t)h->ncpus * (sizeof(struct emon_snap_cpu) +
-				   h->nr_events * sizeof(struct emon_count)) +
+	       (size_t)h->ncpus * (sizeof(struct emon_snap_cpu) + blk) +
 	       (size_t)h->npkg * sizeof(struct emon_snap_pkg) +
 	       (EMON_SNAP_FIXED + (size_t)h->nr_cgrp + h->nr_proc) * ent + h->strings;
 	if (need != len)
@@ -256,7 +266,8 @@ int snapshot__decode(struct snapshot *s, const struct snap_meta *meta,
 		.seq = h->seq, .t = h->t, .ncpus = h->ncpus, .npkg = h->npkg,
 		.nr_events = h->nr_events, .scopes = h->scopes,
 		.nr_cgrp = h->nr_cgrp, .nr_proc = h->nr_proc,
-		.has_tree = h->flags & EMON_SNAP_TREE, .energy_reads = h->energy_reads,
+		.has_tree = h->flags & EMON_SNAP_TREE, .sched = h->flags & EMON_SNAP_SCHED,
+		.energy_reads = h->energy_reads,
 	};
 	for (int i = 0; i < EMON_STAT_NR && i < EMON_SNAP_STATS; i++)
 		s->stats[i] = h->stats[i];
@@ -273,6 +284,7 @@ int snapshot__decode(struct snapshot *s, const struct snap_meta *meta,
 		.end = (const char *)buf + len,
 		.strs = h->strings,
 		.nr = h->nr_events,
+		.sched = s->sched,
 	};
 	/* names are copied: the snapshot outlives buf */
 	d.str = (char *)s->online + s->ncpus;

@@ -49,6 +49,8 @@ struct snap_meta {
 	char split_by[SNAP_EVENT_NAME_LEN];	/* the event that splits energy */
 	double start_t;			/* CLOCK_MONOTONIC s: counting began */
 	int max_trees;			/* command trees it can follow at once */
+	bool sched_on;			/* the scheduler view is counted (--sched) */
+	bool sched_ms;			/* its histogram is in ms, not us */
 };
 
 /* A cgroup or a process, cumulative. */
@@ -68,6 +70,7 @@ struct snapshot {
 	int nr_events;		/* events in c[] below, in ev[] order */
 	int ev[EMON_MAX_EVENTS];	/* engine event index of c[i] */
 	unsigned int scopes;	/* enum snap_scope it was asked for */
+	bool sched;		/* counts carry the scheduler view (counts.s) */
 	bool *online;		/* [ncpus] CPUs with events (rows shown) */
 	struct counts *cpu;	/* [ncpus] */
 	double *cpu_energy;	/* [ncpus] attributed to each CPU */

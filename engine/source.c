@@ -85,11 +85,14 @@ static int try_daemon(struct source **sp, const struct source_opts *o,
 	s->req.events = events_mask(s, l, &missing);
 	s->req.scopes = o->scopes;
 	s->req.tree = -1;
-	if (missing || o->own_options || (o->tree && s->meta.max_trees < 1)) {
+	if (missing || o->own_options || (o->tree && s->meta.max_trees < 1) ||
+	    (o->eng.sched && (!s->meta.sched_on || s->meta.sched_ms != o->eng.sched_ms))) {
 		pr_warn("the daemon (pid %u, %s) %s: counting with own events",
 			s->meta.pid, path,
 			missing ? "does not count an event asked for" :
 			o->own_options ? "does not take the energy options given" :
+			o->eng.sched && !s->meta.sched_on ? "runs without --sched" :
+			o->eng.sched ? "has its run-queue histogram in other units (--sched-ms)" :
 			"follows no command trees");
 		if (missing)
 			pr_debug("the daemon does not count '%s'", missing);

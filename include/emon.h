@@ -145,4 +145,24 @@ enum emon_stat {
 	EMON_STAT_NR,
 };
 
+/*
+ * The scheduler view (--sched): per key, after its nr_events counts in
+ * cgrp_data and proc_data, and per CPU in sched_cpu (indexed as
+ * cpu_counts). Times in ns. hist[i] counts run-queue waits of i = log2
+ * of the wait in us (ms with sched_ms), 0 and 1 in 0, the last slot
+ * taking all longer ones: runqlat's buckets, so the two compare.
+ */
+#define EMON_SCHED_SLOTS 26
+struct emon_sched {
+	__u64 on_cpu_ns;	/* ran */
+	__u64 runq_wait_ns;	/* runnable, not running (wakeup or preemption to switch-in) */
+	__u64 sleep_ns;		/* off CPU asleep, interruptible (any state but D) */
+	__u64 blocked_ns;	/* off CPU uninterruptible (D) */
+	__u64 migrations;	/* moved to another CPU (se.nr_migrations) */
+	__u64 wakeups;		/* sched_wakeup of a sleeping task */
+	__u64 vol_switches;	/* switched out to sleep (nvcsw) */
+	__u64 invol_switches;	/* switched out runnable (nivcsw) */
+	__u64 hist[EMON_SCHED_SLOTS];
+};
+
 #endif /* EMON_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The daemon's local protocol, version 1 (docs/protocol.md): messages on a
+ * The daemon's local protocol, version 2 (docs/protocol.md): messages on a
  * UNIX stream socket, each a struct emon_msg_hdr then len bytes of
  * payload. Little-endian host layout: both ends run on one host. Fixed
  * width types only, so that other tools can speak it from this header.
@@ -12,7 +12,8 @@
 #include "emon.h"
 
 #define EMON_PROTO_MAGIC 0x4e4f4d45u	/* "EMON" */
-#define EMON_PROTO_VERSION 1
+/* 2: the scheduler view (EMON_HELLO_SCHED, EMON_SNAP_SCHED) */
+#define EMON_PROTO_VERSION 2
 /* Requests are small: a longer one is refused and its connection closed. */
 #define EMON_PROTO_MAX_REQUEST 4096
 #define EMON_PROTO_NAME_LEN 64
@@ -45,6 +46,8 @@ struct emon_hello_event {
 
 #define EMON_HELLO_ENERGY (1u << 0)	/* an energy source is active */
 #define EMON_HELLO_ESTIMATED (1u << 1)	/* it is a model */
+#define EMON_HELLO_SCHED (1u << 2)	/* the scheduler view is on (--sched) */
+#define EMON_HELLO_SCHED_MS (1u << 3)	/* its histogram is in ms, not us */
 
 /* followed by __s32 cpu_pkg[ncpus], __s32 pkg_id[npkg] */
 struct emon_hello {
@@ -77,10 +80,12 @@ struct emon_snap_req {
  * package a struct emon_snap_pkg, then EMON_SNAP_FIXED entries (overflow,
  * gone, tree: enum emon_snap_fixed), nr_cgrp cgroup entries, nr_proc
  * process entries, then strings bytes of NUL-terminated names. Each
- * entry and CPU ends with nr_events struct emon_count.
+ * entry and CPU ends with nr_events struct emon_count, then, with
+ * EMON_SNAP_SCHED, one struct emon_sched (emon.h).
  */
 #define EMON_SNAP_STATS 8
 #define EMON_SNAP_TREE (1u << 0)	/* the tree entries are meaningful */
+#define EMON_SNAP_SCHED (1u << 1)	/* each count block ends with an emon_sched */
 
 struct emon_snap_hdr {
 	__u64 seq;		/* flushes so far */

@@ -3,7 +3,7 @@
 # (FUZZ_SECONDS each, tests/fuzz/run.sh), then the integration tests (root,
 # real BPF) and ends with one summary line: "N passed, N failed, N skipped
 # in S s".
-#   tests/run.sh [--unit|--fuzz|--integration|--stress] [NAME_FILTER]
+#   tests/run.sh [--unit|--fuzz|--integration|--stress|--sched] [NAME_FILTER]
 # (default: unit, fuzz and integration; --stress runs tests/stress/ only)
 # With SAN_LOGS=DIR (make asan) sanitizer reports go to files there, and a
 # test after which one appeared fails, whatever its exit status. Each
@@ -17,6 +17,10 @@ mode=all
 [ "${1:-}" = "--fuzz" ] && { mode=fuzz; shift; }
 [ "${1:-}" = "--integration" ] && { mode=integration; shift; }
 [ "${1:-}" = "--stress" ] && { mode=stress; shift; }
+# --sched: integration tests again with every stat and serve under
+# --sched (lib.sh): the scheduler view must change none of their results
+# (give a NAME_FILTER: the whole suite includes cpu_hotplug)
+[ "${1:-}" = "--sched" ] && { mode=integration; export EMON_SCHED=1; shift; }
 filter=${1:-}
 pass=0 fail=0 skip=0 failed=()
 log=$(mktemp -d)

@@ -13,6 +13,15 @@ TESTCG=/emon-test-$$
 export EMON_PERF_SOCKET=$TMP/no-daemon.sock
 FAILS=0
 BG_PIDS=()
+# EMON_SCHED=1: every stat and serve of the test runs with --sched, which
+# must change none of what the test checks (tests/run.sh --sched)
+# (beside the build, not in $TMP: tests run it as nobody too)
+if [ -n "${EMON_SCHED:-}" ]; then
+	w=$(cd "${OUTPUT:-build}" && pwd)/emon-sched
+	printf '#!/bin/sh\nsub=$1\nshift\ncase $sub in stat|serve) exec "%s" "$sub" --sched "$@" ;; esac\nexec "%s" "$sub" "$@"\n' \
+		"$EMON" "$EMON" >"$w.$$" && chmod 755 "$w.$$" && mv "$w.$$" "$w"
+	EMON=$w
+fi
 
 skip() { echo "SKIP: $*"; exit 77; }
 # How much RSS may grow and still be flat: 1 MiB, plus ASan's quarantine

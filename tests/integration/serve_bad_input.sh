@@ -16,7 +16,7 @@ rss0=$(awk '$1 == "VmRSS:" { print $2 }' /proc/$DPID/status)
 "$PY3" - "$S" >"$TMP/client.out" 2>&1 <<'PY'
 import os, socket, struct, sys, time
 path = sys.argv[1]
-MAGIC, V = 0x4e4f4d45, 1
+MAGIC, V = 0x4e4f4d45, 2	# EMON_PROTO_VERSION
 HDR = struct.Struct("<IHHII")
 ok = True
 
