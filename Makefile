@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # emon-perf: BPF objects -> skeletons -> one userspace binary.
-#   make            build ./emon-perf (generated files under $(OUTPUT))
+#   make            build ./emon-perf, libemon.a and libemon.so (thread
+#                   self-monitoring), its example (generated files under
+#                   $(OUTPUT))
 #   make run        install what is missing (root), build, and count per
 #                   cgroup and process for 5 s (ARGS= to change)
 #   make test       install what is missing (root), build, unit +
@@ -50,23 +52,38 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(O)/%.skel.h,$(BPF_SRCS))
 
-# Every userspace source but main() goes into a library the tests link.
+# Every userspace source but main() goes into a library the tests link
+# (libemon-core.a: libemon.a is the self-monitoring library below).
 LIB_SRCS := $(filter-out cli/main.c,$(wildcard pmu/*.c rapl/*.c engine/*.c cli/*.c daemon/*.c))
 LIB_OBJS := $(patsubst %.c,$(O)/obj/%.o,$(LIB_SRCS))
 MAIN_OBJ := $(O)/obj/cli/main.o
-LIB := $(O)/libemon.a
+LIB := $(O)/libemon-core.a
+
+# libemon: thread self-monitoring for applications, at the top of the
+# tree; plain libc, no libbpf (cc -Iinclude prog.c libemon.a -lpthread).
+# The shared one exports emon_self_* only.
+SELF_SRCS := $(wildcard libemon/*.c)
+SELF_OBJS := $(patsubst %.c,$(O)/pic/%.o,$(SELF_SRCS))
+SELF_A := $(O)/libemon.a
+SELF_SO := $(O)/libemon.so
+SELF_LIBS := libemon.a libemon.so
+# The example and the test and benchmark programs, built as a user would
+# (against $(O)'s copy: a sanitizer build has its own).
+SELF_PROG_SRCS := $(wildcard examples/*.c tools/selfmon/*.c)
+SELF_PROGS := $(patsubst %.c,$(O)/%,$(SELF_PROG_SRCS))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOL_BINS := $(patsubst tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
 
-.PHONY: all clean test test-loaded unit integration stress bench bench-serve deps tools run \
+.PHONY: all clean test test-loaded unit integration stress bench bench-serve deps tools run selfmon \
+	selfmon-progs \
 	fuzz fuzzers asan install uninstall
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: emon-perf tools
+all: emon-perf tools selfmon
 
 deps:
 	$(Q)tools/install-deps.sh
@@ -80,7 +97,7 @@ $(O)/bpf/%.bpf.o: bpf/%.bpf.c include/emon.h $(O)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
-		-Iinclude -I$(O) -MMD -MP -c $< -o $@.tmp
+		-Iinclude -I$(O) -MMD -MP -MT $@ -MF $@.d -c $< -o $@.tmp
 	$(Q)llvm-strip -g $@.tmp -o $@ 2>/dev/null || mv $@.tmp $@
 	$(Q)rm -f $@.tmp
 
@@ -110,6 +127,38 @@ endif
 
 tools: $(TOOL_BINS)
 
+selfmon: $(SELF_LIBS) selfmon-progs
+
+selfmon-progs: $(SELF_PROGS)
+
+$(O)/pic/%.o: %.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -fPIC -c $< -o $@
+
+$(SELF_A): $(SELF_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(SELF_SO): $(SELF_OBJS) libemon/libemon.map
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libemon.so.0 \
+		-Wl,--version-script=libemon/libemon.map $(SELF_OBJS) -o $@
+
+libemon.a libemon.so: lib%: $(O)/lib%
+	$(call msg,CP,$@)
+	$(Q)cp $< $@
+
+$(O)/examples/%: examples/%.c $(SELF_A) include/emon/selfmon.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -Iinclude $< $(SELF_A) -lpthread -o $@
+
+$(O)/tools/selfmon/%: tools/selfmon/%.c $(SELF_A) include/emon/selfmon.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -Iinclude $< $(SELF_A) -lpthread -o $@
+
 $(O)/tools/%: tools/%.c $(LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
@@ -129,7 +178,7 @@ as_root_deps = if [ "$$(id -u)" -eq 0 ]; then tools/install-deps.sh $(1); fi
 # integration tests on the sanitizer build; both run, either fails it.
 test:
 	$(Q)$(call as_root_deps,--with-test)
-	$(Q)$(MAKE) --no-print-directory emon-perf tools unit fuzzers
+	$(Q)$(MAKE) --no-print-directory emon-perf tools selfmon unit fuzzers
 	$(Q)ret=0; OUTPUT=$(O) FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) tests/run.sh || \
 		ret=1; $(MAKE) --no-print-directory asan || ret=1; exit $$ret
 
@@ -139,7 +188,7 @@ run:
 	$(Q)$(MAKE) --no-print-directory emon-perf
 	./emon-perf stat $(ARGS)
 
-integration: emon-perf tools
+integration: emon-perf tools selfmon
 	$(Q)OUTPUT=$(O) tests/run.sh --integration
 
 # Longer fault and load tests (tests/stress/), not part of make test.
@@ -160,7 +209,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	    -fno-omit-frame-pointer
 FUZZ_CFLAGS = $(filter-out -O%,$(CFLAGS)) -O1 $(FUZZ_SAN)
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_O)/obj/%.o,$(LIB_SRCS))
-FUZZ_LIB := $(FUZZ_O)/libemon.a
+FUZZ_LIB := $(FUZZ_O)/libemon-core.a
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%,$(FUZZ_SRCS))
 FUZZ_SECONDS ?= 60
@@ -199,7 +248,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 asan:
 	$(Q)$(MAKE) --no-print-directory OUTPUT=$(ASAN_OUTPUT) CC=$(ASAN_CC) \
 		BIN=$(ASAN_O)/emon-perf EXTRA_CFLAGS="$(SAN_FLAGS) -Wno-error" \
-		EXTRA_LDFLAGS="$(SAN_FLAGS)" emon-perf tools unit
+		EXTRA_LDFLAGS="$(SAN_FLAGS)" emon-perf tools selfmon-progs unit
 	$(Q)echo "sanitizer build ($(ASAN_OUTPUT)): unit and integration tests"
 	$(Q)OUTPUT=$(ASAN_O) EMON=$(ASAN_O)/emon-perf \
 		SAN_LOGS=$(ASAN_O)/sanitizer tests/run.sh
@@ -250,7 +299,8 @@ uninstall:
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -rf $(O) emon-perf $(ASAN_O)
+	$(Q)rm -rf $(O) emon-perf $(ASAN_O) $(SELF_LIBS)
 
 -include $(wildcard $(O)/obj/*/*.d $(O)/bpf/*.d $(O)/tools/*.d $(O)/tests/*.d \
+	$(O)/pic/*/*.d $(O)/examples/*.d $(O)/tools/selfmon/*.d \
 	$(O)/fuzz/*.d $(O)/fuzz/obj/*/*.d)

@@ -123,6 +123,9 @@ struct emon_counts {
 	struct emon_count c[EMON_MAX_EVENTS];
 };
 
+/* Thread self-monitoring: slots that registered threads read (serve --threads). */
+#include "selfmon.bpf.h"
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
 	__uint(key_size, sizeof(__u32));
@@ -734,6 +737,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev_task,
 	if (!p)
 		return 0;
 	account(p, false, true);
+	selfmon__switch(p, prev_task, next);
 	/* CFS picked next: its exec_start is now, in the task clock */
 	set_running(p, next, fair(next) ? next->se.exec_start : 0);
 	return 0;

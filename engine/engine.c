@@ -271,6 +271,7 @@ static int setup_session(struct engine *e, struct session_opts *so)
 	so->max_cgroups = e->o.max_cgroups;
 	so->max_procs = e->o.max_procs;
 	so->max_trees = e->o.max_trees;
+	so->max_threads = e->o.max_threads;
 	session__setup_libbpf();
 	ret = session__open(&e->sess, so, err, sizeof(err));
 	if (ret) {
@@ -372,6 +373,13 @@ const struct snap_meta *engine__meta(const struct engine *e)
 const char *engine__cgroot(const struct engine *e)
 {
 	return e->cgroot;
+}
+
+int engine__self_maps(const struct engine *e, int *slots_fd, int *task_fd,
+		      int *ctl_fd)
+{
+	return e->sess_open ? session__self_maps(&e->sess, slots_fd, task_fd, ctl_fd) :
+			      -ENOENT;
 }
 
 const char *engine__energy_note(const struct engine *e)

@@ -121,6 +121,8 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 
 		if (o->events[i]->is_time && k->rodata->clock_event < 0)
 			k->rodata->clock_event = i;
+		if (o->events[i]->is_time)
+			k->rodata->self_time |= 1u << i;
 
 		if (a->type == PERF_TYPE_SOFTWARE)
 			k->rodata->counter_only |= 1u << i;
@@ -140,6 +142,9 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 	err = err ?: bpf_map__set_max_entries(k->maps.proc_idx, 2 * s->max_procs);
 	err = err ?: bpf_map__set_max_entries(k->maps.cgrp_parent, 2 * s->max_cgroups);
 	err = err ?: bpf_map__set_max_entries(k->maps.tree, s->max_procs);
+	/* thread self-monitoring: off without slots (the array needs one) */
+	k->rodata->self_max = o->max_threads;
+	err = err ?: bpf_map__set_max_entries(k->maps.self_slots, max_u32(o->max_threads, 1));
 	return err;
 }
 
@@ -289,6 +294,17 @@ out:
 	if (ret)
 		session__close(s);
 	return ret;
+}
+
+int session__self_maps(const struct session *s, int *slots_fd, int *task_fd,
+		       int *ctl_fd)
+{
+	if (!s->skel || !s->skel->rodata->self_max)
+		return -ENOENT;
+	*slots_fd = bpf_map__fd(s->skel->maps.self_slots);
+	*task_fd = bpf_map__fd(s->skel->maps.self_task);
+	*ctl_fd = bpf_program__fd(s->skel->progs.self_ctl);
+	return 0;
 }
 
 /* Run the flush program on cpu: 0, -ENXIO when it is offline, or -errno. */

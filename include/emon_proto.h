@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The daemon's local protocol, version 1 (docs/protocol.md): messages on a
+ * The daemon's local protocol, version 2 (docs/protocol.md): messages on a
  * UNIX stream socket, each a struct emon_msg_hdr then len bytes of
  * payload. Little-endian host layout: both ends run on one host. Fixed
  * width types only, so that other tools can speak it from this header.
@@ -10,9 +10,11 @@
 
 #include <linux/types.h>
 #include "emon.h"
+#include "emon_selfmon.h"
 
 #define EMON_PROTO_MAGIC 0x4e4f4d45u	/* "EMON" */
-#define EMON_PROTO_VERSION 1
+/* 2: thread self-monitoring (SELF_REQ, SELF) */
+#define EMON_PROTO_VERSION 2
 /* Requests are small: a longer one is refused and its connection closed. */
 #define EMON_PROTO_MAX_REQUEST 4096
 #define EMON_PROTO_NAME_LEN 64
@@ -32,6 +34,8 @@ enum emon_msg_type {
 	EMON_MSG_TRACK_REQ = 4,		/* client: struct emon_track_req */
 	EMON_MSG_TRACK = 5,		/* daemon: struct emon_track */
 	EMON_MSG_ERROR = 6,		/* daemon: struct emon_error + text */
+	EMON_MSG_SELF_REQ = 7,		/* client: struct emon_self_req */
+	EMON_MSG_SELF = 8,		/* daemon: struct emon_self_grant + an fd */
 };
 
 #define EMON_EV_SUPPORTED (1u << 0)	/* counted (else: cannot be, here) */
