@@ -9,7 +9,7 @@
  *   check churn SOCKET N BATCH      N threads, BATCH at a time, each
  *                                   registers, reads and exits
  *   check hold SOCKET               reads until a read fails, says why
- *   check steal SOCKET TID          asks for TID's slot (raw protocol)
+ *   check steal SOCKET TID|self     asks for TID's slot (raw protocol)
  *
  * Each thread's line: "thread K: cpu_clock LIB vs cputime REF ns,
  * switches LIB vs proc REF", where REF is what the kernel says for the
@@ -311,7 +311,8 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "hold") && argc == 3)
 		return do_hold(sock);
 	if (!strcmp(mode, "steal") && argc == 4)
-		return do_steal(sock, strtoul(argv[3], NULL, 10));
+		return do_steal(sock, strcmp(argv[3], "self") ? strtoul(argv[3], NULL, 10) :
+						(unsigned long)syscall(SYS_gettid));
 	fprintf(stderr, "usage: check accuracy|threads|churn|hold|steal SOCKET ...\n");
 	return 2;
 }
