@@ -123,9 +123,6 @@ struct emon_counts {
 	struct emon_count c[EMON_MAX_EVENTS];
 };
 
-/* Thread self-monitoring: slots that registered threads read (serve --threads). */
-#include "selfmon.bpf.h"
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
 	__uint(key_size, sizeof(__u32));
@@ -253,6 +250,9 @@ struct {
 	__type(key, __u32);
 	__type(value, struct emon_counts);
 } split_scratch SEC(".maps");
+
+/* Thread self-monitoring: slots that registered threads read (serve --threads). */
+#include "selfmon.bpf.h"
 
 static __always_inline void stat_inc(__u32 slot)
 {

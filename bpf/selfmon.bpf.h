@@ -24,6 +24,9 @@
 const volatile __u32 self_max;
 /* Events (bit i) counted from timestamps: cpu-clock, task-clock. */
 const volatile __u32 self_time;
+/* Hardware events (bit i) whose rdpmc index the slots publish, so that a
+ * reader can add the running slice (x86; see selfmon__pmc). */
+const volatile __u32 self_pmc;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -94,16 +97,76 @@ static __always_inline void selfmon__out(struct emon_self_slot *sl,
 	__sync_fetch_and_add(&sl->seq, 1);
 }
 
+/*
+ * The kernel perf_event behind the events map's entry key: the map is a
+ * struct bpf_array whose ptrs[] hold struct bpf_event_entry. The map's
+ * own address is taken as a number (the verifier allows no arithmetic on
+ * a map pointer), everything else is read with probe reads.
+ */
+static __always_inline struct perf_event *selfmon__event(__u32 key)
+{
+	struct bpf_event_entry *ee = NULL;
+	void *map = &events;
+	struct bpf_array *arr;
+	__u64 addr = 0;
+
+	if (bpf_probe_read_kernel(&addr, sizeof(addr), &map))
+		return NULL;
+	arr = (struct bpf_array *)addr;
+	if (key >= BPF_CORE_READ(arr, map.max_entries))
+		return NULL;
+	if (bpf_core_read(&ee, sizeof(ee), &arr->ptrs[key]) || !ee)
+		return NULL;
+	return BPF_CORE_READ(ee, event);
+}
+
+/* x86 rdpmc numbers: general counters from 0, fixed ones from 1 << 30 */
+#define SELF_RDPMC_FIXED (1u << 30)
+
+/*
+ * Publish event i's counter for rdpmc, as perf_event_mmap_page would
+ * (index = event_base_rdpmc + 1; the raw value the count was last taken
+ * at, hw.prev_count, which the read in account() just refreshed), only
+ * while the event runs on this CPU and has never been multiplexed
+ * (enabled == running): a rotation moves it to another counter with no
+ * switch that would warn the reader. UNTESTED: written without a PMU.
+ */
+static __always_inline void selfmon__pmc(struct emon_self_slot *sl,
+					 const struct emon_prev *p, __u32 i, __u32 cpu)
+{
+	struct perf_event *pe;
+	__u64 raw = 0;
+	__u32 idx;
+
+	sl->pmc_idx[i] = 0;
+	if (!(self_pmc & (1u << i)) || p->c[i].enabled != p->c[i].running)
+		return;
+	pe = selfmon__event(i * nr_cpus + cpu);
+	if (!pe || BPF_CORE_READ(pe, state) != PERF_EVENT_STATE_ACTIVE ||
+	    BPF_CORE_READ(pe, oncpu) != (int)cpu)
+		return;
+	idx = BPF_CORE_READ(pe, hw.event_base_rdpmc);
+	if ((idx & ~SELF_RDPMC_FIXED) >= 64 ||
+	    bpf_core_read(&raw, sizeof(raw), &pe->hw.prev_count))
+		return;
+	sl->pmc_start[i] = raw;
+	sl->pmc_idx[i] = idx + 1;
+}
+
 /* The incoming thread's slice starts here. */
 static __always_inline void selfmon__in(struct emon_self_slot *sl,
 					const struct emon_prev *p, __u64 now)
 {
+	__u32 cpu = bpf_get_smp_processor_id();
+
 	__sync_fetch_and_add(&sl->seq, 1);
-	sl->cpu = bpf_get_smp_processor_id();
+	sl->cpu = cpu;
 	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
 		if (i >= nr_events)
 			break;
 		sl->start[i] = p->c[i].counter;
+		if (self_pmc)
+			selfmon__pmc(sl, p, i, cpu);
 	}
 	sl->start_ns = now;
 	__sync_fetch_and_add(&sl->seq, 1);
@@ -173,7 +236,6 @@ int self_ctl(struct bpf_raw_tracepoint_args *ctx)
 		sl->gen = ctx->args[2];
 		sl->tid = ctx->args[3];
 		sl->start_ns = 0;
-		sl->pmc_width = 0;
 		for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
 			sl->total[i] = 0;
 			sl->start[i] = 0;

@@ -97,7 +97,7 @@ _emon_perf()
 	-o | --output | --html | --socket)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
-	--powercap-root)
+	--powercap-root | --pin-dir)
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return ;;
 	--socket-group)
@@ -105,7 +105,7 @@ _emon_perf()
 		return ;;
 	-I | --interval-print | -x | --field-separator | --timeout | --idle-watts | \
 	--max-cgroups | --max-procs | --listen | --processes | --max-series | \
-	--max-clients | --max-keys | --retain | --min-flush-ms | --top)
+	--max-clients | --max-keys | --retain | --min-flush-ms | --top | --threads)
 		return ;;	# a value of the user's own
 	esac
 	if [[ $cur == -* ]]; then

@@ -45,6 +45,10 @@
 #define PIDFD_THREAD O_EXCL	/* linux/pidfd.h, 6.9 */
 #endif
 
+/* x86_pmu.cntval_bits on Intel (since Core) and AMD, which BTF does not
+ * give: the width of a counter read with rdpmc. */
+#define SELF_PMC_WIDTH 48
+
 struct self_owner {
 	int pidfd;		/* -1: the slot is free */
 	pid_t tid, tgid;
@@ -313,6 +317,7 @@ static void selfmon__grant(const struct selfmon *s, __u32 i, struct emon_self_gr
 		.gen = s->mem[i].gen,
 		.time_mask = s->time_mask,
 		.switch_mask = s->switch_mask,
+		.pmc_width = SELF_PMC_WIDTH,
 	};
 }
 

@@ -43,16 +43,13 @@ struct emon_self_slot {
 	/* counter values at the running slice's start */
 	__u64 start[EMON_MAX_EVENTS];
 	/*
-	 * rdpmc (hardware events): the user-space counter index + 1 of the
-	 * per-CPU event on slot.cpu (perf_event_mmap_page.index; 0: not
-	 * usable, read as of the last switch), the raw counter value at the
-	 * slice's start, and the counter width in bits.
+	 * rdpmc (hardware events): the raw counter value at the slice's
+	 * start, and the rdpmc index + 1 of the per-CPU event on slot.cpu
+	 * (as perf_event_mmap_page.index; 0: not usable, the value is as of
+	 * the last switch). The width is the grant's.
 	 */
-	__u16 pmc_idx[EMON_MAX_EVENTS];
-	__u32 pmc_width;
-	__u32 pad;
 	__u64 pmc_start[EMON_MAX_EVENTS];
-	__u64 reserved;
+	__u32 pmc_idx[EMON_MAX_EVENTS];
 };
 
 /*
@@ -89,6 +86,8 @@ struct emon_self_grant {
 	 * switch (context-switches): their value as of the last switch is
 	 * exact too */
 	__u32 switch_mask;
+	__u32 pmc_width;	/* bits of a hardware counter, for rdpmc */
+	__u32 pad;
 };
 
 #endif /* EMON_SELFMON_H */

@@ -64,7 +64,7 @@ bool emon__rdpmc_allowed(void)
 static inline __u64 slice_pmc(const struct emon_self *s, int i)
 {
 	const struct emon_self_slot *sl = s->slot;
-	__u32 idx = load(&sl->pmc_idx[i]), w = load(&sl->pmc_width);
+	__u32 idx = load(&sl->pmc_idx[i]), w = s->pmc_width;
 	__u64 mask;
 
 	if (!s->rdpmc || !idx || w < 8 || w > 64)

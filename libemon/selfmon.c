@@ -150,6 +150,7 @@ static int self__map(struct emon_self *s, const struct emon_self_grant *g, int f
 	s->gen = g->gen;
 	s->time_mask = g->time_mask;
 	s->switch_mask = g->switch_mask;
+	s->pmc_width = g->pmc_width;
 	return 0;
 }
 

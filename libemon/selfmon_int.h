@@ -16,6 +16,7 @@ struct emon_self {
 	__u64 gen;
 	int nr;				/* events */
 	__u32 time_mask, switch_mask;
+	__u32 pmc_width;
 	bool rdpmc;			/* user rdpmc allowed here */
 	pthread_t owner;
 	__u64 base[EMON_MAX_EVENTS];	/* at open: reads are since then */
