@@ -15,6 +15,7 @@
 #                   integration tests against it (make test does both)
 #   make bench      benchmarks, rewrites BENCHMARKS.md
 #   make bench-serve  the daemon's benchmarks alone (its section of it)
+#   make bench-selfmon  the cost of a libemon read (its section of it)
 #   make deps       install missing Debian packages
 #   make install    the binary, man pages, bash completion, deploy files
 #                   under $(DESTDIR)$(PREFIX) (PREFIX=/usr/local)
@@ -77,7 +78,8 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOL_BINS := $(patsubst tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
 
-.PHONY: all clean test test-loaded unit integration stress bench bench-serve deps tools run selfmon \
+.PHONY: all clean test test-loaded unit integration stress bench bench-serve bench-selfmon deps \
+	tools run selfmon \
 	selfmon-progs \
 	fuzz fuzzers asan install uninstall
 .DELETE_ON_ERROR:
@@ -253,9 +255,14 @@ asan:
 	$(Q)OUTPUT=$(ASAN_O) EMON=$(ASAN_O)/emon-perf \
 		SAN_LOGS=$(ASAN_O)/sanitizer tests/run.sh
 
-bench: emon-perf tools
+bench: emon-perf tools selfmon
 	$(Q)OUTPUT=$(O) tools/bench.sh
 	$(Q)OUTPUT=$(O) tools/bench-serve.sh
+	$(Q)OUTPUT=$(O) tools/bench-selfmon.sh
+
+# the cost of a libemon read (tools/bench-selfmon.sh): about 30 s
+bench-selfmon: emon-perf selfmon
+	$(Q)OUTPUT=$(O) tools/bench-selfmon.sh
 
 bench-serve: emon-perf tools
 	$(Q)OUTPUT=$(O) tools/bench-serve.sh
