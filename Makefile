@@ -166,10 +166,10 @@ $(O)/tools/%: tools/%.c $(LIB)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LIBS) -o $@
 
-$(O)/tests/%: tests/unit/%.c $(LIB)
+$(O)/tests/%: tests/unit/%.c $(LIB) $(SELF_A)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(SELF_A) $(LIBS) -lcmocka -o $@
 
 unit: $(UNIT_BINS)
 
