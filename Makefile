@@ -275,15 +275,18 @@ MANDIR ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/emon-perf
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 COMPDIR ?= $(PREFIX)/share/bash-completion/completions
+LIBDIR ?= $(PREFIX)/lib
+INCDIR ?= $(PREFIX)/include
 MAN1 := man/emon-perf.1 man/emon-perf-stat.1 man/emon-perf-report.1
 MAN8 := man/emon-perf-serve.8
 INSTALLED := $(BINDIR)/emon-perf $(addprefix $(MANDIR)/man1/,$(notdir $(MAN1))) \
 	$(addprefix $(MANDIR)/man8/,$(notdir $(MAN8))) $(COMPDIR)/emon-perf \
 	$(UNITDIR)/emon-perf.service $(DATADIR)/deploy/systemd/emon-perf.service \
 	$(DATADIR)/deploy/kubernetes/daemonset.yaml \
-	$(DATADIR)/doc/capabilities.md $(DATADIR)/doc/protocol.md
+	$(DATADIR)/doc/capabilities.md $(DATADIR)/doc/protocol.md \
+	$(LIBDIR)/libemon.a $(LIBDIR)/libemon.so.0 $(LIBDIR)/libemon.so $(INCDIR)/emon/selfmon.h
 
-install: $(BIN)
+install: $(BIN) $(SELF_LIBS)
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)install -D -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/emon-perf
 	$(Q)install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
@@ -297,12 +300,16 @@ install: $(BIN)
 	$(Q)install -m 0644 $(DESTDIR)$(UNITDIR)/emon-perf.service $(DESTDIR)$(DATADIR)/deploy/systemd/
 	$(Q)install -m 0644 deploy/kubernetes/daemonset.yaml $(DESTDIR)$(DATADIR)/deploy/kubernetes/
 	$(Q)install -m 0644 docs/capabilities.md docs/protocol.md $(DESTDIR)$(DATADIR)/doc/
+	$(Q)install -D -m 0644 libemon.a $(DESTDIR)$(LIBDIR)/libemon.a
+	$(Q)install -D -m 0755 libemon.so $(DESTDIR)$(LIBDIR)/libemon.so.0
+	$(Q)ln -sf libemon.so.0 $(DESTDIR)$(LIBDIR)/libemon.so
+	$(Q)install -D -m 0644 include/emon/selfmon.h $(DESTDIR)$(INCDIR)/emon/selfmon.h
 
 uninstall:
 	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	$(Q)rmdir -p $(DESTDIR)$(DATADIR)/deploy/systemd $(DESTDIR)$(DATADIR)/deploy/kubernetes \
-		$(DESTDIR)$(DATADIR)/doc 2>/dev/null || true
+		$(DESTDIR)$(DATADIR)/doc $(DESTDIR)$(INCDIR)/emon 2>/dev/null || true
 
 clean:
 	$(call msg,CLEAN,)
