@@ -69,7 +69,13 @@ check "nobody cannot register root's thread $victim: EPERM" grep -q "^error 1: t
 "$CHECK" steal "$S" $victim >"$TMP/steal2.out" 2>&1
 check "nor can another root process: EPERM" grep -q "^error 1: " "$TMP/steal2.out"
 "$CHECK" steal "$S" self >"$TMP/own.out" 2>&1
+cat "$TMP/own.out"
 check "while its own thread registers" grep -q "^granted" "$TMP/own.out"
+check "the array's fd maps for reading" grep -q "^mmap for reading: allowed" "$TMP/own.out"
+check "but not for writing, nor can the mapping be made writable, nor the map updated: frozen" \
+	bash -c "grep -q '^mmap for writing: Operation not permitted' '$TMP/own.out' &&
+		 grep -q '^mprotect to write: Permission denied' '$TMP/own.out' &&
+		 grep -q '^bpf() update: Operation not permitted' '$TMP/own.out'"
 
 # live_slots: slots of a thread, from the pinned array (state, bytes 4-7)
 live_slots() {

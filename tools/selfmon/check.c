@@ -28,6 +28,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/bpf.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -261,7 +263,47 @@ static int do_hold(const char *sock)
 	return r == -ESHUTDOWN ? 0 : 1;
 }
 
-/* The raw protocol: ask for another thread's slot. Prints the answer. */
+/* Receive len bytes, the fd sent with them into *fd. */
+static int recv_fd(int sock, void *buf, size_t len, int *fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { buf, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+
+	if (recvmsg(sock, &mh, MSG_WAITALL) != (ssize_t)len)
+		return -1;
+	cm = CMSG_FIRSTHDR(&mh);
+	if (cm && cm->cmsg_type == SCM_RIGHTS)
+		memcpy(fd, CMSG_DATA(cm), sizeof(int));
+	return 0;
+}
+
+/* What the array's fd lets a reader do besides reading: nothing. */
+static void try_writes(int fd, const struct emon_self_grant *g)
+{
+	size_t len = ((size_t)g->nr_slots * g->slot_size + 4095) & ~4095UL;
+	union bpf_attr a;
+	unsigned char v[256] = { 0 };
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	printf("mmap for writing: %s\n", p == MAP_FAILED ? strerror(errno) : "allowed");
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	printf("mmap for reading: %s\n", p == MAP_FAILED ? strerror(errno) : "allowed");
+	if (p != MAP_FAILED)
+		printf("mprotect to write: %s\n",
+		       mprotect(p, len, PROT_READ | PROT_WRITE) ? strerror(errno) : "allowed");
+	memset(&a, 0, sizeof(a));
+	a.map_fd = fd;
+	a.key = (uintptr_t)&g->slot;
+	a.value = (uintptr_t)v;
+	printf("bpf() update: %s\n",
+	       syscall(SYS_bpf, BPF_MAP_UPDATE_ELEM, &a, sizeof(a)) ? strerror(errno) : "allowed");
+}
+
+/* The raw protocol: ask for another thread's slot. Prints the answer;
+ * granted, what the fd that came with it allows. */
 static int do_steal(const char *sock, unsigned int tid)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -272,7 +314,7 @@ static int do_steal(const char *sock, unsigned int tid)
 		    sizeof(struct emon_self_req), 0 }, { tid, 0 } };
 	struct emon_msg_hdr h;
 	char buf[4096];
-	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0), map_fd = -1;
 
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
@@ -281,7 +323,7 @@ static int do_steal(const char *sock, unsigned int tid)
 	}
 	/* the hello, then the answer */
 	for (int m = 0; m < 2; m++) {
-		if (recv(fd, &h, sizeof(h), MSG_WAITALL) != sizeof(h) || h.len > sizeof(buf) ||
+		if (recv_fd(fd, &h, sizeof(h), &map_fd) || h.len > sizeof(buf) ||
 		    recv(fd, buf, h.len, MSG_WAITALL) != (ssize_t)h.len) {
 			printf("no answer\n");
 			return 1;
@@ -294,6 +336,8 @@ static int do_steal(const char *sock, unsigned int tid)
 		       buf + sizeof(struct emon_error));
 	else
 		printf("granted (type %u)\n", h.type);
+	if (h.type == EMON_MSG_SELF && map_fd >= 0)
+		try_writes(map_fd, (const struct emon_self_grant *)buf);
 	return 0;
 }
 
