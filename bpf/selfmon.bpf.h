@@ -9,11 +9,19 @@
  * one pointer walk per switch to tell, no hash lookup, and the kernel
  * drops the entry with the task, so a reused tid never finds a slot.
  * At a registered thread's switch out, the slice goes into its slot (time
- * events from bpf_ktime_get_ns(), which is CLOCK_MONOTONIC, the clock the
- * reader adds the running slice with; other events as this CPU's counters
- * moved since its switch in); at its switch in, the slice's start is
- * recorded. Off (self_max == 0, no --threads): the verifier drops all of
- * it, and a switch costs what it did.
+ * events as the scheduler ran it, see selfmon__ran(); other events as
+ * this CPU's counters moved since its switch in); at its switch in, the
+ * slice's start is recorded: the counters, and bpf_ktime_get_ns(), which
+ * is CLOCK_MONOTONIC, the clock the reader adds the running slice with.
+ * Off (self_max == 0, no --threads): the verifier drops all of it but the
+ * knob's load, and a switch costs what it did.
+ *
+ * One writer at a time per slot: its thread's switch out completes before
+ * the thread can be switched in anywhere, and the thread, its only
+ * reader, never runs while its slot is written at a switch (a read that
+ * a switch interrupts sees seq move and starts over). self_ctl (the
+ * daemon) writes only a free slot, one whose thread has exited, or, at
+ * shutdown, the state field alone.
  */
 #ifndef SELFMON_BPF_H
 #define SELFMON_BPF_H
