@@ -65,7 +65,7 @@ struct selfmon {
 	int used;
 	__u32 nr_events, time_mask, switch_mask;
 	char dir[PATH_MAX], pin[PATH_MAX];
-	bool made_dir;
+	bool made_dir, pinned;	/* what close removes: only what we made */
 };
 
 static bool on_bpffs(const char *path)
@@ -119,9 +119,9 @@ static int selfmon__pin(struct selfmon *s, gid_t gid)
 	err = bpf_obj_pin(s->slots_fd, s->pin);
 	if (err) {
 		pr_err("cannot pin the thread slots at %s: %s", s->pin, strerror(errno));
-		s->pin[0] = '\0';
 		return 1;
 	}
+	s->pinned = true;
 	if (chmod(s->dir, 0750) || chmod(s->pin, 0440) ||
 	    (gid != (gid_t)-1 && (chown(s->dir, -1, gid) || chown(s->pin, -1, gid)))) {
 		pr_err("cannot give %s to --socket-group: %s", s->dir, strerror(errno));
@@ -233,7 +233,7 @@ void selfmon__close(struct selfmon *s)
 	}
 	if (s->mem)
 		munmap((void *)s->mem, s->len);
-	if (s->pin[0])
+	if (s->pinned)
 		unlink(s->pin);
 	if (s->made_dir)
 		rmdir(s->dir);

@@ -20,6 +20,18 @@ gid=$(getent group "$grp" | cut -d: -f3)
 chmod 755 "$TMP"
 S=$TMP/run/emon.sock
 PIN=/sys/fs/bpf/emon-test-$$
+
+# bad input: exit 2, one line naming the culprit, nothing left behind
+for args in "--threads 0" "--threads lots" "--threads 8 --pin-dir relative" \
+	"--threads 8 --pin-dir $TMP/plain/dir"; do
+	"$EMON" serve -e cpu-clock $args --socket "$TMP/bad/e.sock" --listen none \
+		>/dev/null 2>"$TMP/bad.err"
+	rc=$?
+	culprit=${args##* }
+	check "serve $args: exit 2, one line naming '$culprit' ($rc: $(head -1 "$TMP/bad.err"))" \
+		bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$TMP/bad.err') -eq 1 ] &&
+			 grep -qF -- '$culprit' '$TMP/bad.err' && [ ! -e '$TMP/bad/e.sock' ]"
+done
 serve_start "$S" "$TMP/serve.err" -v -e cpu-clock,context-switches --threads 32 \
 	--pin-dir "$PIN" --socket-group "$grp" --listen none || exit 1
 check "slots pinned in --pin-dir: directory 0750, pin 0440, --socket-group's" \
