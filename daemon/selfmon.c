@@ -153,6 +153,20 @@ static int selfmon__map(struct selfmon *s)
 	return 0;
 }
 
+/* Pidfds of threads (PIDFD_THREAD) came with Linux 6.9. */
+static int selfmon__check_kernel(void)
+{
+	int fd = syscall(SYS_pidfd_open, (pid_t)syscall(SYS_gettid), PIDFD_THREAD);
+
+	if (fd < 0) {
+		pr_err("--threads needs pidfds of threads (Linux 6.9 or later): %s",
+		       strerror(errno));
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
+
 int selfmon__open(struct selfmon **sp, const struct selfmon_opts *o,
 		  const struct engine *e)
 {
@@ -182,7 +196,8 @@ int selfmon__open(struct selfmon **sp, const struct selfmon_opts *o,
 	}
 	for (__u32 i = 0; i < s->nr; i++)
 		s->own[i].pidfd = -1;
-	ret = selfmon__bpffs(s->dir);
+	ret = selfmon__check_kernel();
+	ret = ret ?: selfmon__bpffs(s->dir);
 	ret = ret ?: selfmon__map(s);
 	ret = ret ?: selfmon__pin(s, o->gid);
 	if (ret) {
