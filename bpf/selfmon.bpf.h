@@ -51,6 +51,20 @@ struct {
 	__type(value, struct emon_self_ref);
 } self_task SEC(".maps");
 
+/*
+ * seq += 1, fully ordered. The JITs emit an atomic add whose result is
+ * used (BPF_FETCH) with full barriers (x86 LOCK XADD, arm64 LDADDAL or a
+ * loop with DMB); one whose result is unused may be relaxed on arm64
+ * (STADD), so the result is handed to an empty asm to keep the fetch. It
+ * is a compiler barrier either way.
+ */
+static __always_inline void selfmon__seq_bump(__u32 *seq)
+{
+	__u32 old = __sync_fetch_and_add(seq, 1);
+
+	asm volatile("" : : "r"(old) : "memory");
+}
+
 static __always_inline struct emon_self_slot *selfmon__slot(struct task_struct *t)
 {
 	struct emon_self_ref *r = bpf_task_storage_get(&self_task, t, NULL, 0);
@@ -87,7 +101,7 @@ static __always_inline void selfmon__out(struct emon_self_slot *sl,
 {
 	__u64 ran = selfmon__ran(t);
 
-	__sync_fetch_and_add(&sl->seq, 1);
+	selfmon__seq_bump(&sl->seq);
 	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
 		__u64 d;
 
@@ -102,7 +116,7 @@ static __always_inline void selfmon__out(struct emon_self_slot *sl,
 			sl->total[i] += d;
 	}
 	sl->start_ns = 0;
-	__sync_fetch_and_add(&sl->seq, 1);
+	selfmon__seq_bump(&sl->seq);
 }
 
 /*
@@ -167,7 +181,7 @@ static __always_inline void selfmon__in(struct emon_self_slot *sl,
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 
-	__sync_fetch_and_add(&sl->seq, 1);
+	selfmon__seq_bump(&sl->seq);
 	sl->cpu = cpu;
 	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
 		if (i >= nr_events)
@@ -177,7 +191,7 @@ static __always_inline void selfmon__in(struct emon_self_slot *sl,
 			selfmon__pmc(sl, p, i, cpu);
 	}
 	sl->start_ns = now;
-	__sync_fetch_and_add(&sl->seq, 1);
+	selfmon__seq_bump(&sl->seq);
 }
 
 /*
@@ -192,7 +206,7 @@ static __always_inline void selfmon__out_untraced(struct emon_self_slot *sl,
 {
 	__u64 ran = selfmon__ran(t);
 
-	__sync_fetch_and_add(&sl->seq, 1);
+	selfmon__seq_bump(&sl->seq);
 	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
 		if (i >= nr_events)
 			break;
@@ -201,7 +215,7 @@ static __always_inline void selfmon__out_untraced(struct emon_self_slot *sl,
 		else if (switch_events & (1u << i))
 			sl->total[i]++;
 	}
-	__sync_fetch_and_add(&sl->seq, 1);
+	selfmon__seq_bump(&sl->seq);
 }
 
 /* At sched_switch, after account(): p holds this CPU's counters now. */
@@ -239,7 +253,7 @@ int self_ctl(struct bpf_raw_tracepoint_args *ctx)
 
 	if (!sl)
 		return 1;
-	__sync_fetch_and_add(&sl->seq, 1);
+	selfmon__seq_bump(&sl->seq);
 	if (state == EMON_SELF_LIVE) {
 		sl->gen = ctx->args[2];
 		sl->tid = ctx->args[3];
@@ -252,7 +266,7 @@ int self_ctl(struct bpf_raw_tracepoint_args *ctx)
 		}
 	}
 	sl->state = state;
-	__sync_fetch_and_add(&sl->seq, 1);
+	selfmon__seq_bump(&sl->seq);
 	return 0;
 }
 
