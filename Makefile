@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # emon-perf: BPF objects -> skeletons -> one userspace binary.
-#   make            build ./emon-perf (generated files under $(OUTPUT))
+#   make            build ./emon-perf, libemon.a and libemon.so (thread
+#                   self-monitoring), its example (generated files under
+#                   $(OUTPUT))
 #   make run        install what is missing (root), build, and count per
 #                   cgroup and process for 5 s (ARGS= to change)
 #   make test       install what is missing (root), build, unit +
@@ -13,6 +15,7 @@
 #                   integration tests against it (make test does both)
 #   make bench      benchmarks, rewrites BENCHMARKS.md
 #   make bench-serve  the daemon's benchmarks alone (its section of it)
+#   make bench-selfmon  the cost of a libemon read (its section of it)
 #   make deps       install missing Debian packages
 #   make install    the binary, man pages, bash completion, deploy files
 #                   under $(DESTDIR)$(PREFIX) (PREFIX=/usr/local)
@@ -51,23 +54,39 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(O)/%.skel.h,$(BPF_SRCS))
 
-# Every userspace source but main() goes into a library the tests link.
+# Every userspace source but main() goes into a library the tests link
+# (libemon-core.a: libemon.a is the self-monitoring library below).
 LIB_SRCS := $(filter-out cli/main.c,$(wildcard pmu/*.c rapl/*.c engine/*.c cli/*.c daemon/*.c))
 LIB_OBJS := $(patsubst %.c,$(O)/obj/%.o,$(LIB_SRCS))
 MAIN_OBJ := $(O)/obj/cli/main.o
-LIB := $(O)/libemon.a
+LIB := $(O)/libemon-core.a
+
+# libemon: thread self-monitoring for applications, at the top of the
+# tree; plain libc, no libbpf (cc -Iinclude prog.c libemon.a -lpthread).
+# The shared one exports emon_self_* only.
+SELF_SRCS := $(wildcard libemon/*.c)
+SELF_OBJS := $(patsubst %.c,$(O)/pic/%.o,$(SELF_SRCS))
+SELF_A := $(O)/libemon.a
+SELF_SO := $(O)/libemon.so
+SELF_LIBS := libemon.a libemon.so
+# The example and the test and benchmark programs, built as a user would
+# (against $(O)'s copy: a sanitizer build has its own).
+SELF_PROG_SRCS := $(wildcard examples/*.c tools/selfmon/*.c)
+SELF_PROGS := $(patsubst %.c,$(O)/%,$(SELF_PROG_SRCS))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOL_BINS := $(patsubst tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
 
-.PHONY: all clean test test-loaded unit integration stress bench bench-serve deps tools run \
+.PHONY: all clean test test-loaded unit integration stress bench bench-serve bench-selfmon deps \
+	tools run selfmon \
+	selfmon-progs \
 	fuzz fuzzers asan install uninstall
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: emon-perf tools
+all: emon-perf tools selfmon
 
 deps:
 	$(Q)tools/install-deps.sh
@@ -81,7 +100,7 @@ $(O)/bpf/%.bpf.o: bpf/%.bpf.c include/emon.h $(O)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
-		-Iinclude -I$(O) -MMD -MP -c $< -o $@.tmp
+		-Iinclude -I$(O) -MMD -MP -MT $@ -MF $@.d -c $< -o $@.tmp
 	$(Q)llvm-strip -g $@.tmp -o $@ 2>/dev/null || mv $@.tmp $@
 	$(Q)rm -f $@.tmp
 
@@ -111,15 +130,47 @@ endif
 
 tools: $(TOOL_BINS)
 
+selfmon: $(SELF_LIBS) selfmon-progs
+
+selfmon-progs: $(SELF_PROGS)
+
+$(O)/pic/%.o: %.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -fPIC -c $< -o $@
+
+$(SELF_A): $(SELF_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(SELF_SO): $(SELF_OBJS) libemon/libemon.map
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libemon.so.0 \
+		-Wl,--version-script=libemon/libemon.map $(SELF_OBJS) -o $@
+
+libemon.a libemon.so: lib%: $(O)/lib%
+	$(call msg,CP,$@)
+	$(Q)cp $< $@
+
+$(O)/examples/%: examples/%.c $(SELF_A) include/emon/selfmon.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -Iinclude $< $(SELF_A) -lpthread -o $@
+
+$(O)/tools/selfmon/%: tools/selfmon/%.c $(SELF_A) include/emon/selfmon.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -Iinclude $< $(SELF_A) -lpthread -o $@
+
 $(O)/tools/%: tools/%.c $(LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LIBS) -o $@
 
-$(O)/tests/%: tests/unit/%.c $(LIB)
+$(O)/tests/%: tests/unit/%.c $(LIB) $(SELF_A)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(SELF_A) $(LIBS) -lcmocka -o $@
 
 unit: $(UNIT_BINS)
 
@@ -130,7 +181,7 @@ as_root_deps = if [ "$$(id -u)" -eq 0 ]; then tools/install-deps.sh $(1); fi
 # integration tests on the sanitizer build; both run, either fails it.
 test:
 	$(Q)$(call as_root_deps,--with-test)
-	$(Q)$(MAKE) --no-print-directory emon-perf tools unit fuzzers
+	$(Q)$(MAKE) --no-print-directory emon-perf tools selfmon unit fuzzers
 	$(Q)ret=0; OUTPUT=$(O) FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) tests/run.sh || \
 		ret=1; $(MAKE) --no-print-directory asan || ret=1; exit $$ret
 
@@ -140,7 +191,7 @@ run:
 	$(Q)$(MAKE) --no-print-directory emon-perf
 	./emon-perf stat $(ARGS)
 
-integration: emon-perf tools
+integration: emon-perf tools selfmon
 	$(Q)OUTPUT=$(O) tests/run.sh --integration
 
 # Longer fault and load tests (tests/stress/), not part of make test.
@@ -161,7 +212,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	    -fno-omit-frame-pointer
 FUZZ_CFLAGS = $(filter-out -O%,$(CFLAGS)) -O1 $(FUZZ_SAN)
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_O)/obj/%.o,$(LIB_SRCS))
-FUZZ_LIB := $(FUZZ_O)/libemon.a
+FUZZ_LIB := $(FUZZ_O)/libemon-core.a
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%,$(FUZZ_SRCS))
 FUZZ_SECONDS ?= 60
@@ -200,14 +251,19 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 asan:
 	$(Q)$(MAKE) --no-print-directory OUTPUT=$(ASAN_OUTPUT) CC=$(ASAN_CC) \
 		BIN=$(ASAN_O)/emon-perf EXTRA_CFLAGS="$(SAN_FLAGS) -Wno-error" \
-		EXTRA_LDFLAGS="$(SAN_FLAGS)" emon-perf tools unit
+		EXTRA_LDFLAGS="$(SAN_FLAGS)" emon-perf tools selfmon-progs unit
 	$(Q)echo "sanitizer build ($(ASAN_OUTPUT)): unit and integration tests"
 	$(Q)OUTPUT=$(ASAN_O) EMON=$(ASAN_O)/emon-perf \
 		SAN_LOGS=$(ASAN_O)/sanitizer tests/run.sh
 
-bench: emon-perf tools
+bench: emon-perf tools selfmon
 	$(Q)OUTPUT=$(O) tools/bench.sh
 	$(Q)OUTPUT=$(O) tools/bench-serve.sh
+	$(Q)OUTPUT=$(O) tools/bench-selfmon.sh
+
+# the cost of a libemon read (tools/bench-selfmon.sh): about 30 s
+bench-selfmon: emon-perf selfmon
+	$(Q)OUTPUT=$(O) tools/bench-selfmon.sh
 
 bench-serve: emon-perf tools
 	$(Q)OUTPUT=$(O) tools/bench-serve.sh
@@ -220,15 +276,18 @@ MANDIR ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/emon-perf
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 COMPDIR ?= $(PREFIX)/share/bash-completion/completions
+LIBDIR ?= $(PREFIX)/lib
+INCDIR ?= $(PREFIX)/include
 MAN1 := man/emon-perf.1 man/emon-perf-stat.1 man/emon-perf-report.1 man/emon-perf-top.1
 MAN8 := man/emon-perf-serve.8
 INSTALLED := $(BINDIR)/emon-perf $(addprefix $(MANDIR)/man1/,$(notdir $(MAN1))) \
 	$(addprefix $(MANDIR)/man8/,$(notdir $(MAN8))) $(COMPDIR)/emon-perf \
 	$(UNITDIR)/emon-perf.service $(DATADIR)/deploy/systemd/emon-perf.service \
 	$(DATADIR)/deploy/kubernetes/daemonset.yaml \
-	$(DATADIR)/doc/capabilities.md $(DATADIR)/doc/protocol.md
+	$(DATADIR)/doc/capabilities.md $(DATADIR)/doc/protocol.md \
+	$(LIBDIR)/libemon.a $(LIBDIR)/libemon.so.0 $(LIBDIR)/libemon.so $(INCDIR)/emon/selfmon.h
 
-install: $(BIN)
+install: $(BIN) $(SELF_LIBS)
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)install -D -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/emon-perf
 	$(Q)install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
@@ -242,16 +301,21 @@ install: $(BIN)
 	$(Q)install -m 0644 $(DESTDIR)$(UNITDIR)/emon-perf.service $(DESTDIR)$(DATADIR)/deploy/systemd/
 	$(Q)install -m 0644 deploy/kubernetes/daemonset.yaml $(DESTDIR)$(DATADIR)/deploy/kubernetes/
 	$(Q)install -m 0644 docs/capabilities.md docs/protocol.md $(DESTDIR)$(DATADIR)/doc/
+	$(Q)install -D -m 0644 libemon.a $(DESTDIR)$(LIBDIR)/libemon.a
+	$(Q)install -D -m 0755 libemon.so $(DESTDIR)$(LIBDIR)/libemon.so.0
+	$(Q)ln -sf libemon.so.0 $(DESTDIR)$(LIBDIR)/libemon.so
+	$(Q)install -D -m 0644 include/emon/selfmon.h $(DESTDIR)$(INCDIR)/emon/selfmon.h
 
 uninstall:
 	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	$(Q)rmdir -p $(DESTDIR)$(DATADIR)/deploy/systemd $(DESTDIR)$(DATADIR)/deploy/kubernetes \
-		$(DESTDIR)$(DATADIR)/doc 2>/dev/null || true
+		$(DESTDIR)$(DATADIR)/doc $(DESTDIR)$(INCDIR)/emon 2>/dev/null || true
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -rf $(O) emon-perf $(ASAN_O)
+	$(Q)rm -rf $(O) emon-perf $(ASAN_O) $(SELF_LIBS)
 
 -include $(wildcard $(O)/obj/*/*.d $(O)/bpf/*.d $(O)/tools/*.d $(O)/tests/*.d \
+	$(O)/pic/*/*.d $(O)/examples/*.d $(O)/tools/selfmon/*.d \
 	$(O)/fuzz/*.d $(O)/fuzz/obj/*/*.d)

@@ -297,6 +297,9 @@ struct {
 	__type(value, struct emon_counts);
 } split_scratch SEC(".maps");
 
+/* Thread self-monitoring: slots that registered threads read (serve --threads). */
+#include "selfmon.bpf.h"
+
 static __always_inline void stat_inc(__u32 slot)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &slot);
@@ -945,6 +948,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev_task,
 	/* first: its clock reads stay clear of the counter reads' time */
 	sched_switch(p, preempt, prev_task, next, prev_state);
 	account(p, prev_task, false, true);
+	selfmon__switch(p, prev_task, next);
 	/* CFS picked next: its exec_start is now, in the task clock */
 	set_running(p, next, fair(next) ? next->se.exec_start : 0);
 	if (from_migrations)

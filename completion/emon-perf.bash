@@ -102,7 +102,7 @@ _emon_perf()
 	-o | --output | --html | --socket)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
-	--powercap-root)
+	--powercap-root | --pin-dir)
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return ;;
 	--socket-group)
@@ -121,7 +121,7 @@ _emon_perf()
 	-I | --interval-print | -x | --field-separator | --timeout | --idle-watts | \
 	--max-cgroups | --max-procs | --listen | --processes | --max-series | \
 	--max-clients | --max-keys | --retain | --min-flush-ms | --top | -d | --delay | \
-	--end | --match)
+	--end | --match | --threads)
 		return ;;	# a value of the user's own
 	esac
 	if [[ $cur == -* ]]; then

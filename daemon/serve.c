@@ -32,6 +32,7 @@
 #include "daemon/http.h"
 #include "daemon/metrics.h"
 #include "daemon/privs.h"
+#include "daemon/selfmon.h"
 #include "daemon/server.h"
 #include "engine/session.h"
 #include "engine/source.h"
@@ -49,12 +50,15 @@ struct serve_opts {
 	long max_series;
 	long max_clients;
 	double min_flush_ms;
+	long threads;		/* --threads: self-monitoring slots, 0: off */
+	const char *pin_dir;
 };
 
 struct serve {
 	struct serve_opts o;
 	struct engine *e;
 	struct server *srv;
+	struct selfmon *self;
 	struct http_server *http;
 	struct metrics *metrics;
 	const struct snap_meta *meta;
@@ -73,6 +77,8 @@ enum {
 	OPT_MAX_KEYS,
 	OPT_RETAIN,
 	OPT_MIN_FLUSH,
+	OPT_THREADS,
+	OPT_PIN_DIR,
 };
 
 static const struct option long_opts[] = {
@@ -87,6 +93,8 @@ static const struct option long_opts[] = {
 	{ "max-keys",		required_argument, NULL, OPT_MAX_KEYS },
 	{ "retain",		required_argument, NULL, OPT_RETAIN },
 	{ "min-flush-ms",	required_argument, NULL, OPT_MIN_FLUSH },
+	{ "threads",		required_argument, NULL, OPT_THREADS },
+	{ "pin-dir",		required_argument, NULL, OPT_PIN_DIR },
 	COMMON_LONG_OPTIONS
 };
 
@@ -123,6 +131,10 @@ static void serve_usage(FILE *f)
 "      --retain S            a removed cgroup or exited process keeps its final\n"
 "                            totals this long (default 300 s)\n"
 "      --min-flush-ms MS     flushes at least this far apart (default 10)\n"
+"      --threads N           thread self-monitoring (libemon): slots for N\n"
+"                            registered threads at once (default 0: off)\n"
+"      --pin-dir DIR         where the slots are pinned, on a bpf file system\n"
+"                            (default " SELFMON_DEFAULT_PIN_DIR "; removed at exit)\n"
 "  -v, --verbose             more messages\n"
 "  -h, --help                this text\n"
 "\n"
@@ -188,6 +200,15 @@ static int serve_opts__one(void *ctx, int c, const char *arg)
 			return -EINVAL;
 		o->min_flush_ms = d;
 		return 0;
+	case OPT_THREADS:
+		return opts__long("--threads", arg, 1, 1 << 20, &o->threads);
+	case OPT_PIN_DIR:
+		if (arg[0] != '/' || strlen(arg) >= 200) {
+			pr_err("bad --pin-dir '%s': an absolute path under 200 bytes", arg);
+			return -EINVAL;
+		}
+		o->pin_dir = arg;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -208,6 +229,7 @@ static int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 	o->min_flush_ms = 10;
 	o->eng.retain_s = 300;
 	o->eng.max_keys = 100000;
+	o->pin_dir = SELFMON_DEFAULT_PIN_DIR;
 	ret = opts__parse(argc, argv, "+e:vh", long_opts, "serve", serve_usage,
 			  serve_opts__one, o);
 	if (ret)
@@ -228,6 +250,7 @@ static int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 	}
 	o->eng.events = o->events;
 	o->eng.max_trees = EMON_MAX_TREES;
+	o->eng.max_threads = o->threads;
 	o->eng.name_cgroups = true;
 	return 0;
 }
@@ -376,6 +399,19 @@ static int serve_setup(struct serve *sv)
 	ret = server__open(&sv->srv, &so, sv->e, sv->hello, hello_len);
 	if (ret)
 		return ret;
+	if (sv->o.threads) {
+		struct selfmon_opts to = {
+			.max_threads = sv->o.threads,
+			.pin_dir = sv->o.pin_dir,
+			.gid = sv->o.gid,
+		};
+
+		/* after the socket: a live daemon there keeps its pin */
+		ret = selfmon__open(&sv->self, &to, sv->e);
+		if (ret)
+			return ret;
+		server__set_self(sv->srv, sv->self);
+	}
 	if (metrics__new(&sv->metrics, &mo))
 		return 1;
 	sv->start_unix = unix_now() - (session__now() - sv->meta->start_t);
@@ -408,7 +444,7 @@ static void drop_privileges(void)
 
 static int serve_loop(struct serve *sv)
 {
-	struct pollfd *pfd = calloc(sv->o.max_clients + 4, sizeof(*pfd));
+	struct pollfd *pfd = calloc(sv->o.max_clients + 5, sizeof(*pfd));
 	int n, err = 0;
 
 	if (!pfd)
@@ -417,16 +453,20 @@ static int serve_loop(struct serve *sv)
 		double now = session__now(), next = server__next(sv->srv), ms;
 
 		pfd[0] = (struct pollfd){ .fd = sig_pipe[0], .events = POLLIN };
-		n = server__pollfds(sv->srv, pfd + 1, sv->o.max_clients + 3);
+		/* registered threads that exited (-1: ignored) */
+		pfd[1] = (struct pollfd){ .fd = selfmon__fd(sv->self), .events = POLLIN };
+		n = server__pollfds(sv->srv, pfd + 2, sv->o.max_clients + 3);
 		ms = next > now ? (next - now) * 1e3 + 1 : 0;
-		if (poll(pfd, n + 1, ms > 1000 ? 1000 : (int)ms) < 0 && errno != EINTR) {
+		if (poll(pfd, n + 2, ms > 1000 ? 1000 : (int)ms) < 0 && errno != EINTR) {
 			err = 1;
 			break;
 		}
 		if (stop_signal)
 			break;
 		now = session__now();
-		server__handle(sv->srv, pfd + 1, n, now);
+		if (pfd[1].revents)
+			selfmon__reap(sv->self);
+		server__handle(sv->srv, pfd + 2, n, now);
 		server__run(sv->srv, session__now());
 	}
 	free(pfd);
@@ -440,6 +480,8 @@ static void serve_cleanup(struct serve *sv)
 		server__shutdown(sv->srv);
 	http__stop(sv->http);
 	server__close(sv->srv);
+	/* after the last answer, before the programs go: slots marked gone */
+	selfmon__close(sv->self);
 	engine__close(sv->e);
 	metrics__free(sv->metrics);
 	free(sv->hello);

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include "daemon/selfmon.h"
 #include "daemon/server.h"
 #include "engine/log.h"
 
@@ -59,6 +60,7 @@ struct client {
 	struct emon_msg_hdr out_hdr;	/* the answer being written: */
 	struct payload *out;		/* its header, then this body */
 	size_t out_len, out_off;	/* header + body; written so far */
+	int out_fd;		/* sent with its first byte (SCM_RIGHTS), -1: none */
 	double out_start;
 	bool closing;		/* close once the answer is out */
 	int tree;		/* -1: none */
@@ -122,18 +124,41 @@ static void client__close(struct server *s, int i)
 	s->nr--;
 }
 
+/* Send from c's answer (its header, then its body), with its fd on the
+ * first byte. */
+static ssize_t client__send(struct client *c)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	size_t hl = sizeof(c->out_hdr), off = c->out_off;
+	struct iovec iov[2] = {
+		{ (char *)&c->out_hdr + (off < hl ? off : hl), off < hl ? hl - off : 0 },
+		{ c->out->data + (off > hl ? off - hl : 0),
+		  c->out->len - (off > hl ? off - hl : 0) },
+	};
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	if (c->out_fd >= 0 && !off) {
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &c->out_fd, sizeof(int));
+	}
+	n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (n > 0)
+		c->out_fd = -1;	/* the daemon's own: not closed */
+	return n;
+}
+
 /* Write what we can of c's answer; -1 when c must go. */
 static int client__flush_out(struct client *c)
 {
 	while (c->out && c->out_off < c->out_len) {
-		size_t hl = sizeof(c->out_hdr), off = c->out_off;
-		struct iovec iov[2] = {
-			{ (char *)&c->out_hdr + (off < hl ? off : hl), off < hl ? hl - off : 0 },
-			{ c->out->data + (off > hl ? off - hl : 0),
-			  c->out->len - (off > hl ? off - hl : 0) },
-		};
-		struct msghdr m = { .msg_iov = iov, .msg_iovlen = 2 };
-		ssize_t n = sendmsg(c->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+		ssize_t n = client__send(c);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -203,6 +228,7 @@ static int client__error(struct client *c, int err, bool fatal, double now,
 	if ((size_t)n >= sizeof(buf) - sizeof(*e))
 		n = sizeof(buf) - sizeof(*e) - 1;
 	c->closing = fatal;
+	c->out_fd = -1;
 	return client__queue(c, EMON_MSG_ERROR, buf, sizeof(*e) + n + 1, now);
 }
 
@@ -252,6 +278,25 @@ static int client__track(struct server *s, struct client *c, double now)
 	return client__queue(c, EMON_MSG_TRACK, &t, sizeof(t), now);
 }
 
+/* A thread of the caller's process wants a self-monitoring slot: the
+ * answer carries the slot array's read-only fd. */
+static int client__self(struct server *s, struct client *c, double now)
+{
+	const struct emon_self_req *r = (const void *)c->in;
+	struct emon_self_grant g;
+	char err[160];
+	int fd, ret;
+
+	if (!s->o.self)
+		return client__error(c, EOPNOTSUPP, false, now,
+				     "this daemon keeps no thread slots (serve --threads N)");
+	ret = selfmon__register(s->o.self, c->pid, r->tid, &g, &fd, err, sizeof(err));
+	if (ret)
+		return client__error(c, -ret, false, now, "%s", err);
+	c->out_fd = fd;
+	return client__queue(c, EMON_MSG_SELF, &g, sizeof(g), now);
+}
+
 int server__parse_request(const struct emon_msg_hdr *h, const void *payload,
 			  char *err, size_t errlen)
 {
@@ -277,6 +322,8 @@ int server__parse_request(const struct emon_msg_hdr *h, const void *payload,
 	}
 	if (h->type == EMON_MSG_TRACK_REQ && h->len == sizeof(struct emon_track_req))
 		return EMON_MSG_TRACK_REQ;
+	if (h->type == EMON_MSG_SELF_REQ && h->len == sizeof(struct emon_self_req))
+		return EMON_MSG_SELF_REQ;
 	snprintf(err, errlen, "unexpected message type %u of %u bytes", h->type, h->len);
 	return -EPROTO;
 }
@@ -293,6 +340,8 @@ static int client__message(struct server *s, struct client *c, double now)
 		return client__error(c, -type, true, now, "%s", err);
 	if (type == EMON_MSG_TRACK_REQ)
 		return client__track(s, c, now);
+	if (type == EMON_MSG_SELF_REQ)
+		return client__self(s, c, now);
 	memcpy(&c->req, c->in, sizeof(c->req));
 	c->req.tree = c->tree;	/* its own tree or none */
 	c->pending = true;
@@ -380,6 +429,7 @@ static void server__accept(struct server *s, double now)
 		}
 		c->fd = fd;
 		c->tree = -1;
+		c->out_fd = -1;
 		if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
 			c->pid = cred.pid;
 			c->uid = cred.uid;
@@ -613,6 +663,11 @@ void server__shutdown(struct server *s)
 	pthread_mutex_unlock(&s->lock);
 	for (int i = 0; i < nin; i++)
 		in[i].done(in[i].ctx, NULL, 0, -ESHUTDOWN);
+}
+
+void server__set_self(struct server *s, struct selfmon *self)
+{
+	s->o.self = self;
 }
 
 int server__nr_clients(const struct server *s)

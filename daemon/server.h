@@ -21,9 +21,11 @@ struct server_opts {
 	double min_flush_s;		/* at most one flush per this */
 	double request_timeout_s;	/* a request must arrive whole within */
 	double answer_timeout_s;	/* an answer must be read within */
+	struct selfmon *self;		/* thread slots (serve --threads), NULL: none */
 };
 
 struct server;
+struct selfmon;
 
 /* An absolute path that fits a UNIX socket address: 0, or -EINVAL said. */
 int server__check_path(const char *path);
@@ -62,6 +64,8 @@ void server__shutdown(struct server *s);
 int server__parse_request(const struct emon_msg_hdr *h, const void *payload,
 			  char *err, size_t errlen);
 int server__nr_clients(const struct server *s);
+/* Answer registrations from self (server_opts.self) from now on. */
+void server__set_self(struct server *s, struct selfmon *self);
 __u64 server__flushes(const struct server *s);
 
 #endif

@@ -275,6 +275,7 @@ static int setup_session(struct engine *e, struct session_opts *so)
 	so->sched_ms = e->o.sched_ms;
 	e->meta.sched_on = e->o.sched;
 	e->meta.sched_ms = e->o.sched && e->o.sched_ms;
+	so->max_threads = e->o.max_threads;
 	session__setup_libbpf();
 	ret = session__open(&e->sess, so, err, sizeof(err));
 	if (ret) {
@@ -376,6 +377,13 @@ const struct snap_meta *engine__meta(const struct engine *e)
 const char *engine__cgroot(const struct engine *e)
 {
 	return e->cgroot;
+}
+
+int engine__self_maps(const struct engine *e, int *slots_fd, int *task_fd,
+		      int *ctl_fd)
+{
+	return e->sess_open ? session__self_maps(&e->sess, slots_fd, task_fd, ctl_fd) :
+			      -ENOENT;
 }
 
 const char *engine__energy_note(const struct engine *e)

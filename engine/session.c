@@ -152,9 +152,17 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 
 		if (o->events[i]->is_time && k->rodata->clock_event < 0)
 			k->rodata->clock_event = i;
+		if (o->events[i]->is_time)
+			k->rodata->self_time |= 1u << i;
 
 		if (a->type == PERF_TYPE_SOFTWARE)
 			k->rodata->counter_only |= 1u << i;
+#if defined(__x86_64__)
+		/* the CPU's own counters, for rdpmc (bpf/selfmon.bpf.h) */
+		if (o->max_threads && (a->type == PERF_TYPE_HARDWARE ||
+				       a->type == PERF_TYPE_HW_CACHE || a->type == PERF_TYPE_RAW))
+			k->rodata->self_pmc |= 1u << i;
+#endif
 		if (a->type == PERF_TYPE_SOFTWARE &&
 		    a->config == PERF_COUNT_SW_CONTEXT_SWITCHES)
 			k->rodata->switch_events |= 1u << i;
@@ -172,6 +180,9 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 	err = err ?: bpf_map__set_max_entries(k->maps.proc_idx, 2 * s->max_procs);
 	err = err ?: bpf_map__set_max_entries(k->maps.cgrp_parent, 2 * s->max_cgroups);
 	err = err ?: bpf_map__set_max_entries(k->maps.tree, s->max_procs);
+	/* thread self-monitoring: off without slots (the array needs one) */
+	k->rodata->self_max = o->max_threads;
+	err = err ?: bpf_map__set_max_entries(k->maps.self_slots, max_u32(o->max_threads, 1));
 	return err;
 }
 
@@ -255,6 +266,20 @@ static int session__attach_sched(struct session *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* Open the object, size its maps, load it; no_pmc: without rdpmc. */
+static int session__load(struct session *s, const struct session_opts *o, bool no_pmc)
+{
+	int ret;
+
+	s->skel = emon_bpf__open();
+	if (!s->skel)
+		return -errno;
+	ret = session__size_maps(s, o);
+	if (no_pmc)
+		s->skel->rodata->self_pmc = 0;
+	return ret ?: emon_bpf__load(s->skel);
+}
+
 int session__open(struct session *s, const struct session_opts *o,
 		  char *err, size_t errlen)
 {
@@ -280,18 +305,16 @@ int session__open(struct session *s, const struct session_opts *o,
 		goto out;
 	}
 
-	s->skel = emon_bpf__open();
-	if (!s->skel) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot open the BPF object: %s", strerror(-ret));
-		goto out;
+	ret = session__load(s, o, false);
+	/* the rdpmc publication (never run on a PMU here) must not cost
+	 * the daemon its start: without it, libemon reads hardware events
+	 * as of the last switch */
+	if (ret && s->skel && s->skel->rodata->self_pmc) {
+		pr_warn("thread self-monitoring: the kernel refused the rdpmc path (%s): hardware events read as of the last switch",
+			strerror(-ret));
+		emon_bpf__destroy(s->skel);
+		ret = session__load(s, o, true);
 	}
-	ret = session__size_maps(s, o);
-	if (ret) {
-		snprintf(err, errlen, "cannot size the BPF maps: %s", strerror(-ret));
-		goto out;
-	}
-	ret = emon_bpf__load(s->skel);
 	if (ret) {
 		snprintf(err, errlen, "loading BPF: %s (%s)", load_advice(ret),
 			 strerror(-ret));
@@ -349,6 +372,17 @@ out:
 	if (ret)
 		session__close(s);
 	return ret;
+}
+
+int session__self_maps(const struct session *s, int *slots_fd, int *task_fd,
+		       int *ctl_fd)
+{
+	if (!s->skel || !s->skel->rodata->self_max)
+		return -ENOENT;
+	*slots_fd = bpf_map__fd(s->skel->maps.self_slots);
+	*task_fd = bpf_map__fd(s->skel->maps.self_task);
+	*ctl_fd = bpf_program__fd(s->skel->progs.self_ctl);
+	return 0;
 }
 
 /* Run the flush program on cpu: 0, -ENXIO when it is offline, or -errno. */

@@ -28,6 +28,7 @@ struct session_opts {
 	__u32 steps;
 	bool sched;		/* the scheduler view (bpf/sched.bpf.h) */
 	bool sched_ms;		/* its histogram in ms */
+	__u32 max_threads;	/* self-monitoring slots (serve --threads), 0: off */
 };
 
 struct sess_cgrp {
@@ -128,6 +129,10 @@ int session__tree_release(struct session *s, int tree);
 bool session__cgroup_info(void *ctx, __u64 cgid, __u64 *parent, char *name,
 			  size_t len);
 void session__close(struct session *s);
+/* Self-monitoring's slot array, task storage and slot writer (a raw_tp
+ * program to test-run); -ENOENT: off. */
+int session__self_maps(const struct session *s, int *slots_fd, int *task_fd,
+		       int *ctl_fd);
 
 int session_read__init(struct session_read *r, int ncpus);
 void session_read__exit(struct session_read *r);

@@ -10,9 +10,11 @@
 
 #include <linux/types.h>
 #include "emon.h"
+#include "emon_selfmon.h"
 
 #define EMON_PROTO_MAGIC 0x4e4f4d45u	/* "EMON" */
-/* 2: the scheduler view (EMON_HELLO_SCHED, EMON_SNAP_SCHED) */
+/* 2: the scheduler view (EMON_HELLO_SCHED, EMON_SNAP_SCHED), thread
+ * self-monitoring (SELF_REQ, SELF) */
 #define EMON_PROTO_VERSION 2
 /* Requests are small: a longer one is refused and its connection closed. */
 #define EMON_PROTO_MAX_REQUEST 4096
@@ -33,6 +35,8 @@ enum emon_msg_type {
 	EMON_MSG_TRACK_REQ = 4,		/* client: struct emon_track_req */
 	EMON_MSG_TRACK = 5,		/* daemon: struct emon_track */
 	EMON_MSG_ERROR = 6,		/* daemon: struct emon_error + text */
+	EMON_MSG_SELF_REQ = 7,		/* client: struct emon_self_req */
+	EMON_MSG_SELF = 8,		/* daemon: struct emon_self_grant + an fd */
 };
 
 #define EMON_EV_SUPPORTED (1u << 0)	/* counted (else: cannot be, here) */

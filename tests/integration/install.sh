@@ -21,12 +21,23 @@ files=(bin/emon-perf share/man/man1/emon-perf.1 share/man/man1/emon-perf-stat.1
 	share/bash-completion/completions/emon-perf lib/systemd/system/emon-perf.service
 	share/emon-perf/deploy/systemd/emon-perf.service
 	share/emon-perf/deploy/kubernetes/daemonset.yaml
-	share/emon-perf/doc/capabilities.md share/emon-perf/doc/protocol.md)
+	share/emon-perf/doc/capabilities.md share/emon-perf/doc/protocol.md
+	lib/libemon.a lib/libemon.so.0 lib/libemon.so include/emon/selfmon.h)
 missing=
 for f in "${files[@]}"; do [ -s "$D$PREFIX/$f" ] || missing+=" $f"; done
 check "every file in its place under DESTDIR$PREFIX${missing:+ (missing:$missing)}" [ -z "$missing" ]
 check "the installed binary is executable and says its version" \
 	bash -c "'$D$PREFIX/bin/emon-perf' --version | grep -qE '^emon-perf [0-9]+\.[0-9]+'"
+# libemon as a user builds against it: the header and either library, nothing else
+cc -I"$D$PREFIX/include" examples/selfmon-requests.c "$D$PREFIX/lib/libemon.a" -lpthread \
+	-o "$TMP/req-static" 2>"$TMP/cc.err"
+check "a program builds with the installed header and libemon.a -lpthread" [ -x "$TMP/req-static" ]
+cc -I"$D$PREFIX/include" examples/selfmon-requests.c -L"$D$PREFIX/lib" -lemon \
+	-o "$TMP/req-shared" 2>>"$TMP/cc.err"
+check "and with libemon.so (-lemon)" [ -x "$TMP/req-shared" ]
+check "libemon.so's soname is libemon.so.0, which is installed" \
+	bash -c "objdump -p '$D$PREFIX/lib/libemon.so' | grep -q 'SONAME *libemon.so.0'"
+cat "$TMP/cc.err"
 check "the systemd unit starts $PREFIX/bin/emon-perf" \
 	grep -q "^ExecStart=$PREFIX/bin/emon-perf serve" "$D$PREFIX/lib/systemd/system/emon-perf.service"
 

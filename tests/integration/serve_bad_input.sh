@@ -94,6 +94,22 @@ s.sendall(HDR.pack(MAGIC, V, 4, 8, 3) + struct.pack("<II", 1, 0))
 m = recv_msg(s)
 say(m is not None and m[0] == 6 and struct.unpack("<i", m[2][:4])[0] == 1, "tracking pid 1 (not our child): EPERM")
 
+# a thread slot from a daemon that keeps none (no --threads): said, not closed
+s = conn(); recv_msg(s)
+s.sendall(HDR.pack(MAGIC, V, 7, 8, 4) + struct.pack("<II", os.getpid(), 0))
+m = recv_msg(s)
+say(m is not None and m[0] == 6 and struct.unpack("<i", m[2][:4])[0] == 95,
+    "a thread slot without --threads: EOPNOTSUPP")
+snap_req(s, 5, scopes=0)
+m = recv_msg(s)
+say(m is not None and m[0] == 3, "and the connection still answers")
+
+# an older protocol version: refused, closed
+s = conn(); recv_msg(s)
+s.sendall(HDR.pack(MAGIC, 1, 2, 16, 1) + struct.pack("<IIiI", 0, 0, -1, 0))
+m = recv_msg(s)
+say(m is not None and m[0] == 6 and struct.unpack("<i", m[2][:4])[0] == 71, "protocol version 1: EPROTO")
+
 # truncated: half a header, then gone; and slow: half a header, then wait
 s = conn(); recv_msg(s)
 s.sendall(HDR.pack(MAGIC, V, 2, 16, 1)[:7]); s.close()

@@ -659,14 +659,16 @@ def report(b, md_path, svg_path):
     for n in notes:
         w("- " + n)
     w("")
-    # the daemon's section (tools/bench-serve.sh) stays as it was
+    # the daemon's and libemon's sections (tools/bench-serve.sh,
+    # tools/bench-selfmon.sh) stay as they were
     if os.path.exists(md_path):
         old = open(md_path).read()
-        i = old.find("<!-- bench-serve: begin")
-        j = old.find("<!-- bench-serve: end -->")
-        if i >= 0 and j > i:
-            L.append(old[i:j + len("<!-- bench-serve: end -->")])
-            L.append("")
+        for name in ("bench-serve", "bench-selfmon"):
+            i = old.find("<!-- %s: begin" % name)
+            j = old.find("<!-- %s: end -->" % name)
+            if i >= 0 and j > i:
+                L.append(old[i:j + len("<!-- %s: end -->" % name)])
+                L.append("")
     with open(md_path, "w") as f:
         f.write("\n".join(L) + "\n")
 

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Thread self-monitoring, the daemon's side (serve --threads N): the slot
+ * array (include/emon_selfmon.h) pinned in a bpffs directory of its own,
+ * slots handed to threads that register over the socket, and taken back
+ * when they exit.
+ */
+#ifndef DAEMON_SELFMON_H
+#define DAEMON_SELFMON_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include "emon_proto.h"
+#include "engine/engine.h"
+
+#define SELFMON_DEFAULT_PIN_DIR "/sys/fs/bpf/emon-perf"
+
+struct selfmon_opts {
+	__u32 max_threads;	/* slots (--threads) */
+	const char *pin_dir;	/* made here, on a bpffs; removed at close */
+	gid_t gid;		/* --socket-group's, (gid_t)-1: none */
+};
+
+struct selfmon;
+
+/* Pin the slots (mounting bpffs on /sys/fs/bpf when nothing is there).
+ * Errors printed; 0, 1 runtime failure, 2 bad input. */
+int selfmon__open(struct selfmon **sp, const struct selfmon_opts *o,
+		  const struct engine *e);
+/* Every slot marked gone (readers then fail cleanly), the pin and its
+ * directory removed. */
+void selfmon__close(struct selfmon *s);
+
+/* Readable when a registered thread has exited: then selfmon__reap(). */
+int selfmon__fd(const struct selfmon *s);
+void selfmon__reap(struct selfmon *s);
+
+/*
+ * Give thread tid of process peer (SO_PEERCRED) a slot, or the one it has
+ * already. 0 with *g and *fd (read-only, the daemon's: not to be
+ * closed), or -errno with a one-line reason in err: -EPERM tid is not a
+ * thread of peer, -ESRCH it is gone, -ENOSPC all slots are in use.
+ */
+int selfmon__register(struct selfmon *s, pid_t peer, __u32 tid,
+		      struct emon_self_grant *g, int *fd, char *err, size_t errlen);
+/* Slots in use. */
+int selfmon__used(const struct selfmon *s);
+
+#endif
