@@ -298,7 +298,9 @@ check "-v: its messages come out after it ends" [ -n "$t" ]
 # on a tmpfs: on the disk's ext4, under other tests' I/O, a refresh read
 # 1.32 W as the file drew 27.93 W (the writer's renames behind, we think)
 PC=$(mktemp -d /dev/shm/emon-top.XXXXXX)
-trap 'tm kill-server 2>/dev/null; rm -rf "$PC"; cleanup' EXIT
+# removed after cleanup has stopped its writer (which could write on into it)
+trap 'tm kill-server 2>/dev/null; cleanup; for _ in 1 2 3 4 5; do
+	rm -rf "$PC" 2>/dev/null; [ -e "$PC" ] || break; sleep 0.1; done' EXIT
 fake_rapl "$PC" 20 --period-ms 1 || finish
 S=$TMP/run/emon.sock
 serve_start "$S" "$TMP/serve.err" --powercap-root "$PC" --listen none || finish
