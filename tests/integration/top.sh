@@ -4,11 +4,13 @@
 # 50 within 3 s, and its CPU % against the cgroup's cpu.stat rate over the
 # same refreshes; keys change the view (c g p), the sort (1..8, r), the
 # filter (/), fold the tree, pause, show the help; a resize redraws to the
-# new width; q ends it within 1 s and the shell's terminal is usable
-# again (echo and canonical mode back); it works on its own events and
-# attached to a daemon (then it holds no perf_event or BPF fd, and shows
-# the daemon's host power: a fake powercap tree at 20 W); without a
-# terminal it exits 2 with a one-line error.
+# new width; q and SIGTERM end it within 1 s and the shell's terminal is
+# usable again (echo and canonical mode back), a closed terminal ends it
+# too, -v's messages wait for the screen's end; it works on its own
+# events and attached to a daemon (then it holds no perf_event or BPF
+# fd, shows the host power of a fake powercap tree against the tree's own
+# energy, and ends with 1, saying so, when the daemon goes away); bad
+# input and no terminal exit 2 with a one-line error.
 . "$(dirname "$0")/lib.sh"
 command -v tmux >/dev/null || skip "tmux not installed (Debian tmux)"
 
@@ -49,7 +51,12 @@ BAD
 # throttling leaves that CPU 5% for the rest.
 cid=$(printf '%064x' $$)
 cg=$(cg_new "docker-$cid.scope")
-cg_bg "$cg" chrt -f 30 "$BURN" 600
+if chrt -f 30 true 2>/dev/null; then
+	cg_bg "$cg" chrt -f 30 "$BURN" 600
+else
+	echo "      (no real-time scheduling here: the burner runs at nice -20)"
+	cg_bg "$cg" nice -n -20 "$BURN" 600
+fi
 leaf=${cg##*/}
 
 # a shell in a detached pane of W x H, its prompt "READY> "
@@ -126,9 +133,12 @@ def shown(p):
         if leaf in f and len(f) > 7:
             return f[-5], [x for x in p.splitlines() if x.startswith("CPU:")]
     return None, None
+# windows of a whole refresh (the first one is half a second): 3 of them
+def whole(m):
+    return sum(b[0] - a[0] >= 0.8 for a, b in zip(m, m[1:]))
 last, marks, bad, n = None, [], 0, 0
-t_end = time.monotonic() + 12
-while n < 4 and time.monotonic() < t_end:
+t_end = time.monotonic() + 15
+while whole(marks) < 3 and time.monotonic() < t_end:
     p = pane()
     v, hdr = shown(p)
     sig = (v, tuple(hdr or ()))
@@ -142,10 +152,12 @@ while n < 4 and time.monotonic() < t_end:
             n += 1
         last = sig
     time.sleep(0.02)
-if len(marks) < 4:
-    print(f"FAIL  {what}: saw {len(marks)} repaints in 12 s")
+if whole(marks) < 3:
+    print(f"FAIL  {what}: saw {len(marks)} repaints in 15 s")
     sys.exit(1)
 for (t0, u0, s0, _), (t1, u1, s1, v) in zip(marks, marks[1:]):
+    if t1 - t0 < 0.8:
+        continue
     rate = (u1 - u0) / (t1 - t0) / 1e7
     st = (s1 - s0) / (t1 - t0) / 1e7
     tol = 10 + st
@@ -283,9 +295,15 @@ t=$(wait_pane "'TOP-EXIT=0' in p and 'emon-perf: interval' in p" 2)
 check "-v: its messages come out after it ends" [ -n "$t" ]
 
 # --- attached to a daemon, host power from a fake tree at 20 W ---
-fake_rapl "$TMP/pc" 20 --period-ms 1 || finish
+# on a tmpfs: on the disk's ext4, under other tests' I/O, a refresh read
+# 1.32 W as the file drew 27.93 W (the writer's renames behind, we think)
+PC=$(mktemp -d /dev/shm/emon-top.XXXXXX)
+# removed after cleanup has stopped its writer (which could write on into it)
+trap 'tm kill-server 2>/dev/null; cleanup; for _ in 1 2 3 4 5; do
+	rm -rf "$PC" 2>/dev/null; [ -e "$PC" ] || break; sleep 0.1; done' EXIT
+fake_rapl "$PC" 20 --period-ms 1 || finish
 S=$TMP/run/emon.sock
-serve_start "$S" "$TMP/serve.err" --powercap-root "$TMP/pc" --listen none || finish
+serve_start "$S" "$TMP/serve.err" --powercap-root "$PC" --listen none || finish
 top_start --socket "$S"
 shows_burner "attached"
 check "attached: the stat-like message on stderr" grep -q "attached to the daemon (pid $DPID" "$TMP/top.err"
@@ -294,29 +312,24 @@ check "attached: the header says so" \
 check "attached: top holds no perf_event fd ($(perf_fds "$TOP_PID"))" [ "$(perf_fds "$TOP_PID")" -eq 0 ]
 check "attached: and no BPF fd ($(bpf_fds "$TOP_PID"))" [ "$(bpf_fds "$TOP_PID")" -eq 0 ]
 against_cpustat "attached"
-# the real-time burner ends here: it starves the tree's writer and the
-# daemon (both measured: a refresh of 1.32 W while the tree drew 27.93 W)
-kill "$CG_BG_PID"
-for _ in $(seq 100); do [ -d /proc/"$CG_BG_PID" ] || break; sleep 0.02; done
 hdr=$(pane | grep '^Energy:')
 echo "      $hdr"
 check "attached: energy from powercap" grep -q '^Energy: powercap' <<<"$hdr"
 w=$(grep -oE 'host [0-9.]+ W' <<<"$hdr" | awk '{ print $2 }')
 check "attached: and package 0 draws the host's power" grep -qE "host $w W = package 0 $w W" <<<"$hdr"
 # Each refresh's host power against the fake tree's own energy_uj over
-# the same window (read as each repaint is seen): on this loaded machine
-# the tree's writer itself can stall (a refresh of 2.08 W, then a
-# catch-up), so its file, which the daemon reads, is the reference, not
-# the nominal 20 W. A repaint is seen within ~50 ms of its snapshot in a 1 s window:
-# 10% (at least 1 W) apart at most.
-"$PY3" - "$TM_SOCK" "$TMP/pc/intel-rapl:0/energy_uj" <<'PY'
+# the same window (read as each repaint is seen): its file, which the
+# daemon reads, is the reference, not the nominal 20 W, in case the
+# writer falls behind. A repaint is seen within ~50 ms of its snapshot in
+# a 1 s window: 10% (at least 1 W) apart at most.
+"$PY3" - "$TM_SOCK" "$PC/intel-rapl:0/energy_uj" <<'PY'
 import re, subprocess, sys, time
 sock, efile = sys.argv[1:3]
 def uj():
     return int(open(efile).read())
 marks, last = [], None
 t_end = time.monotonic() + 15
-while len(marks) < 6 and time.monotonic() < t_end:
+while len(marks) < 5 and time.monotonic() < t_end:
     p = subprocess.run(["tmux", "-S", sock, "capture-pane", "-p"], capture_output=True, text=True).stdout
     m = re.search(r"^Energy: .*host ([0-9.]+) W", p, re.M)
     if m and m.group(1) != last:
@@ -327,9 +340,8 @@ while len(marks) < 6 and time.monotonic() < t_end:
             marks.append((now, uj(), float(m.group(1))))
         last = m.group(1)
     time.sleep(0.02)
-bad = 0 if len(marks) == 6 else 1
-# from the second repaint: the first window began with the burner running
-for (t0, e0, _), (t1, e1, w) in zip(marks[1:], marks[2:]):
+bad = 0 if len(marks) == 5 else 1
+for (t0, e0, _), (t1, e1, w) in zip(marks, marks[1:]):
     ref = (e1 - e0) / 1e6 / (t1 - t0)
     tol = max(0.1 * ref, 1)
     ok = abs(w - ref) <= tol
