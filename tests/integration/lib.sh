@@ -6,7 +6,10 @@ EMON=${EMON:-$PWD/emon-perf}
 TOOLS=${TOOLS:-${OUTPUT:-build}/tools}
 BURN=$TOOLS/burn
 CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-TMP=$(mktemp -d /tmp/emon-test.XXXXXX)
+# in memory where there is a tmpfs, like the sysfs files the fake powercap
+# trees stand for: on a disk, fake-rapl's renames stalled behind other
+# I/O (a 1 s window read 1.3 W while the tree drew 28 W)
+TMP=$(mktemp -d /dev/shm/emon-test.XXXXXX 2>/dev/null || mktemp -d /tmp/emon-test.XXXXXX)
 TESTCG=/emon-test-$$
 # a daemon the machine may run is not ours to attach to: stat counts with
 # its own events unless a test passes --socket
