@@ -876,17 +876,10 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-
 /* 10,000 cgroups x 2 events: 20,000 series, then 20,000 more than the
- * default bound allows (folding). */
-static void test_speed(void **state)
+ * default bound allows (folding). The times are printed, not asserted: a
+ * busy machine makes any bound flaky; make bench-serve measures scrapes. */
+static void test_large(void **state)
 {
 	enum { NCG = 10000 };
 	struct metrics *m = metrics(30000, 0);
@@ -934,9 +927,6 @@ static void test_speed(void **state)
 	assert_true(n <= 20000);
 	assert_true(metrics__folded(m) > 0);
 	free(body);
-#ifndef SANITIZED
-	assert_true(t1 - t0 < 0.05);
-#endif
 	metrics__free(m);
 	free(cg);
 	free(names);
@@ -959,7 +949,7 @@ int main(void)
 		cmocka_unit_test(test_fold_more),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_promtool),
-		cmocka_unit_test(test_speed),
+		cmocka_unit_test(test_large),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
