@@ -113,9 +113,12 @@ static int selfmon__pin(struct selfmon *s, gid_t gid)
 	} else {
 		s->made_dir = true;
 	}
-	/* one left by a daemon that was killed: this socket's is ours now */
-	if (!unlink(s->pin))
+	/* one left by a daemon that was killed: this socket's is ours now,
+	 * and so is its directory, removed at exit as if we had made it */
+	if (!unlink(s->pin)) {
 		pr_debug("%s: left by a daemon that did not end cleanly: replaced", s->pin);
+		s->made_dir = true;
+	}
 	err = bpf_obj_pin(s->slots_fd, s->pin);
 	if (err) {
 		pr_err("cannot pin the thread slots at %s: %s", s->pin, strerror(errno));

@@ -6,8 +6,9 @@
 # 8 threads at once, each its own, in a process with no perf_event fd; an
 # unprivileged reader in --socket-group; nobody registers another
 # process's thread; 10,000 threads churned through 32 slots with the
-# daemon's memory, fds and slots back where they were; SIGTERM leaves
-# nothing pinned and a reader gets a clear error.
+# daemon's memory, fds and slots back where they were; a pin left by
+# SIGKILL is replaced by the next daemon; SIGTERM leaves nothing pinned
+# and a reader gets a clear error.
 . "$(dirname "$0")/lib.sh"
 
 CHECK=$TOOLS/selfmon/check
@@ -123,6 +124,15 @@ echo "      daemon: RSS $rss0 -> $rss kB, fds $fd0 -> $fd, slots in use after: $
 check "every slot back once they exited" [ "$n" = 0 ]
 check "daemon fds as before (one pidfd per registered thread, closed)" [ "$fd" = "$fd0" ]
 check "daemon memory bounded: RSS grew by at most $RSS_SLACK_KB kB" [ $((rss - rss0)) -le $RSS_SLACK_KB ]
+
+# SIGKILL leaves the pin (nothing runs to remove it); the next daemon
+# replaces it and removes it at its own exit
+kill -KILL $DPID
+wait $DPID 2>/dev/null
+check "after SIGKILL the pin is still there" [ -e "$PIN/self_slots" ]
+serve_start "$S" "$TMP/serve2.err" -v -e cpu-clock,context-switches --threads 32 \
+	--pin-dir "$PIN" --socket-group "$grp" --listen none || exit 1
+check "the next daemon replaces it" grep -q "self_slots: left by a daemon that did not end cleanly: replaced" "$TMP/serve2.err"
 
 "$CHECK" hold "$S" >"$TMP/hold.out" 2>&1 &
 HOLD=$!
