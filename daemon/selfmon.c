@@ -234,7 +234,7 @@ static void selfmon__free(struct selfmon *s, __u32 i)
 	o->pidfd = -1;
 	if (selfmon__set(s, i, EMON_SELF_FREE, 0, 0))
 		pr_warn("cannot free thread slot %u: %s", i, strerror(errno));
-	s->used--;
+	__atomic_store_n(&s->used, s->used - 1, __ATOMIC_RELAXED);
 	pr_debug("thread %d of pid %d: slot %u free", (int)o->tid, (int)o->tgid, i);
 }
 
@@ -279,9 +279,10 @@ void selfmon__reap(struct selfmon *s)
 	} while (n == 64);
 }
 
+/* from the HTTP thread too: the main thread alone changes it */
 int selfmon__used(const struct selfmon *s)
 {
-	return s ? s->used : 0;
+	return s ? __atomic_load_n(&s->used, __ATOMIC_RELAXED) : 0;
 }
 
 static bool pidfd_exited(int pidfd)
@@ -403,7 +404,7 @@ int selfmon__register(struct selfmon *s, pid_t peer, __u32 tid,
 		return -e;
 	}
 	s->own[i] = (struct self_owner){ .pidfd = pidfd, .tid = tid, .tgid = peer };
-	s->used++;
+	__atomic_store_n(&s->used, s->used + 1, __ATOMIC_RELAXED);
 	selfmon__grant(s, i, g);
 	pr_debug("thread %u of pid %d: slot %d", tid, (int)peer, i);
 	return 0;
