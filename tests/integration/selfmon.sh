@@ -123,7 +123,10 @@ fd=$(ls /proc/$DPID/fd | wc -l)
 echo "      daemon: RSS $rss0 -> $rss kB, fds $fd0 -> $fd, slots in use after: $n"
 check "every slot back once they exited" [ "$n" = 0 ]
 check "daemon fds as before (one pidfd per registered thread, closed)" [ "$fd" = "$fd0" ]
-check "daemon memory bounded: RSS grew by at most $RSS_SLACK_KB kB" [ $((rss - rss0)) -le $RSS_SLACK_KB ]
+# 4 MiB: 400 bytes a thread would show; the daemon also tracks every
+# process of this shared host, which may grow meanwhile
+check "daemon memory bounded: RSS grew by at most $((RSS_SLACK_KB + 3072)) kB" \
+	[ $((rss - rss0)) -le $((RSS_SLACK_KB + 3072)) ]
 
 # SIGKILL leaves the pin (nothing runs to remove it); the next daemon
 # replaces it and removes it at its own exit
