@@ -140,6 +140,7 @@ struct render {
 	double cpu_s;
 	__u64 rss;
 	bool has_cpu, has_rss;
+	bool has_threads;		/* emon_threads, emon_thread_slots */
 	struct mbuf b;
 };
 
@@ -1186,7 +1187,7 @@ static void self__read(struct render *r)
 /* emon_overflow_total x2 and 9 single series (self__emit) */
 static size_t self__series(const struct render *r)
 {
-	return 11 + r->has_cpu + r->has_rss;
+	return 11 + r->has_cpu + r->has_rss + 2 * r->has_threads;
 }
 
 static void scalar__emit(struct render *r, const char *name, const char *type,
@@ -1272,6 +1273,12 @@ static void self__emit(struct render *r, const struct metrics_self *self)
 			     "Resident memory size in bytes", NULL, r->rss);
 	scalar__emit(r, "emon_clients", "gauge", NULL,
 		     "Clients on the daemon's socket now", NULL, self->clients);
+	if (!r->has_threads)
+		return;
+	scalar__emit(r, "emon_threads", "gauge", NULL,
+		     "Threads registered for self-monitoring now", NULL, self->threads);
+	scalar__emit(r, "emon_thread_slots", "gauge", NULL,
+		     "Self-monitoring slots (serve --threads)", NULL, self->thread_slots);
 }
 
 /* ---- render ---- */
@@ -1370,6 +1377,7 @@ int metrics__render(struct metrics *m, const struct snap_meta *meta,
 	if (!r)
 		return -ENOMEM;
 	render__init(r, m, meta, s, openmetrics);
+	r->has_threads = self && self->thread_slots;
 	err = render__rows(r);
 	if (err)
 		goto out;

@@ -51,6 +51,7 @@ struct metrics_self {
 	double start_time_unix;		/* when the daemon started, Unix time */
 	const char *version;		/* build info (NULL: "unknown") */
 	int clients;			/* socket clients now */
+	int threads, thread_slots;	/* self-monitoring: registered, slots (0: off) */
 };
 
 /* Keeps state across scrapes: the folded cgroups and what they left. */

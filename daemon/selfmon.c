@@ -113,9 +113,12 @@ static int selfmon__pin(struct selfmon *s, gid_t gid)
 	} else {
 		s->made_dir = true;
 	}
-	/* one left by a daemon that was killed: this socket's is ours now */
-	if (!unlink(s->pin))
+	/* one left by a daemon that was killed: this socket's is ours now,
+	 * and so is its directory, removed at exit as if we had made it */
+	if (!unlink(s->pin)) {
 		pr_debug("%s: left by a daemon that did not end cleanly: replaced", s->pin);
+		s->made_dir = true;
+	}
 	err = bpf_obj_pin(s->slots_fd, s->pin);
 	if (err) {
 		pr_err("cannot pin the thread slots at %s: %s", s->pin, strerror(errno));
@@ -231,7 +234,7 @@ static void selfmon__free(struct selfmon *s, __u32 i)
 	o->pidfd = -1;
 	if (selfmon__set(s, i, EMON_SELF_FREE, 0, 0))
 		pr_warn("cannot free thread slot %u: %s", i, strerror(errno));
-	s->used--;
+	__atomic_store_n(&s->used, s->used - 1, __ATOMIC_RELAXED);
 	pr_debug("thread %d of pid %d: slot %u free", (int)o->tid, (int)o->tgid, i);
 }
 
@@ -276,9 +279,10 @@ void selfmon__reap(struct selfmon *s)
 	} while (n == 64);
 }
 
+/* from the HTTP thread too: the main thread alone changes it */
 int selfmon__used(const struct selfmon *s)
 {
-	return s ? s->used : 0;
+	return s ? __atomic_load_n(&s->used, __ATOMIC_RELAXED) : 0;
 }
 
 static bool pidfd_exited(int pidfd)
@@ -400,7 +404,7 @@ int selfmon__register(struct selfmon *s, pid_t peer, __u32 tid,
 		return -e;
 	}
 	s->own[i] = (struct self_owner){ .pidfd = pidfd, .tid = tid, .tgid = peer };
-	s->used++;
+	__atomic_store_n(&s->used, s->used + 1, __ATOMIC_RELAXED);
 	selfmon__grant(s, i, g);
 	pr_debug("thread %u of pid %d: slot %d", tid, (int)peer, i);
 	return 0;

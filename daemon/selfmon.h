@@ -43,7 +43,7 @@ void selfmon__reap(struct selfmon *s);
  */
 int selfmon__register(struct selfmon *s, pid_t peer, __u32 tid,
 		      struct emon_self_grant *g, int *fd, char *err, size_t errlen);
-/* Slots in use. */
+/* Slots in use (any thread may ask). */
 int selfmon__used(const struct selfmon *s);
 
 #endif

@@ -318,6 +318,8 @@ static int serve_metrics(void *ctx, bool openmetrics, char **body, size_t *len)
 		return err;
 	self.flushes = snap.seq;
 	self.clients = server__nr_clients(sv->srv);
+	self.threads = selfmon__used(sv->self);
+	self.thread_slots = sv->o.threads;
 	err = metrics__render(sv->metrics, sv->meta, &snap, &self, openmetrics, body, len);
 	snapshot__free(&snap);
 	sv->last_scrape_s = session__now() - t0;

@@ -173,6 +173,8 @@ static const struct metrics_self self_figures = {
 	.start_time_unix = 1700000000.5,
 	.version = "1.2.3 \"dev\"",
 	.clients = 2,
+	.threads = 3,
+	.thread_slots = 32,
 };
 
 static char *render(struct metrics *m, struct fix *f, bool om)
@@ -445,6 +447,8 @@ static void test_names(void **state)
 	assert_line(body, "emon_flushes_total 42");
 	assert_line(body, "emon_start_time_seconds 1700000000.5");
 	assert_line(body, "emon_clients 2");
+	assert_line(body, "emon_threads 3");
+	assert_line(body, "emon_thread_slots 32");
 	assert_line(body, "emon_folded_cgroups 0");
 	assert_line(body, "emon_cgroup_folds_total 0");
 	assert_true(sample(body, "process_cpu_seconds_total") >= 0);
