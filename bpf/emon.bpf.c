@@ -843,9 +843,12 @@ static __always_inline void account(struct emon_prev *p, struct task_struct *cur
 	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
 		if (i >= nr_events)
 			break;
-		if ((from_clock | from_switches | from_migrations) & (1u << i))
+		if ((from_clock | from_switches | from_migrations) & (1u << i)) {
 			d[i].counter = switch_delta(p, i, dt, switched);
-		else
+			/* a running count, as a counter's would be: a thread's
+			 * slot takes its slices from it (selfmon.bpf.h) */
+			p->c[i].counter += d[i].counter;
+		} else
 			counter_delta(p, i, cpu, switched, &d[i]);
 	}
 	p->migr = 0;

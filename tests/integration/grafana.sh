@@ -17,8 +17,10 @@ DASH=deploy/grafana/emon-perf.json
 [ -f "$DASH" ] || { echo "FAIL  $DASH missing"; exit 1; }
 
 MPORT=$(free_port) PPORT=$(free_port)
-id() { printf '%064x' "$1"; }
-uid=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0
+# ids and a pod of this run's own (its pid in them): another test's
+# containers on the machine are not ours to count
+id() { printf '%048x%016x' $$ "$1"; }
+uid=$(printf '0f1e2d3c-4b5a-6978-8796-%012x' $$)
 docker=$(cg_new "system.slice/docker-$(id 7).scope")
 pod=$(cg_new "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${uid//-/_}.slice/cri-containerd-$(id 8).scope")
 
@@ -60,8 +62,9 @@ say(all(p.get("targets") for p in panels) and
     all(p["datasource"]["uid"] == "${datasource}" for p in panels),
     "every panel has a PromQL target on the ${datasource} variable")
 
-def query(q):
-    url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": q})
+def query(q, at=None):
+    args = {"query": q} if at is None else {"query": q, "time": f"{at:.3f}"}
+    url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode(args)
     with urllib.request.urlopen(url, timeout=5) as r:
         return json.load(r)["data"]["result"]
 def promql(expr):	# as Grafana sends it: its variables filled in
@@ -94,9 +97,12 @@ for title, expr in targets:
     vals = [float(s["value"][1]) for s in res]
     say(bool(vals) and all(math.isfinite(v) for v in vals), f"{title}: {len(vals)} series, e.g. {vals[:3]}")
 
+# the comparisons below, all at one instant: a scrape landing between two
+# queries would change a rate
+at = time.time() - 1
 def one(title):
     expr = [e for t, e in targets if t == title][0]
-    return {json.dumps(s["metric"], sort_keys=True): float(s["value"][1]) for s in query(promql(expr))}
+    return {json.dumps(s["metric"], sort_keys=True): float(s["value"][1]) for s in query(promql(expr), at)}
 host = sum(one("Host power").values())
 say(abs(host - 20 * npkg) <= 0.03 * 20 * npkg, f"Host power {host:.2f} W is the fake tree's 20 W x {npkg} within 3%")
 per = one("Power per container")
