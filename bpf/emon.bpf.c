@@ -10,8 +10,8 @@
  * (v2 id) and its process (tgid). Cost per switch is O(metrics), whatever
  * the number of cgroups or processes watched: they are rolled up in
  * userspace once per interval. What the switch itself shows needs no
- * perf_event: time (cpu-clock, task-clock) from the switch's clock, the
- * switches, the CPU a task comes in on (switch_delta()); software events
+ * perf_event: time (cpu-clock, task-clock) from the switch's timestamps,
+ * the switches, the CPU a task comes in on (switch_delta()); software events
  * are loaded where the kernel counts them (counter_in_place()).
  *
  * tp_btf programs cannot be test-run, so the same body is also an unattached
@@ -141,12 +141,8 @@ struct emon_prev {
 	__u64 cgid;
 	__u64 task;
 	__u64 clk;
-	/* from_clock: when the last count was taken (CLOCK_MONOTONIC), and
-	 * CLOCK_MONOTONIC - rq->clock as measured at a switch (rq_cal: since
-	 * the last flush), see switch_clock() */
+	/* from_clock: when the last count was taken (CLOCK_MONOTONIC) */
 	__u64 ts;
-	__u64 rq_off;
-	__u32 rq_cal;
 	/* from_migrations: the running task came in migrated (0 or 1) */
 	__u32 migr;
 	struct emon_count c[EMON_MAX_EVENTS];
@@ -671,61 +667,30 @@ static __always_inline __u64 switch_delta(const struct emon_prev *p, __u32 i,
 }
 
 /*
- * This CPU's rq->clock, through the task running here: set_task_rq()
- * points every task's se.cfs_rq at its CPU's (whatever its class), and
- * runqueues itself is no ksym without CONFIG_KALLSYMS_ALL.
- */
-static __always_inline __u64 rq_clock(struct task_struct *cur)
-{
-	if (bpf_core_field_exists(struct cfs_rq, rq))	/* FAIR_GROUP_SCHED */
-		return cur->se.cfs_rq->rq->clock;
-	return container_of(cur->se.cfs_rq, struct rq, cfs)->clock;
-}
-
-/*
- * The time since the last count, for from_clock events, CLOCK_MONOTONIC.
- *
- * Which clock: the kernel's cpu-clock and task-clock count local_clock()
- * (sched_clock), wall time on the CPU; cpu.stat counts the scheduler's
- * rq->clock_task, the same clock less the IRQ and steal time it leaves
- * out. At a switch, rq->clock is that clock, stamped by __schedule() a
- * moment before the tracepoint: the slices between switches are the
- * scheduler's own, and one load where bpf_ktime_get_ns() costs 80 ns in a
- * VM. But rq->clock is fresh only at a switch: a flush (an IPI, a test
- * run) or a self-move would close the slice at the last tick. There the
- * time is bpf_ktime_get_ns(), the CLOCK_MONOTONIC that flush_ns times
- * intervals with (the same TSC, scaled by timekeeping); the switches map
- * rq->clock onto it by an offset measured at the first switch after each
- * flush, so a CPU's time per interval is the time between its flushes
- * (to the slew of the two clocks over one interval: parts per million).
+ * The time since the last count, for from_clock events: bpf_ktime_get_ns()
+ * (CLOCK_MONOTONIC) at the tracepoint, what a read of a cpu-clock
+ * perf_event there gave. The kernel's cpu-clock and task-clock count
+ * local_clock(), wall time on the CPU (the same TSC, CLOCK_MONOTONIC only
+ * slewed by NTP, parts per million), and perf stat -G closes a task's
+ * slice at this switch. The switch's own clock, rq->clock, would save a
+ * clock read (60-80 ns in this VM) but is stamped before __schedule()
+ * dequeues the task going out and picks the next: on short-lived, often
+ * sleeping tasks their cgroups came out 1% below perf's task-clock with
+ * it, against 0.1% with this one (tests/integration/cgroup_churn.sh).
+ * cpu.stat counts the same slices less the steal and IRQ time the
+ * scheduler leaves out, as cpu-clock always did. CLOCK_MONOTONIC is also
+ * what flush_ns times intervals with: a CPU's time per interval is
+ * exactly the time between its flushes.
  *
  * A CPU that missed a whole flush round (epoch moved on twice) was
  * offline: its perf events stopped, and so does its clock: the time up to
  * its next flush (the offline time with it) is not counted.
  */
-static __always_inline __u64 switch_clock(struct emon_prev *p,
-					  struct task_struct *cur, __u32 ep,
-					  bool switched, bool flush, __u64 *now)
+static __always_inline __u64 switch_clock(struct emon_prev *p, __u32 ep, __u64 now)
 {
-	__u64 t, dt;
+	__u64 dt = p->primed && epoch - ep < 2 ? now - p->ts : 0;
 
-	if (switched && p->rq_cal) {
-		t = rq_clock(cur) + p->rq_off;
-	} else {
-		if (!*now)
-			*now = bpf_ktime_get_ns();
-		t = *now;
-		if (switched)
-			p->rq_off = t - rq_clock(cur);
-		p->rq_cal = switched;
-	}
-	if (flush)
-		p->rq_cal = 0;	/* measured again at the next switch */
-	/* the offset is good to a few µs: a slice that ran back gets 0, and
-	 * the next one what it lost */
-	dt = p->primed && epoch - ep < 2 && t > p->ts ? t - p->ts : 0;
-	if (!p->primed || epoch - ep >= 2 || t > p->ts)
-		p->ts = t;
+	p->ts = now;
 	return dt;
 }
 
@@ -831,12 +796,12 @@ static __always_inline void account(struct emon_prev *p, struct task_struct *cur
 
 	ep = p->ep;
 	par = ep & 1;
-	if (flush) {
+	if (flush)
 		p->ep = epoch;	/* later slices: the next interval */
+	if (flush || from_clock)
 		now = bpf_ktime_get_ns();
-	}
 	if (from_clock)
-		dt = switch_clock(p, cur, ep, switched, flush, &now);
+		dt = switch_clock(p, ep, now);
 	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
 		if (i >= nr_events)
 			break;
