@@ -10,8 +10,8 @@
  * (v2 id) and its process (tgid). Cost per switch is O(metrics), whatever
  * the number of cgroups or processes watched: they are rolled up in
  * userspace once per interval. What the switch itself shows needs no
- * perf_event: time (cpu-clock, task-clock) from the switch's clock, the
- * switches, the CPU a task comes in on (switch_delta()); software events
+ * perf_event: time (cpu-clock, task-clock) from the switch's timestamps,
+ * the switches, the CPU a task comes in on (switch_delta()); software events
  * are loaded where the kernel counts them (counter_in_place()).
  *
  * tp_btf programs cannot be test-run, so the same body is also an unattached
@@ -60,12 +60,6 @@ const volatile __u32 nr_cpus = 1;
  */
 const volatile __u32 counter_only;
 /*
- * Software events whose count the kernel adds to in place, on this CPU
- * (bit i = event i: all but the clocks, whose count only a read brings up
- * to date): read it there, see counter_in_place().
- */
-const volatile __u32 in_place;
-/*
  * context-switches events (bit i = event i): the kernel counts a switch
  * after its tracepoint, for the task going out (perf stat -G does too);
  * a read at the tracepoint would give it to the task coming in.
@@ -74,18 +68,6 @@ const volatile __u32 switch_events;
 /* The index of a time event (cpu-clock), -1: none. Untraced slices add
  * their time to EMON_STAT_UNTRACED_NS: how much time had its owner guessed. */
 const volatile __s32 clock_event = -1;
-/*
- * Events counted from the switch itself, with no perf_event and no read
- * (bit i = event i): time events (cpu-clock, task-clock) from switch
- * timestamps, context-switches from the switches, cpu-migrations from the
- * task's migrations seen at its switch-in. See switch_delta().
- */
-const volatile __u32 from_clock;
-const volatile __u32 from_switches;
-const volatile __u32 from_migrations;
-/* When the program was loaded (CLOCK_MONOTONIC ns): a task started since
- * is known from its first run on, for from_migrations. */
-const volatile __u64 load_ns;
 /*
  * How far on_switch goes (enum emon_step): the engine leaves it at
  * EMON_STEP_ALL; tools/bench-switch-cost times this very object step by
@@ -141,12 +123,8 @@ struct emon_prev {
 	__u64 cgid;
 	__u64 task;
 	__u64 clk;
-	/* from_clock: when the last count was taken (CLOCK_MONOTONIC), and
-	 * CLOCK_MONOTONIC - rq->clock as measured at a switch (rq_cal: since
-	 * the last flush), see switch_clock() */
+	/* from_clock: when the last count was taken (CLOCK_MONOTONIC) */
 	__u64 ts;
-	__u64 rq_off;
-	__u32 rq_cal;
 	/* from_migrations: the running task came in migrated (0 or 1) */
 	__u32 migr;
 	struct emon_count c[EMON_MAX_EVENTS];
@@ -277,17 +255,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct emon_counts);
 } tree_ovf SEC(".maps");
-
-/*
- * from_migrations: each task's se.nr_migrations as of its last switch-in,
- * plus one (0: not seen yet).
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, __u64);
-} task_migr SEC(".maps");
 
 /* Rare path: the part of a slice split off for a task that left untraced. */
 struct {
@@ -655,111 +622,7 @@ static __always_inline __u64 untraced_part(struct emon_prev *p,
 	return ((span - ran) << 16) / span;
 }
 
-/*
- * Event i's part of the slice, counted from the switch itself (from_*):
- * dt of the switch timestamps for a time event, the switch being traced
- * for context-switches (the kernel counts it for the task going out, as a
- * read just after it would), the running task's migration for
- * cpu-migrations (the kernel counts it at the task's switch-in, in its
- * context).
- */
-static __always_inline __u64 switch_delta(const struct emon_prev *p, __u32 i,
-					  __u64 dt, bool switched)
-{
-	if (from_clock & (1u << i))
-		return dt;
-	if (from_switches & (1u << i))
-		return switched;
-	return p->migr;
-}
-
-/*
- * This CPU's rq->clock, through the task running here: set_task_rq()
- * points every task's se.cfs_rq at its CPU's (whatever its class), and
- * runqueues itself is no ksym without CONFIG_KALLSYMS_ALL.
- */
-static __always_inline __u64 rq_clock(struct task_struct *cur)
-{
-	if (bpf_core_field_exists(struct cfs_rq, rq))	/* FAIR_GROUP_SCHED */
-		return cur->se.cfs_rq->rq->clock;
-	return container_of(cur->se.cfs_rq, struct rq, cfs)->clock;
-}
-
-/*
- * The time since the last count, for from_clock events, CLOCK_MONOTONIC.
- *
- * Which clock: the kernel's cpu-clock and task-clock count local_clock()
- * (sched_clock), wall time on the CPU; cpu.stat counts the scheduler's
- * rq->clock_task, the same clock less the IRQ and steal time it leaves
- * out. At a switch, rq->clock is that clock, stamped by __schedule() a
- * moment before the tracepoint: the slices between switches are the
- * scheduler's own, and one load where bpf_ktime_get_ns() costs 80 ns in a
- * VM. But rq->clock is fresh only at a switch: a flush (an IPI, a test
- * run) or a self-move would close the slice at the last tick. There the
- * time is bpf_ktime_get_ns(), the CLOCK_MONOTONIC that flush_ns times
- * intervals with (the same TSC, scaled by timekeeping); the switches map
- * rq->clock onto it by an offset measured at the first switch after each
- * flush, so a CPU's time per interval is the time between its flushes
- * (to the slew of the two clocks over one interval: parts per million).
- *
- * A CPU that missed a whole flush round (epoch moved on twice) was
- * offline: its perf events stopped, and so does its clock: the time up to
- * its next flush (the offline time with it) is not counted.
- */
-static __always_inline __u64 switch_clock(struct emon_prev *p,
-					  struct task_struct *cur, __u32 ep,
-					  bool switched, bool flush, __u64 *now)
-{
-	__u64 t, dt;
-
-	if (switched && p->rq_cal) {
-		t = rq_clock(cur) + p->rq_off;
-	} else {
-		if (!*now)
-			*now = bpf_ktime_get_ns();
-		t = *now;
-		if (switched)
-			p->rq_off = t - rq_clock(cur);
-		p->rq_cal = switched;
-	}
-	if (flush)
-		p->rq_cal = 0;	/* measured again at the next switch */
-	/* the offset is good to a few µs: a slice that ran back gets 0, and
-	 * the next one what it lost */
-	dt = p->primed && epoch - ep < 2 && t > p->ts ? t - p->ts : 0;
-	if (!p->primed || epoch - ep >= 2 || t > p->ts)
-		p->ts = t;
-	return dt;
-}
-
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
-
-/*
- * The count of an in_place event on this CPU (key: its slot in events),
- * or -ENOENT when the slot is empty. What bpf_perf_event_read() returns
- * for a software event is local64_read(&event->count) after a pmu->read
- * that does nothing, behind interrupt masking, checks and an indirect
- * call: 60 ns in this VM for one load. The kernel adds to a per-CPU
- * software event's count on its own CPU only, and sched_switch runs with
- * interrupts off there, so the load alone reads what the helper would.
- * The walk (events' slot, its bpf_event_entry, its perf_event) is made of
- * read-only casts: plain loads the verifier guards as probe reads.
- */
-static __always_inline __s64 counter_in_place(__u32 key)
-{
-	struct bpf_array *arr = bpf_rdonly_cast(&events,
-			bpf_core_type_id_kernel(struct bpf_array));
-	struct bpf_event_entry *slot, *ee;
-
-	/* the slot's pointer, loaded as the first member of a struct */
-	slot = bpf_rdonly_cast((void *)((__u64)arr->ptrs + (__u64)key * sizeof(void *)),
-			       bpf_core_type_id_kernel(struct bpf_event_entry));
-	ee = bpf_rdonly_cast((void *)slot->event,
-			     bpf_core_type_id_kernel(struct bpf_event_entry));
-	if (!ee)
-		return -2;	/* -ENOENT, as the helper says it */
-	return ee->event->count.a.a.counter;
-}
+#include "switch_events.bpf.h"
 
 /* The slice's deltas of event i, read from its counter, into *d. */
 static __always_inline void counter_delta(struct emon_prev *p, __u32 i, __u32 cpu,
@@ -834,12 +697,12 @@ static __always_inline void account(struct emon_prev *p, struct task_struct *cur
 
 	ep = p->ep;
 	par = ep & 1;
-	if (flush) {
+	if (flush)
 		p->ep = epoch;	/* later slices: the next interval */
+	if (flush || from_clock)
 		now = bpf_ktime_get_ns();
-	}
 	if (from_clock)
-		dt = switch_clock(p, cur, ep, switched, flush, &now);
+		dt = switch_clock(p, ep, now);
 	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
 		if (i >= nr_events)
 			break;
@@ -909,32 +772,6 @@ static __always_inline void account(struct emon_prev *p, struct task_struct *cur
 	}
 	owner_add(p, par, ep, cpu, cgid ?: bpf_get_current_cgroup_id(), tgid, start,
 		  cur, true, d);
-}
-
-/*
- * from_migrations: did next come in on another CPU than it last ran on?
- * The kernel counts a migration when the task next switches in, once
- * however many set_task_cpu() moves it had meanwhile (se.nr_migrations
- * counts each); a task first seen here counts its moves only when it
- * started after the load (a new task's placement is one).
- */
-static __always_inline __u32 migrated_in(struct task_struct *next)
-{
-	__u64 n = next->se.nr_migrations, *last;
-	__u32 moved;
-
-	if (!next->pid)		/* idle tasks stay on their CPU */
-		return 0;
-	last = bpf_task_storage_get(&task_migr, next, NULL,
-				    BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!last)
-		return 0;
-	if (*last)
-		moved = *last != n + 1;
-	else
-		moved = n && next->start_time > load_ns;
-	*last = n + 1;
-	return moved;
 }
 
 #include "sched.bpf.h"
