@@ -184,7 +184,9 @@ check "own events: cycles and instructions shown as '-'" \
 	bash -c "tmux -S '$TM_SOCK' capture-pane -p | grep -q \"'-': cycles, instructions not countable here\""
 against_cpustat "own events"
 ids=$(bpf_ids "$TOP_PID")
-check "own events: top holds its own perf_event fds" [ "$(perf_fds "$TOP_PID")" -gt 0 ]
+# (cpu-clock comes from the switches, and this VM counts no cycles: its
+# own BPF programs are what top holds here, no perf_event)
+check "own events: top holds its own BPF programs" [ -n "$ids" ]
 
 # views and sorting
 tm send-keys p
