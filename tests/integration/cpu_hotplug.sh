@@ -139,6 +139,9 @@ for t in sorted(rows):
     for scope in ("cpu", "process"):
         for ev, v in sysc.items():
             if sum(r["counters"][ev] for r in by[scope]) != v:
+                if not bad_sum:
+                    print(f"      t={t:.3f} {scope} {ev}: rows add up to "
+                          f"{sum(r['counters'][ev] for r in by[scope])}, system {v}")
                 bad_sum += 1
     if sysc["cpu-clock"] > ncpu * dt * 1e9 * 1.05 + 5e6:
         print(f"      t={t:.3f}: system cpu-clock {sysc['cpu-clock'] / 1e6:.1f} ms in {dt * 1e3:.1f} ms x {ncpu} CPUs")

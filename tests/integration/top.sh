@@ -334,15 +334,18 @@ t_end = time.monotonic() + 15
 while len(marks) < 5 and time.monotonic() < t_end:
     p = subprocess.run(["tmux", "-S", sock, "capture-pane", "-p"], capture_output=True, text=True).stdout
     m = re.search(r"^Energy: .*host ([0-9.]+) W", p, re.M)
-    if m and m.group(1) != last:
+    # a repaint: the pane changed (its power may read the same twice)
+    if m and p != last:
         now = time.monotonic()
         if marks and now - marks[-1][0] < 0.3:
             marks[-1] = marks[-1][:2] + (float(m.group(1)),)	# seen half done
         else:
             marks.append((now, uj(), float(m.group(1))))
-        last = m.group(1)
+        last = p
     time.sleep(0.02)
 bad = 0 if len(marks) == 5 else 1
+if bad:
+    print(f"FAIL  attached: 5 repaints within 15 s ({len(marks)})")
 for (t0, e0, _), (t1, e1, w) in zip(marks, marks[1:]):
     ref = (e1 - e0) / 1e6 / (t1 - t0)
     tol = max(0.1 * ref, 1)
