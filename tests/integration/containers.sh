@@ -55,9 +55,12 @@ for cid, (rt, pod, ns) in want.items():
     print(f"{'ok   ' if ok else 'FAIL '} {rt:10} {cid[:12]}... pod {r.get('pod_uid')} cpu-clock {clk / 1e9:.4f} s, "
           f"cpu.stat {ns / 1e9:.4f} s ({(clk - ns) / ns * 100:+.2f}%)")
     bad += not ok
-extra = set(cont) - set(want) - {"host"}
+# the near miss is no container (other containers on the machine, of
+# other work running meanwhile, are not this test's to judge)
+miss = "$(printf '%063x' 6)"
+extra = [k for k in cont if miss in k]
 if extra:
-    print(f"FAIL  unexpected containers: {extra}"); bad += 1
+    print(f"FAIL  the near miss taken for a container: {extra}"); bad += 1
 host = cont.get("host")
 if not host or host["counters"]["cpu-clock"] + steal + unt < ${use[miss]} * 0.99:
     print("FAIL  the near miss (63 hex digits) is not counted in host"); bad += 1
