@@ -59,6 +59,8 @@ struct sched_task {
 	__u32 wakeups;
 	__u64 sleep_ns;
 	__u64 blocked_ns;
+	__u64 exit_life_ns;	/* the process ended: its lifetime (last thread) */
+	__u64 exit_code;
 };
 
 struct {
@@ -152,6 +154,9 @@ static __always_inline void sched_delta(struct emon_sched *d, struct sched_task 
 	d->sleep_ns = ts->sleep_ns;
 	d->blocked_ns = ts->blocked_ns;
 	d->wakeups = ts->wakeups;
+	d->exit_life_ns = ts->exit_life_ns;
+	d->exit_code = ts->exit_code;
+	ts->exit_life_ns = ts->exit_code = 0;
 	if (ts->waits && ts->slot < EMON_SCHED_SLOTS)
 		d->hist[ts->slot] = 1;
 	ts->sleep_ns = ts->blocked_ns = 0;
@@ -169,6 +174,8 @@ static __always_inline void sched_add(struct emon_sched *dst, const struct emon_
 	dst->wakeups += d->wakeups;
 	dst->vol_switches += d->vol_switches;
 	dst->invol_switches += d->invol_switches;
+	dst->exit_life_ns += d->exit_life_ns;
+	dst->exit_code += d->exit_code;
 	if (slot < EMON_SCHED_SLOTS)
 		dst->hist[slot]++;
 }
@@ -342,6 +349,29 @@ SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(on_wakeup_new, struct task_struct *t)
 {
 	sched_wake(t, true);
+	return 0;
+}
+
+/*
+ * The last thread of a process exits (group_dead): its lifetime and exit
+ * code go to the process's row with the rest of its last slice, counted
+ * at its final switch-out (interrupts off: a flush cannot cut in, as it
+ * could here). Only loaded where the tracepoint has group_dead (6.16+).
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *t, bool group_dead)
+{
+	struct sched_task *ts;
+	__u64 life;
+
+	if (!group_dead || !t->pid)
+		return 0;
+	ts = sched_task_get(t);
+	if (!ts)
+		return 0;
+	life = bpf_ktime_get_ns() - t->group_leader->start_time;
+	ts->exit_life_ns = life ?: 1;
+	ts->exit_code = t->exit_code;
 	return 0;
 }
 

@@ -15,6 +15,9 @@
 #     it joined (1%, 2%, + what it did during the write that moved it,
 #     which can go either side: under load a wait there took 1.8 s), its
 #     on-CPU = cpu.stat's usage (1%)
+#     its final row has its lifetime (>= the span it measured, and = the
+#     sum of its on-CPU, wait, sleep and blocked time within 1%) and exit
+#     code 0
 #   - a process that sleeps in a loop: sleep = its span's wall time - on-CPU
 #     - wait (2%). Pinned, as the vfork parent: run_delay of a task moved
 #     between run queues mixes two CPUs' scheduler clocks, which a loaded
@@ -91,6 +94,19 @@ for w in a b; do
 		within "$(sched "$TMP/out.jsonl" process "$pid" vol_switches)" "$(truth "$TMP/$w.json" vol)" 2
 	check "$w: involuntary switches = nonvoluntary_ctxt_switches (+-2)" \
 		within "$(sched "$TMP/out.jsonl" process "$pid" invol_switches)" "$(truth "$TMP/$w.json" invol)" 2
+	check "$w: its final row has its lifetime, >= the span it measured itself" python3 -c "
+import json, sys
+r = [json.loads(l) for l in open('$TMP/out.jsonl') if '\"key\":$pid,' in l][-1]['sched']
+e, span = r.get('exit', {}), $(truth "$TMP/$w.json" span_ns)
+print('      exit', e, 'span', span)
+sys.exit(0 if e.get('exit_code') == 0 and e.get('signal') == 0 and e['lifetime_ns'] >= span else 1)"
+	check "$w: lifetime = on-CPU + wait + sleep + blocked within 1%" python3 -c "
+import json, sys
+r = [json.loads(l) for l in open('$TMP/out.jsonl') if '\"key\":$pid,' in l][-1]['sched']
+parts = r['on_cpu_ns'] + r['runq_wait_ns'] + r['sleep_ns'] + r['blocked_ns']
+life = r['exit']['lifetime_ns']
+print(f'      {parts} vs {life}: {abs(parts - life) / life * 100:.3f}% (tolerance 1%)')
+sys.exit(0 if abs(parts - life) <= 0.01 * life else 1)"
 	cg_on=$((cg_on + $(truth "$TMP/$w.json" cg_on_ns 1)))
 	cg_wait=$((cg_wait + $(truth "$TMP/$w.json" cg_delay_ns 1)))
 	join_on=$((join_on + $(truth "$TMP/$w.json" join_on_ns 1)))
