@@ -728,7 +728,7 @@ static __always_inline void account(struct emon_prev *p, bool flush, bool switch
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev_task,
-	     struct task_struct *next, unsigned int prev_state)
+	     struct task_struct *next)
 {
 	__u32 z = 0;
 	struct emon_prev *p = bpf_map_lookup_elem(&prev, &z);
@@ -736,7 +736,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev_task,
 	if (!p)
 		return 0;
 	/* first: its clock reads stay clear of the counter reads' time */
-	sched_switch(p, preempt, prev_task, next, prev_state);
+	sched_switch(p, ctx);
 	account(p, false, true);
 	/* CFS picked next: its exec_start is now, in the task clock */
 	set_running(p, next, fair(next) ? next->se.exec_start : 0);

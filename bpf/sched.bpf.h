@@ -240,22 +240,34 @@ static __always_inline void sched_count(struct emon_prev *p,
 }
 
 /*
- * sched_switch, prev (current) to next. prev stays on its run queue when
- * preempted or still TASK_RUNNING (prev_state 0): its wait starts now;
- * else it sleeps, blocked when uninterruptible. The idle task (pid 0) is
- * left out.
+ * Off, nothing of the view may run: the verifier drops what follows the
+ * test of sched_on (a constant), but not what the compiler moved above it
+ * (loads of the tracepoint's arguments, seen in on_switch): the barrier
+ * keeps every load after the test.
  */
-static __always_inline void sched_switch(struct emon_prev *p, bool preempt,
-					 struct task_struct *prev,
-					 struct task_struct *next,
-					 unsigned int prev_state)
+#define SCHED_OFF() ({ bool off_ = !sched_on; asm volatile("" ::: "memory"); off_; })
+
+/*
+ * sched_switch, prev (current) to next, its arguments read from ctx (the
+ * tracepoint's: preempt, prev, next, prev_state). prev stays on its run
+ * queue when preempted or still TASK_RUNNING (prev_state 0): its wait
+ * starts now; else it sleeps, blocked when uninterruptible. The idle task
+ * (pid 0) is left out.
+ */
+static __always_inline void sched_switch(struct emon_prev *p, unsigned long long *ctx)
 {
+	struct task_struct *prev, *next;
+	unsigned int prev_state;
 	struct sched_task *ts;
-	bool runnable = preempt || !prev_state;
+	bool runnable;
 	__u64 now;
 
-	if (!sched_on)
+	if (SCHED_OFF())
 		return;
+	prev = (struct task_struct *)ctx[1];
+	next = (struct task_struct *)ctx[2];
+	prev_state = ctx[3];
+	runnable = (bool)ctx[0] || !prev_state;
 	now = bpf_ktime_get_ns();
 	ts = prev->pid ? sched_task_get(prev) : NULL;
 	if (ts) {
@@ -280,10 +292,13 @@ static __always_inline void sched_switch(struct emon_prev *p, bool preempt,
 /* A flush on this CPU: count the running task's slice so far. */
 static __always_inline void sched_flush(struct emon_prev *p)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
+	struct task_struct *cur;
 	struct sched_task *ts;
 
-	if (!sched_on || !cur->pid)
+	if (SCHED_OFF())
+		return;
+	cur = bpf_get_current_task_btf();
+	if (!cur->pid)
 		return;
 	ts = sched_task_get(cur);
 	if (!ts)
@@ -298,10 +313,13 @@ static __always_inline void sched_flush(struct emon_prev *p)
  */
 static __always_inline void sched_attach(struct emon_prev *p)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
+	struct task_struct *cur;
 	struct sched_task *ts;
 
-	if (!sched_on || !cur->pid || p->pid != cur->pid)
+	if (SCHED_OFF())
+		return;
+	cur = bpf_get_current_task_btf();
+	if (!cur->pid || p->pid != cur->pid)
 		return;
 	ts = sched_task_get(cur);
 	if (ts && ts->based)
