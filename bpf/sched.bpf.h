@@ -26,8 +26,9 @@
  * own CPU like every other count (one writer per key, plain adds).
  *
  * With sched_on false (the default) every call below is dead code the
- * verifier removes, and the wakeup programs are neither loaded nor
- * attached: the switch path costs what it did without it.
+ * verifier removes (SCHED_OFF() keeps the compiler from moving any of it
+ * above the test), and the wakeup and exit programs are neither loaded
+ * nor attached: the switch path is the code it was without it.
  */
 #ifndef SCHED_BPF_H
 #define SCHED_BPF_H

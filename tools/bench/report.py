@@ -724,14 +724,16 @@ def report(b, md_path, svg_path):
     for n in notes:
         w("- " + n)
     w("")
-    # the daemon's section (tools/bench-serve.sh) stays as it was
+    # the daemon's section (tools/bench-serve.sh) and the scheduler view's
+    # (tools/bench-sched.sh) stay as they were
     if os.path.exists(md_path):
         old = open(md_path).read()
-        i = old.find("<!-- bench-serve: begin")
-        j = old.find("<!-- bench-serve: end -->")
-        if i >= 0 and j > i:
-            L.append(old[i:j + len("<!-- bench-serve: end -->")])
-            L.append("")
+        for tool in ("bench-serve", "bench-sched"):
+            i = old.find(f"<!-- {tool}: begin")
+            j = old.find(f"<!-- {tool}: end -->")
+            if i >= 0 and j > i:
+                L.append(old[i:j + len(f"<!-- {tool}: end -->")])
+                L.append("")
     with open(md_path, "w") as f:
         f.write("\n".join(L) + "\n")
 
