@@ -96,7 +96,8 @@ $(O)/vmlinux.h:
 	$(Q)mkdir -p $(@D)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 
-$(O)/bpf/%.bpf.o: bpf/%.bpf.c include/emon.h $(O)/vmlinux.h
+# bpf/*.h too: clang writes its -MMD file for the .tmp it outputs
+$(O)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/emon.h $(O)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \

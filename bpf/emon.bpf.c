@@ -778,7 +778,7 @@ static __always_inline void account(struct emon_prev *p, struct task_struct *cur
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev_task,
-	     struct task_struct *next, unsigned int prev_state)
+	     struct task_struct *next)
 {
 	__u32 z = 0;
 	struct emon_prev *p = bpf_map_lookup_elem(&prev, &z);
@@ -786,7 +786,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev_task,
 	if (!p || steps == EMON_STEP_NONE)
 		return 0;
 	/* first: its clock reads stay clear of the counter reads' time */
-	sched_switch(p, preempt, prev_task, next, prev_state);
+	sched_switch(p, ctx);
 	account(p, prev_task, false, true);
 	selfmon__switch(p, prev_task, next);
 	/* CFS picked next: its exec_start is now, in the task clock */

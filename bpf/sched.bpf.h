@@ -26,8 +26,9 @@
  * own CPU like every other count (one writer per key, plain adds).
  *
  * With sched_on false (the default) every call below is dead code the
- * verifier removes, and the wakeup programs are neither loaded nor
- * attached: the switch path costs what it did without it.
+ * verifier removes (SCHED_OFF() keeps the compiler from moving any of it
+ * above the test), and the wakeup and exit programs are neither loaded
+ * nor attached: the switch path is the code it was without it.
  */
 #ifndef SCHED_BPF_H
 #define SCHED_BPF_H
@@ -59,6 +60,8 @@ struct sched_task {
 	__u32 wakeups;
 	__u64 sleep_ns;
 	__u64 blocked_ns;
+	__u64 exit_life_ns;	/* the process ended: its lifetime (last thread) */
+	__u64 exit_code;
 };
 
 struct {
@@ -152,6 +155,9 @@ static __always_inline void sched_delta(struct emon_sched *d, struct sched_task 
 	d->sleep_ns = ts->sleep_ns;
 	d->blocked_ns = ts->blocked_ns;
 	d->wakeups = ts->wakeups;
+	d->exit_life_ns = ts->exit_life_ns;
+	d->exit_code = ts->exit_code;
+	ts->exit_life_ns = ts->exit_code = 0;
 	if (ts->waits && ts->slot < EMON_SCHED_SLOTS)
 		d->hist[ts->slot] = 1;
 	ts->sleep_ns = ts->blocked_ns = 0;
@@ -169,6 +175,8 @@ static __always_inline void sched_add(struct emon_sched *dst, const struct emon_
 	dst->wakeups += d->wakeups;
 	dst->vol_switches += d->vol_switches;
 	dst->invol_switches += d->invol_switches;
+	dst->exit_life_ns += d->exit_life_ns;
+	dst->exit_code += d->exit_code;
 	if (slot < EMON_SCHED_SLOTS)
 		dst->hist[slot]++;
 }
@@ -233,22 +241,34 @@ static __always_inline void sched_count(struct emon_prev *p,
 }
 
 /*
- * sched_switch, prev (current) to next. prev stays on its run queue when
- * preempted or still TASK_RUNNING (prev_state 0): its wait starts now;
- * else it sleeps, blocked when uninterruptible. The idle task (pid 0) is
- * left out.
+ * Off, nothing of the view may run: the verifier drops what follows the
+ * test of sched_on (a constant), but not what the compiler moved above it
+ * (loads of the tracepoint's arguments, seen in on_switch): the barrier
+ * keeps every load after the test.
  */
-static __always_inline void sched_switch(struct emon_prev *p, bool preempt,
-					 struct task_struct *prev,
-					 struct task_struct *next,
-					 unsigned int prev_state)
+#define SCHED_OFF() ({ bool off_ = !sched_on; asm volatile("" ::: "memory"); off_; })
+
+/*
+ * sched_switch, prev (current) to next, its arguments read from ctx (the
+ * tracepoint's: preempt, prev, next, prev_state). prev stays on its run
+ * queue when preempted or still TASK_RUNNING (prev_state 0): its wait
+ * starts now; else it sleeps, blocked when uninterruptible. The idle task
+ * (pid 0) is left out.
+ */
+static __always_inline void sched_switch(struct emon_prev *p, unsigned long long *ctx)
 {
+	struct task_struct *prev, *next;
+	unsigned int prev_state;
 	struct sched_task *ts;
-	bool runnable = preempt || !prev_state;
+	bool runnable;
 	__u64 now;
 
-	if (!sched_on)
+	if (SCHED_OFF())
 		return;
+	prev = (struct task_struct *)ctx[1];
+	next = (struct task_struct *)ctx[2];
+	prev_state = ctx[3];
+	runnable = (bool)ctx[0] || !prev_state;
 	now = bpf_ktime_get_ns();
 	ts = prev->pid ? sched_task_get(prev) : NULL;
 	if (ts) {
@@ -273,10 +293,13 @@ static __always_inline void sched_switch(struct emon_prev *p, bool preempt,
 /* A flush on this CPU: count the running task's slice so far. */
 static __always_inline void sched_flush(struct emon_prev *p)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
+	struct task_struct *cur;
 	struct sched_task *ts;
 
-	if (!sched_on || !cur->pid)
+	if (SCHED_OFF())
+		return;
+	cur = bpf_get_current_task_btf();
+	if (!cur->pid)
 		return;
 	ts = sched_task_get(cur);
 	if (!ts)
@@ -291,10 +314,13 @@ static __always_inline void sched_flush(struct emon_prev *p)
  */
 static __always_inline void sched_attach(struct emon_prev *p)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
+	struct task_struct *cur;
 	struct sched_task *ts;
 
-	if (!sched_on || !cur->pid || p->pid != cur->pid)
+	if (SCHED_OFF())
+		return;
+	cur = bpf_get_current_task_btf();
+	if (!cur->pid || p->pid != cur->pid)
 		return;
 	ts = sched_task_get(cur);
 	if (ts && ts->based)
@@ -342,6 +368,29 @@ SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(on_wakeup_new, struct task_struct *t)
 {
 	sched_wake(t, true);
+	return 0;
+}
+
+/*
+ * The last thread of a process exits (group_dead): its lifetime and exit
+ * code go to the process's row with the rest of its last slice, counted
+ * at its final switch-out (interrupts off: a flush cannot cut in, as it
+ * could here). Only loaded where the tracepoint has group_dead (6.16+).
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *t, bool group_dead)
+{
+	struct sched_task *ts;
+	__u64 life;
+
+	if (!group_dead || !t->pid)
+		return 0;
+	ts = sched_task_get(t);
+	if (!ts)
+		return 0;
+	life = bpf_ktime_get_ns() - t->group_leader->start_time;
+	ts->exit_life_ns = life ?: 1;
+	ts->exit_code = t->exit_code;
 	return 0;
 }
 

@@ -213,7 +213,18 @@ static void json__sched(const struct output *o, const struct row *r, FILE *f)
 		json__u64(f, s->hist[i]);
 		putc(']', f);
 	}
-	fputs("]}", f);
+	putc(']', f);
+	/* a process that ended in this interval: its final row */
+	if (r->scope == SCOPE_PROCESS && s->exit_life_ns) {
+		fputs(",\"exit\":{\"lifetime_ns\":", f);
+		json__u64(f, s->exit_life_ns);
+		fputs(",\"exit_code\":", f);
+		json__u64(f, (s->exit_code >> 8) & 0xff);
+		fputs(",\"signal\":", f);
+		json__u64(f, s->exit_code & 0x7f);
+		putc('}', f);
+	}
+	putc('}', f);
 }
 
 /* head: '{"interval":T,"scope":', the same for every row of an interval */

@@ -44,6 +44,9 @@ void report__metrics(const struct report *r, const struct report_key *k,
 	m->cycles = report_key__count(k, RC_CYCLES);
 	m->cpu_ms = report_key__count(k, RC_CPU_CLOCK) / 1e6;
 	m->ipc = ratio(m->instructions, m->cycles);
+	m->runq_ms = report_key__count(k, RC_RUNQ_WAIT) / 1e6;
+	m->sleep_ms = report_key__count(k, RC_SLEEP) / 1e6;
+	m->blocked_ms = report_key__count(k, RC_BLOCKED) / 1e6;
 	m->epi_nj = ratio(m->energy_j * 1e9, m->instructions);
 	if (r->rank == RANK_ENERGY)
 		m->share = ratio(m->energy_j, report_key__energy(sys));
@@ -86,6 +89,11 @@ int report__columns(const struct report *r, enum report_col cols[COL_NR])
 		if (counted & (1u << RC_CPU_CLOCK))
 			cols[n++] = COL_CPU_MS;
 	}
+	if (counted & (1u << RC_RUNQ_WAIT)) {	/* a --sched recording */
+		cols[n++] = COL_RUNQ_MS;
+		cols[n++] = COL_SLEEP_MS;
+		cols[n++] = COL_BLOCKED_MS;
+	}
 	return n;
 }
 
@@ -106,6 +114,9 @@ const char *report__col_name(const struct report *r, enum report_col col)
 	case COL_CYCLES:	return "cycles";
 	case COL_IPC:		return "ipc";
 	case COL_EPI:		return "epi_nj";
+	case COL_RUNQ_MS:	return "runq_wait_ms";
+	case COL_SLEEP_MS:	return "sleep_ms";
+	case COL_BLOCKED_MS:	return "blocked_ms";
 	case COL_NR:		break;
 	}
 	return "?";
@@ -151,6 +162,9 @@ void report__cell(const struct report *r, const struct report_key *k,
 	case COL_CYCLES:	cell__number(buf, len, "%.0f", m.cycles); return;
 	case COL_IPC:		cell__number(buf, len, "%.2f", m.ipc); return;
 	case COL_EPI:		cell__number(buf, len, "%.3f", m.epi_nj); return;
+	case COL_RUNQ_MS:	cell__number(buf, len, "%.2f", m.runq_ms); return;
+	case COL_SLEEP_MS:	cell__number(buf, len, "%.2f", m.sleep_ms); return;
+	case COL_BLOCKED_MS:	cell__number(buf, len, "%.2f", m.blocked_ms); return;
 	case COL_NR:		break;
 	}
 	snprintf(buf, len, "?");
@@ -253,7 +267,8 @@ static const char report_usage[] =
 "over a Prometheus server's history of emon-perf serve's metrics, every\n"
 "host it scrapes: energy, mean power, share of the package energy,\n"
 "instructions, cycles, IPC, energy per instruction and cpu-clock, sorted by\n"
-"energy (by cpu-clock without energy).\n"
+"energy (by cpu-clock without energy); a --sched recording adds run-queue\n"
+"wait, sleep and blocked time.\n"
 "\n"
 "  --by SCOPE         container, cgroup, process, cpu, socket, system or\n"
 "                     command (default: container, else cgroup, else process)\n"

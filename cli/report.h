@@ -25,8 +25,13 @@ enum report_count {
 	RC_CYCLES,
 	RC_INSTRUCTIONS,
 	RC_CPU_CLOCK,		/* nanoseconds */
+	/* the scheduler view of --sched recordings ("sched"), ns */
+	RC_RUNQ_WAIT,
+	RC_SLEEP,
+	RC_BLOCKED,
 	RC_NR,
 };
+#define RC_COUNTERS RC_RUNQ_WAIT	/* those from "counters" */
 
 struct report_key {
 	char *key;
@@ -96,6 +101,7 @@ struct report_metrics {
 	double cpu_ms;
 	double instructions;
 	double cycles;
+	double runq_ms, sleep_ms, blocked_ms;	/* --sched recordings */
 };
 
 void report__init(struct report *r, const char *path);
@@ -136,6 +142,9 @@ enum report_col {
 	COL_CYCLES,
 	COL_IPC,
 	COL_EPI,
+	COL_RUNQ_MS,		/* --sched recordings */
+	COL_SLEEP_MS,
+	COL_BLOCKED_MS,
 	COL_NR,
 };
 

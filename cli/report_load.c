@@ -36,6 +36,9 @@ static const char *const count_names[RC_NR] = {
 	[RC_CYCLES]		= "cycles",
 	[RC_INSTRUCTIONS]	= "instructions",
 	[RC_CPU_CLOCK]		= "cpu-clock",
+	[RC_RUNQ_WAIT]		= "runq_wait_ns",
+	[RC_SLEEP]		= "sleep_ns",
+	[RC_BLOCKED]		= "blocked_ns",
 };
 
 /* The counter a ranking sorts by; RANK_ENERGY has none. */
@@ -127,14 +130,15 @@ static const char *json__string(struct json_object *o, const char *name)
 	return json_object_get_string(v);
 }
 
+/* counters: "counters" (RC_CYCLES up to RC_COUNTERS) or "sched" (the rest) */
 static int report_row__counters(struct report_row *row,
-				struct json_object *counters)
+				struct json_object *counters, bool sched)
 {
 	struct json_object *v;
 	bool known;
 	int i;
 
-	for (i = 0; i < RC_NR; i++) {
+	for (i = sched ? RC_COUNTERS : 0; i < (sched ? RC_NR : RC_COUNTERS); i++) {
 		const char *name = count_names[i];
 
 		/* perf's name for the same clock in command mode */
@@ -186,7 +190,12 @@ static int report_row__parse(struct report_row *row, struct json_object *o,
 	    !json_object_is_type(v, json_type_object))
 		return -EINVAL;
 	*why = "a counter is neither a number nor null";
-	if (report_row__counters(row, v))
+	if (report_row__counters(row, v, false))
+		return -EINVAL;
+	*why = "\"sched\" is not an object, or a field of it not a number";
+	if (json_object_object_get_ex(o, "sched", &v) &&
+	    (!json_object_is_type(v, json_type_object) ||
+	     report_row__counters(row, v, true)))
 		return -EINVAL;
 	*why = "\"energy_j\" is neither a number nor null";
 	if (json_object_object_get_ex(o, "energy_j", &v) &&

@@ -1074,7 +1074,8 @@ static void sched__sample(struct render *r, const struct mscope *sc,
 			struct mbuf *b = &r->b;
 
 			labels__put(b, sc, w, NULL);
-			b->len -= 2;	/* "} " */
+			if (!b->err)
+				b->len -= 2;	/* "} ": le goes in too */
 			mbuf__puts(b, ",");
 			mbuf__puts(b, lbl);
 			mbuf__puts(b, "} ");

@@ -39,6 +39,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "engine/log.h"
 #include "engine/session.h"
@@ -130,6 +131,25 @@ static void session__switch_events(struct emon_bpf *k, const struct session_opts
 	k->rodata->steps = o->steps ?: EMON_STEP_ALL;
 }
 
+/* The arguments of tracepoint tp in this kernel's BTF, -1: not known. */
+static int tp_nargs(const char *tp)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	char name[128];
+	int id, n = -1;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) : -1;
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	t = t ? btf__type_by_id(btf, t->type) : NULL;		/* pointer */
+	t = t && btf_is_ptr(t) ? btf__type_by_id(btf, t->type) : NULL;	/* proto */
+	if (t && btf_is_func_proto(t))
+		n = btf_vlen(t) - 1;	/* less the void *__data */
+	btf__free(btf);
+	return n;
+}
+
 static int session__size_maps(struct session *s, const struct session_opts *o)
 {
 	struct emon_bpf *k = s->skel;
@@ -147,6 +167,8 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 	/* off: the verifier never sees them, nothing is attached */
 	bpf_program__set_autoload(k->progs.on_wakeup, o->sched);
 	bpf_program__set_autoload(k->progs.on_wakeup_new, o->sched);
+	s->sched_exit = o->sched && tp_nargs("sched_process_exit") >= 2;
+	bpf_program__set_autoload(k->progs.on_exit, s->sched_exit);
 	for (int i = 0; i < o->nr_events; i++) {
 		const struct perf_event_attr *a = &o->events[i]->attr;
 
@@ -251,9 +273,10 @@ static int session__attach_sched(struct session *s, char *err, size_t errlen)
 {
 	struct bpf_program *progs[3] = {
 		s->skel->progs.on_wakeup, s->skel->progs.on_wakeup_new,
+		s->skel->progs.on_exit,
 	};
 
-	for (int i = 0; s->sched && i < 2; i++) {
+	for (int i = 0; s->sched && i < 2 + s->sched_exit; i++) {
 		s->link_sched[i] = bpf_program__attach(progs[i]);
 		if (!s->link_sched[i]) {
 			int ret = -errno;
@@ -870,7 +893,7 @@ bool session__cgroup_info(void *ctx, __u64 cgid, __u64 *parent, char *name,
 
 void session__close(struct session *s)
 {
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		bpf_link__destroy(s->link_sched[i]);
 	bpf_link__destroy(s->link_free);
 	bpf_link__destroy(s->link_fork);

@@ -86,8 +86,9 @@ struct session {
 	struct bpf_link *link_exec;
 	struct bpf_link *link_free;
 	struct bpf_link *link_attach;
-	struct bpf_link *link_sched[2];	/* wakeup, wakeup_new (--sched) */
+	struct bpf_link *link_sched[3];	/* wakeup, wakeup_new, exit (--sched) */
 	bool sched;
+	bool sched_exit;	/* exit rows: the exit tracepoint says group_dead */
 	int ncpus;
 	int nr_events;
 	struct pmu_event *events[EMON_MAX_EVENTS];	/* reopened on hotplug */

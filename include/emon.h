@@ -163,6 +163,11 @@ struct emon_sched {
 	__u64 vol_switches;	/* switched out to sleep (nvcsw) */
 	__u64 invol_switches;	/* switched out runnable (nivcsw) */
 	__u64 hist[EMON_SCHED_SLOTS];
+	/* process rows: a process that ended (its last thread exited) has
+	 * its lifetime here, and its exit code as wait() reports it; both 0
+	 * for one that lives on (the other rows sum them: meaningless there) */
+	__u64 exit_life_ns;
+	__u64 exit_code;
 };
 
 #endif /* EMON_H */

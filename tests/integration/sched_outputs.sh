@@ -12,6 +12,7 @@
 #     and bucket by bucket (each slice goes to one CPU, cgroup, process)
 #   - text: the sched lines and, with --sched-hist, runqlat's histogram
 #     layout; CSV: the eight scalar fields per row
+#   - exited processes' rows carry their exit code or signal
 #   - stat --sched against a daemon without it counts with its own events
 #     and says why
 . "$(dirname "$0")/lib.sh"
@@ -33,7 +34,8 @@ import json, sys
 want = {"on_cpu_ns", "runq_wait_ns", "sleep_ns", "blocked_ns", "migrations", "wakeups",
         "vol_switches", "invol_switches", "runq_latency_us"}
 rows = [json.loads(l) for l in open(sys.argv[1])]
-sys.exit(0 if rows and all(set(r["sched"]) == want for r in rows) else 1)' "$TMP/d.jsonl"
+# and "exit" in the final rows of processes that ended
+sys.exit(0 if rows and all(set(r["sched"]) - {"exit"} == want for r in rows) else 1)' "$TMP/d.jsonl"
 # jsched FILE SCOPE KEY FIELD (hist: the histogram's count)
 jsched() {
 	"$PY3" -c '
@@ -57,14 +59,18 @@ check "through the daemon: burner's on-CPU = schedstat's within 1%" \
 check "through the daemon: burner's wait = run_delay within 2%" \
 	near "$(jsched "$TMP/d.jsonl" process "$pid" runq_wait_ns)" "$(truth "$TMP/a.json" run_delay_ns)" 2
 n=$(jsched "$TMP/d.jsonl" process "$pid" hist) t=$(truth "$TMP/a.json" pcount)
-check "through the daemon: histogram count $n = timeslices $t (+-2)" [ $((n - t)) -le 2 -a $((t - n)) -le 2 ]
+# +-2, or 2% of them: a switch-out the kernel keeps out of its tracepoint
+# (this sandbox's agent, see untraced_ns) hides the wait after it from
+# every tracepoint-based tool, runqlat too (seen: 180 of 183)
+tol=$(( t / 50 > 2 ? t / 50 : 2 ))
+check "through the daemon: histogram count $n = timeslices $t (+-$tol)" [ $((n - t)) -le $tol -a $((t - n)) -le $tol ]
 check "process rows add up to the system row, every field and bucket" "$PY3" -c '
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 def vec(r):
     s = r["sched"]
     h = dict(s["runq_latency_us"])
-    return [s[k] for k in sorted(s) if k != "runq_latency_us"] + [h.get((1 << (i + 1)) - 1, 0) for i in range(26)]
+    return [s[k] for k in sorted(s) if k not in ("runq_latency_us", "exit")] + [h.get((1 << (i + 1)) - 1, 0) for i in range(26)]
 sysv = vec(next(r for r in rows if r["scope"] == "system"))
 tot = [sum(x) for x in zip(*[vec(r) for r in rows if r["scope"] == "process"])]
 print("      system", sysv[:8], "processes", tot[:8])
@@ -123,6 +129,16 @@ for f in on_cpu_ns runq_wait_ns sleep_ns blocked_ns migrations wakeups vol_switc
 done
 "$EMON" stat --sched-ms -e cpu-clock --no-daemon -j -o "$TMP/ms.jsonl" -- $SW sleep-loop 0.1 1000 100 >/dev/null
 check "--sched-ms: the histogram is runq_latency_ms" grep -q '"runq_latency_ms":\[' "$TMP/ms.jsonl"
+
+# exited processes' final rows: exit code, signal
+"$EMON" stat --sched -e cpu-clock --no-daemon --by process -j -o "$TMP/x.jsonl" -- \
+	sh -c 'sh -c "exit 3"; sh -c "kill -TERM \$\$"; :' 2>/dev/null
+check "exit rows: one sh with exit code 3, one killed by SIGTERM (15)" "$PY3" -c '
+import json, sys
+ex = [r["sched"]["exit"] for r in map(json.loads, open(sys.argv[1])) if "exit" in r["sched"]]
+print("      ", ex)
+sys.exit(0 if any(e["exit_code"] == 3 and e["signal"] == 0 for e in ex) and
+         any(e["signal"] == 15 for e in ex) else 1)' "$TMP/x.jsonl"
 
 # a daemon without --sched cannot serve it
 S2=$TMP/run2/emon.sock

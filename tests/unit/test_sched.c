@@ -13,11 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <json-c/json.h>
 #include "emon_proto.h"
 #include "cli/output.h"
 #include "cli/output_sched.h"
+#include "cli/report.h"
 #include "daemon/metrics.h"
 #include "engine/snapshot.h"
 
@@ -333,6 +335,74 @@ static void test_metrics_histogram(void **state)
 	metrics__free(mx);
 }
 
+/* report: a --sched recording adds three columns, summed over intervals;
+ * a bad "sched" is a bad line, a recording without one has none */
+static char *report__file(const char *text)
+{
+	static char path[] = "/tmp/test_sched.XXXXXX";
+	int fd;
+
+	strcpy(path, "/tmp/test_sched.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+static void test_report_columns(void **state)
+{
+	static const char rec[] =
+"{\"interval\":1.0,\"scope\":\"cgroup\",\"key\":\"/a\",\"counters\":{\"cpu-clock\":1000000},"
+"\"sched\":{\"runq_wait_ns\":2000000,\"sleep_ns\":3000000,\"blocked_ns\":0,\"runq_latency_us\":[]}}\n"
+"{\"interval\":2.0,\"scope\":\"cgroup\",\"key\":\"/a\",\"counters\":{\"cpu-clock\":1000000},"
+"\"sched\":{\"runq_wait_ns\":500000,\"sleep_ns\":0,\"blocked_ns\":250000,\"runq_latency_us\":[]}}\n";
+	enum report_col cols[COL_NR];
+	struct report r;
+	char cell[64], *path;
+	int n, found = 0;
+
+	(void)state;
+	path = report__file(rec);
+	report__init(&r, path);
+	assert_int_equal(report__load(&r), 0);
+	assert_int_equal(report__select(&r, SCOPE_CGROUP, 10), 0);
+	n = report__columns(&r, cols);
+	for (int c = 0; c < n; c++) {
+		if (cols[c] != COL_RUNQ_MS && cols[c] != COL_SLEEP_MS &&
+		    cols[c] != COL_BLOCKED_MS)
+			continue;
+		found++;
+		report__cell(&r, r.sorted[0], cols[c], cell, sizeof(cell));
+		assert_string_equal(cell, cols[c] == COL_RUNQ_MS ? "2.50" :
+				    cols[c] == COL_SLEEP_MS ? "3.00" : "0.25");
+	}
+	assert_int_equal(found, 3);
+	report__exit(&r);
+	unlink(path);
+	/* without --sched: no such columns */
+	path = report__file("{\"interval\":1.0,\"scope\":\"cgroup\",\"key\":\"/a\",\"counters\":{\"cpu-clock\":1}}\n");
+	report__init(&r, path);
+	assert_int_equal(report__load(&r), 0);
+	assert_int_equal(report__select(&r, SCOPE_CGROUP, 10), 0);
+	n = report__columns(&r, cols);
+	for (int c = 0; c < n; c++)
+		assert_true(cols[c] != COL_RUNQ_MS);
+	report__exit(&r);
+	unlink(path);
+	/* a "sched" that is not an object, or a field that is not a number */
+	path = report__file("{\"interval\":1.0,\"scope\":\"cgroup\",\"key\":\"/a\",\"counters\":{},\"sched\":7}\n");
+	report__init(&r, path);
+	assert_int_not_equal(report__load(&r), 0);
+	report__exit(&r);
+	unlink(path);
+	path = report__file("{\"interval\":1.0,\"scope\":\"cgroup\",\"key\":\"/a\",\"counters\":{},\"sched\":{\"sleep_ns\":\"x\"}}\n");
+	report__init(&r, path);
+	assert_int_not_equal(report__load(&r), 0);
+	report__exit(&r);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -344,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_csv_fields),
 		cmocka_unit_test(test_text_lines),
 		cmocka_unit_test(test_metrics_histogram),
+		cmocka_unit_test(test_report_columns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

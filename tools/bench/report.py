@@ -659,11 +659,12 @@ def report(b, md_path, svg_path):
     for n in notes:
         w("- " + n)
     w("")
-    # the daemon's and libemon's sections (tools/bench-serve.sh,
-    # tools/bench-selfmon.sh) stay as they were
+    # the sections of the daemon, libemon and the scheduler view
+    # (tools/bench-serve.sh, bench-selfmon.sh, bench-sched.sh) stay as
+    # they were
     if os.path.exists(md_path):
         old = open(md_path).read()
-        for name in ("bench-serve", "bench-selfmon"):
+        for name in ("bench-serve", "bench-selfmon", "bench-sched"):
             i = old.find("<!-- %s: begin" % name)
             j = old.find("<!-- %s: end -->" % name)
             if i >= 0 and j > i:
