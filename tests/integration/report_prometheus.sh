@@ -200,13 +200,18 @@ fi
 
 # -- a counter reset: the daemon restarts inside a window --
 # Its counters start again from zero; the report counts the new
-# daemon's first value in full (a counter that went down restarted).
-# The system's energy must then be 20 W x (the old daemon's time from
-# the window's first sample to its last sample before the restart +
-# the new daemon's time from its start to the window's last sample):
-# its emon_start_time_seconds, which must lie between its launch and
-# its "serving" line, is its counting start, right before it reads its
+# daemon's first value in full (a counter that went down restarted),
+# and what the old one gained after the last step before the restart
+# (its peak in that step). The system's energy must then be 20 W x (the
+# old daemon's time from the window's first sample to its last sample,
+# both raw samples asked of Prometheus here, + the new daemon's time
+# from its start to the window's last sample): its
+# emon_start_time_seconds, which must lie between its launch and its
+# "serving" line, is its counting start, right before it reads its
 # energy baseline (0.1 s allowed between the two on a busy machine).
+# 6 s steps placed so that one point comes 2 s before the kill and the
+# next 4 s after it: the old daemon's last 2 s of samples are in no
+# point's value, only in that step's peak.
 # last_after T: wait (up to 30 s) until alpha's latest sample is 3 s
 # past T; print its time
 last_after() {
@@ -219,51 +224,59 @@ last_after() {
 	done
 	return 1
 }
-START2=$(($(date +%s) - 1))
-last_after $START2 >/dev/null	# a few of the old daemon's scrapes in the window
+K=$(date +%s)
 kill -TERM $DPID
 wait $DPID
 launch=$("$PY3" -c 'import time; print(time.time())')
 serve_start "$TMP/run/emon.sock" "$TMP/serve2.err" -e cpu-clock,context-switches \
 	--powercap-root "$TMP/pc" --listen 127.0.0.1:$MPORT || exit 1
 serving=$("$PY3" -c 'import time; print(time.time())')
-# the new daemon's samples, some: the window ends at the last one's second
-t=$(last_after "$serving") || { check "Prometheus scrapes the new daemon" false; finish; }
-END2=${t%.*}
-"$EMON" report --prometheus "$PROM" --range $((END2 - START2))s --step 1s --end $END2 \
+# some of the new daemon's samples, and 10 s past the kill
+t=$(last_after "$("$PY3" -c "print(max($serving, $K + 7))")") ||
+	{ check "Prometheus scrapes the new daemon" false; finish; }
+END2=$((K - 2 + (${t%.*} - K + 2) / 6 * 6))	# a point at K - 2, and at K + 4
+START2=$((END2 - (END2 - K + 8 + 5) / 6 * 6))	# and 8 s or more before K
+"$EMON" report --prometheus "$PROM" --range $((END2 - START2))s --step 6s --end $END2 \
 	--match 'host="alpha"' --by system >"$TMP/reset.txt" 2>&1
 rc=$?
 cat "$TMP/reset.txt"
 check "across a restart: exit 0 (got $rc)" [ $rc -eq 0 ]
-"$PY3" - "$PROM" $START2 $END2 "$launch" "$serving" "$npkg" \
-	"$(sed -n 's/.*; system \([0-9.]*\) J.*/\1/p' "$TMP/reset.txt")" <<'PY'
-import json, sys, urllib.parse, urllib.request
-prom, start, end = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-launch, serving, npkg, got = float(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6]), float(sys.argv[7] or "nan")
-def qr(q):	# the values at the report's own points, 1 s apart
-    p = {"query": q, "start": start, "end": end, "step": 1}
-    with urllib.request.urlopen(prom + "/api/v1/query_range?" + urllib.parse.urlencode(p), timeout=10) as r:
+"$PY3" - "$PROM" "$TMP/reset.txt" "$launch" "$serving" "$npkg" "$K" <<'PY'
+import json, re, sys, urllib.parse, urllib.request
+prom, out = sys.argv[1], open(sys.argv[2]).read()
+launch, serving, npkg, kill = float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+m = re.search(r"\(Unix ([0-9.]+) to ([0-9.]+)\)", out)
+g = re.search(r"; system ([0-9.]+) J", out)
+if not m or not g:
+    print("FAIL  the report's header names its window and the system's energy"); sys.exit(1)
+start, end, got = float(m[1]), float(m[2]), float(g[1])
+def raw(q):	# every raw sample up to the window's end: [(time, value)]
+    p = {"query": f"{q}[{end - start + 10:.0f}s]", "time": end}
+    with urllib.request.urlopen(prom + "/api/v1/query?" + urllib.parse.urlencode(p), timeout=10) as r:
         res = json.load(r)["data"]["result"]
-    return {int(round(t)): float(v) for t, v in res[0]["values"]} if res else {}
-sel = '{host="alpha",zone="package"}'
-val, ts = qr("emon_system_energy_joules_total" + sel), qr("timestamp(emon_system_energy_joules_total%s)" % sel)
-dur, st = qr('scrape_duration_seconds{host="alpha"}'), qr('emon_start_time_seconds{host="alpha"}')
-pts = sorted(val)
-drop = [t for a, t in zip(pts, pts[1:]) if val[t] < val[a]]
-if len(drop) != 1 or pts[0] != start or pts[-1] != end:
-    print(f"FAIL  one reset inside the window, points at both ends: resets at {drop}, points {pts[:1]}..{pts[-1:]}")
-    sys.exit(1)
-last_old = max(t for t in pts if t < drop[0])
-t0, t_old, t1, born = ts[start], ts[last_old], ts[end], st.get(end, 0)
+    return [(float(t), float(v)) for t, v in res[0]["values"]] if res else []
+e = raw('emon_system_energy_joules_total{host="alpha",zone="package"}')
+dur = dict(raw('scrape_duration_seconds{host="alpha"}'))
+born = max(v for t, v in raw('emon_start_time_seconds{host="alpha"}'))
+drops = [i for i in range(1, len(e)) if e[i][1] < e[i - 1][1]]
+first = max(i for i, (t, v) in enumerate(e) if t <= start)
+if len(drops) != 1 or not first < drops[0]:
+    print(f"FAIL  one reset, inside the window (resets at samples {drops}, the window's first {first})"); sys.exit(1)
+t0, t_old, t1 = e[first][0], e[drops[0] - 1][0], e[-1][0]
 if not launch <= born <= serving:
     print(f"FAIL  the new daemon's start {born:.3f} lies between its launch {launch:.3f} and its serving line {serving:.3f}")
     sys.exit(1)
 want = 20 * npkg * ((t_old - t0) + (t1 - born))
-tol = 0.01 * want + 20 * npkg * (0.1 + sum(dur.get(t, 1) for t in (start, last_old, end)))
+seen = max(t for t, v in e if t <= kill - 2)	# the last point's old sample
+print(f"      the points at {kill - 2} and {kill + 4} miss the old daemon's samples {seen:.3f}..{t_old:.3f}: "
+      f"{20 * npkg * (t_old - seen):.3f} J only the step's peak has")
+tol = 0.01 * want + 20 * npkg * (0.1 + sum(dur.get(t, 1) for t in (t0, t_old, t1)))
 print(f"      the old daemon's samples {t0:.3f}..{t_old:.3f}, the new one's start {born:.3f} (launched {launch:.3f}, "
-      f"serving {serving:.3f}), its sample {t1:.3f}: want {want:.3f} J, the report {got:.3f} J "
+      f"serving {serving:.3f}) to its sample {t1:.3f}: want {want:.3f} J, the report {got:.3f} J "
       f"(tolerance 1% + 20 W x (0.1 s + those scrapes' durations) = {tol:.3f} J)")
-sys.exit(abs(got - want) > tol)
+if abs(got - want) > tol:
+    print("      raw samples: " + ", ".join(f"{t:.3f} {v:.3f} J" for t, v in e if t >= start - 2))
+    sys.exit(1)
 PY
 check "across a restart: the system's energy counts both daemons' (the reset restarts from zero)" [ $? -eq 0 ]
 
