@@ -65,16 +65,32 @@ with urllib.request.urlopen(sys.argv[1] + "/api/v1/query?" + urllib.parse.urlenc
     print(json.dumps(json.load(r)["data"]["result"]))
 PY
 }
-# the window ends 2 s ago, once both hosts have had samples for R + 4 s
-# (so the window's start has a sample at or before it)
+# the window ends 2 s ago (or up to 10 s before, see below), once both
+# hosts have had samples for R + 14 s (so its start has one before it)
 have() {
-	promql "min(count_over_time(emon_container_energy_joules_total{container_id=\"$(id 7)\",zone=\"package\"}[$((R + 4))s]))" |
-		"$PY3" -c "import json, sys; r = json.load(sys.stdin); sys.exit(not r or float(r[0]['value'][1]) < $((R + 3)))"
+	promql "emon_container_energy_joules_total{container_id=\"$(id 7)\",zone=\"package\"}[60s]" |
+		"$PY3" -c "
+import json, sys, time
+r = json.load(sys.stdin)
+sys.exit(len(r) < 2 or max(float(s['values'][0][0]) for s in r) > time.time() - $((R + 14)))"
 }
 for _ in $(seq 120); do have && break; sleep 0.5; done
-check "Prometheus has $((R + 3)) s of both hosts' container samples within 60 s" have || finish
-END=$(($(date +%s) - 2)) START=$((END - R))
+check "Prometheus has $((R + 14)) s of both hosts' container samples within 60 s" have || finish
+# sample_t T: the time of alpha's sample at T (its last at or before),
+# 0 when there is none (a scrape that timed out on a busy machine marks
+# the series stale until the next one)
+sample_t() {
+	promql "timestamp(emon_system_energy_joules_total{host=\"alpha\",zone=\"package\"})" "$1" |
+		"$PY3" -c 'import json, sys; r = json.load(sys.stdin); print(r[0]["value"][1] if r else 0)'
+}
+END=$(($(date +%s) - 2))
 sleep 2.5	# the scrapes up to END are in
+# both ends on a sample: the test's differences need one at each
+for _ in $(seq 10); do
+	START=$((END - R))
+	[ "$(sample_t $START)" != 0 ] && [ "$(sample_t $END)" != 0 ] && break
+	END=$((END - 1))
+done
 echo "      window $START..$END, $npkg package(s), step $STEP s"
 
 # -- one host (alpha): the figures against Prometheus's own --
@@ -122,10 +138,6 @@ check "each container's energy = the PromQL difference over the window within 1%
 # samples the window's ends fall on (the last scrape at or before each,
 # up to a scrape interval before it: Prometheus's timestamp())
 sys_j=$(sed -n 's/.*; system \([0-9.]*\) J, \([0-9.]*\) W mean.*/\1/p' "$out")
-sample_t() {
-	promql "timestamp(emon_system_energy_joules_total{host=\"alpha\",zone=\"package\"})" "$1" |
-		"$PY3" -c 'import json, sys; r = json.load(sys.stdin); print(r[0]["value"][1] if r else 0)'
-}
 # how long the scrape of that sample took: the daemon read the energy
 # somewhere in it
 scrape_s() {
