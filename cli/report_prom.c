@@ -111,7 +111,7 @@ static int report__query(struct report *r, struct prom_client *c,
 	    !json_object_object_get_ex(data, "result", &res) ||
 	    !json_object_is_type(res, json_type_array)) {
 		pr_err("report: %s does not answer as a Prometheus server (no matrix for a range query)",
-		       c->base);
+		       c->shown);
 		ret = 2;
 		goto out;
 	}
@@ -218,9 +218,9 @@ static int report__prom_total(struct report *r, struct prom_client *c)
 	if (err == -ENODATA) {
 		if (!server__has_emon(c))
 			pr_err("report: %s has no emon-perf metrics (does it scrape 'emon-perf serve'? see README, Prometheus)",
-			       c->base);
+			       c->shown);
 		else
-			pr_err("report: %s has no emon-perf data %s", c->base, r->window);
+			pr_err("report: %s has no emon-perf data %s", c->shown, r->window);
 		return 2;
 	}
 	if (err) {

@@ -327,6 +327,14 @@ bad "--end wants Unix seconds" --prometheus "$PROM" --range 1h --end yesterday
 bad "not 'localhost:9090'" --prometheus localhost:9090 --range 1h
 bad "--prometheus needs --range" --prometheus "$PROM"
 bad "no cpu rows from Prometheus" --prometheus "$PROM" --range 1m --by cpu
+# a URL's user and password stay out of the report and the messages
+"$EMON" report --prometheus "http://me:secret@127.0.0.1:$PPORT/" --range ${R}s --end $END \
+	--match 'host="alpha"' >"$TMP/cred.txt" 2>&1
+rc=$?
+"$EMON" report --prometheus "http://me:secret@127.0.0.1:$NOPORT/" --range 1h >>"$TMP/cred.txt" 2>&1
+check "a URL's password is in neither the report nor its messages (exit $rc)" \
+	[ $rc -eq 0 -a -z "$(grep secret "$TMP/cred.txt")" -a -n "$(grep -F "report of http://127.0.0.1:$PPORT:" "$TMP/cred.txt")" \
+	  -a -n "$(grep -F "cannot reach Prometheus at http://127.0.0.1:$NOPORT:" "$TMP/cred.txt")" ]
 # a Prometheus server that never scraped emon-perf
 EPORT=$(free_port)
 printf 'global:\n  scrape_interval: 1s\nscrape_configs: []\n' >"$TMP/empty.yml"
