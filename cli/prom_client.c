@@ -79,6 +79,35 @@ out:
 	return err;
 }
 
+int prom_url__shown(const char *url, char **shown)
+{
+	CURLU *u = curl_url();
+	char *s = NULL;
+	size_t len;
+	int err = -EINVAL;
+
+	*shown = NULL;
+	if (!u)
+		return -ENOMEM;
+	if (curl_url_set(u, CURLUPART_URL, url, 0) ||
+	    curl_url_set(u, CURLUPART_USER, NULL, 0) ||
+	    curl_url_set(u, CURLUPART_PASSWORD, NULL, 0) ||
+	    curl_url_get(u, CURLUPART_URL, &s, 0))
+		goto out;
+	err = -ENOMEM;
+	*shown = strdup(s);
+	if (!*shown)
+		goto out;
+	len = strlen(*shown);
+	while (len && (*shown)[len - 1] == '/')
+		(*shown)[--len] = '\0';
+	err = 0;
+out:
+	curl_free(s);
+	curl_url_cleanup(u);
+	return err;
+}
+
 int prom_client__init(struct prom_client *c, const char *url)
 {
 	size_t len;
@@ -96,7 +125,7 @@ int prom_client__init(struct prom_client *c, const char *url)
 	}
 	c->base = strdup(url);
 	c->curl = curl_easy_init();
-	if (!c->base || !c->curl) {
+	if (!c->base || !c->curl || prom_url__shown(url, &c->shown)) {
 		snprintf(c->err, sizeof(c->err), "out of memory");
 		return -ENOMEM;
 	}
@@ -111,6 +140,7 @@ void prom_client__exit(struct prom_client *c)
 	if (c->curl)
 		curl_easy_cleanup(c->curl);
 	free(c->base);
+	free(c->shown);
 	curl_global_cleanup();
 	memset(c, 0, sizeof(*c));
 }
@@ -163,12 +193,12 @@ static int answer__data(struct prom_client *c, const char *path, long code,
 	if (!status || strcmp(status, "error")) {
 		snprintf(c->err, sizeof(c->err),
 			 "%s does not answer as a Prometheus server (HTTP %ld on %s)",
-			 c->base, code, path);
+			 c->shown, code, path);
 		return -EPROTO;
 	}
 	type = json__str(o, "errorType") ?: "error";
 	msg = json__str(o, "error") ?: "no reason given";
-	snprintf(c->err, sizeof(c->err), "Prometheus at %s: %s: %s", c->base,
+	snprintf(c->err, sizeof(c->err), "Prometheus at %s: %s: %s", c->shown,
 		 type, msg);
 	return !strcmp(type, "bad_data") ? -EINVAL : -EIO;
 }
@@ -191,7 +221,7 @@ static int answer__parse(struct prom_client *c, const char *path, long code,
 	    b->buf[end + strspn(b->buf + end, " \t\r\n")]) {
 		snprintf(c->err, sizeof(c->err),
 			 "%s does not answer as a Prometheus server (HTTP %ld on %s, %s)",
-			 c->base, code, path, b->len ? "not JSON" : "empty");
+			 c->shown, code, path, b->len ? "not JSON" : "empty");
 		err = -EPROTO;
 		goto out;
 	}
@@ -234,12 +264,12 @@ int prom_client__get(struct prom_client *c, const char *path,
 	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
 	if (res == CURLE_WRITE_ERROR || b.too_big) {
 		snprintf(c->err, sizeof(c->err), "%s: the answer to %s is %s",
-			 c->base, path, b.too_big ? "over 1 GiB (a shorter --range or a coarser --step?)" :
+			 c->shown, path, b.too_big ? "over 1 GiB (a shorter --range or a coarser --step?)" :
 			 "too big for memory");
 		err = -ENOMEM;
 	} else if (res != CURLE_OK) {
 		snprintf(c->err, sizeof(c->err), "cannot reach Prometheus at %s: %s",
-			 c->base, curl_easy_strerror(res));
+			 c->shown, curl_easy_strerror(res));
 		err = -EHOSTUNREACH;
 	} else {
 		err = answer__parse(c, path, code, &b, data);

@@ -11,6 +11,7 @@
 
 struct prom_client {
 	char *base;		/* the server's URL, without a trailing '/' */
+	char *shown;		/* the same without user and password */
 	void *curl;		/* CURL * */
 	char err[512];
 };
@@ -19,6 +20,9 @@ struct prom_client {
  * says so), -ENOMEM. */
 int prom_client__init(struct prom_client *c, const char *url);
 void prom_client__exit(struct prom_client *c);
+/* url as messages and reports show it: no user or password, no trailing
+ * '/'; *shown is the caller's. 0, -EINVAL (not a URL), -ENOMEM. */
+int prom_url__shown(const char *url, char **shown);
 
 /* GET base + path with the parameters (name, value, ..., NULL; values
  * URL-encoded here). *data: the answer's "data" (the caller's reference).

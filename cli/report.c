@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "cli/commands.h"
 #include "cli/report.h"
+#include "cli/prom_client.h"
 #include "cli/report_prom.h"
 
 static double ratio(double a, double b)
@@ -462,12 +463,17 @@ out:
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { 0 };
+	char *shown = NULL;
 	struct report r;
 	int ret, err;
 
 	ret = report_opts__parse(&o, argc, argv);
 	if (ret >= 0)
 		return ret;
+	/* a URL's password stays out of the report and the messages; a bad
+	 * URL is the client's to tell */
+	if (o.prom.url && !prom_url__shown(o.prom.url, &shown))
+		o.path = shown;
 	report__init(&r, o.path);
 	if (o.prom.url) {
 		ret = report__load_prom(&r, &o.prom);
@@ -494,5 +500,6 @@ int cmd_report(int argc, char **argv)
 		ret = report__html_file(&r, o.html);
 out:
 	report__exit(&r);
+	free(shown);
 	return ret;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * emon-perf report --prometheus, the fetching side: the window, one range
- * query per scope and family (the counters' values at every step), the
+ * query per scope and family (the counters' values at every step; a
+ * second one, of their peaks, for a family where a counter reset), the
  * energy source from the metrics' HELP, and the errors people meet: a
  * server that does not answer, one that is no Prometheus, one without
  * emon-perf's metrics, a window without data, a --match it rejects.
@@ -40,18 +41,29 @@ static void time__iso(char *buf, size_t len, double t)
 }
 
 /* max by (host labels, key labels) (emon_<scope>_<family>{matchers}):
- * one series per key even when its other labels changed. */
+ * one series per key even when its other labels changed. With peak_ms,
+ * the highest raw value in each step instead:
+ * max by (...) (max_over_time(emon_...{...}[<peak_ms>ms])). */
 static char *query__build(const struct report_prom_scope *ps,
-			  const struct report_prom_fam *pf, const char *match)
+			  const struct report_prom_fam *pf, const char *match,
+			  long long peak_ms)
 {
-	char *q = NULL;
+	char *sel = NULL, *q = NULL;
 	int n;
 
-	n = asprintf(&q, "max by (instance,host%s%s) (emon_%s_%s%s%s%s%s%s)",
-		     *ps->by ? "," : "", ps->by, ps->name, pf->name,
+	n = asprintf(&sel, "emon_%s_%s%s%s%s%s%s", ps->name, pf->name,
 		     pf->match || match ? "{" : "", pf->match ?: "",
 		     pf->match && match ? "," : "", match ?: "",
 		     pf->match || match ? "}" : "");
+	if (n < 0)
+		return NULL;
+	if (peak_ms)
+		n = asprintf(&q, "max by (instance,host%s%s) (max_over_time(%s[%lldms]))",
+			     *ps->by ? "," : "", ps->by, sel, peak_ms);
+	else
+		n = asprintf(&q, "max by (instance,host%s%s) (%s)",
+			     *ps->by ? "," : "", ps->by, sel);
+	free(sel);
 	return n < 0 ? NULL : q;
 }
 
@@ -61,15 +73,24 @@ static int client__status(int err)
 	return err == -ENOMEM || err == -EIO ? 1 : 2;
 }
 
+/* The window's parameters of every range query. */
+struct span {
+	char start[32], end[32], step[32];
+	long long step_ms;
+};
+
+/* One range query into r: the values (peaks false) or, for a family with
+ * a reset, the peaks. An exit status. */
 static int report__query(struct report *r, struct prom_client *c,
 			 const struct report_prom_query *q, int scope_i, int fam,
-			 const char *start, const char *end, const char *step)
+			 const struct span *sp, bool peaks)
 {
 	const struct report_prom_scope *ps = &report_prom_scopes[scope_i];
 	struct json_object *data = NULL, *type, *res;
-	const char *params[] = { "query", NULL, "start", start, "end", end,
-				 "step", step, NULL };
-	char *query = query__build(ps, &report_prom_fams[fam], q->match);
+	const char *params[] = { "query", NULL, "start", sp->start, "end", sp->end,
+				 "step", sp->step, NULL };
+	char *query = query__build(ps, &report_prom_fams[fam], q->match,
+				   peaks ? sp->step_ms : 0);
 	int err, ret = 1;
 
 	if (!query) {
@@ -90,11 +111,13 @@ static int report__query(struct report *r, struct prom_client *c,
 	    !json_object_object_get_ex(data, "result", &res) ||
 	    !json_object_is_type(res, json_type_array)) {
 		pr_err("report: %s does not answer as a Prometheus server (no matrix for a range query)",
-		       c->base);
+		       c->shown);
 		ret = 2;
 		goto out;
 	}
-	if (report__prom_add(r, ps->scope, fam, json_object_get(res))) {
+	err = peaks ? report__prom_add_peaks(r, ps->scope, fam, json_object_get(res)) :
+		      report__prom_add(r, ps->scope, fam, json_object_get(res));
+	if (err) {
 		pr_err("report: out of memory");
 		goto out;
 	}
@@ -195,9 +218,9 @@ static int report__prom_total(struct report *r, struct prom_client *c)
 	if (err == -ENODATA) {
 		if (!server__has_emon(c))
 			pr_err("report: %s has no emon-perf metrics (does it scrape 'emon-perf serve'? see README, Prometheus)",
-			       c->base);
+			       c->shown);
 		else
-			pr_err("report: %s has no emon-perf data %s", c->base, r->window);
+			pr_err("report: %s has no emon-perf data %s", c->shown, r->window);
 		return 2;
 	}
 	if (err) {
@@ -211,9 +234,9 @@ static int report__prom_total(struct report *r, struct prom_client *c)
 
 int report__load_prom(struct report *r, const struct report_prom_query *q)
 {
-	char start_s[32], end_s[32], step_s[32];
 	double start, end, step;
 	struct prom_client c;
+	struct span sp;
 	int i, f, ret;
 
 	if (prom_client__init(&c, q->url)) {
@@ -224,12 +247,15 @@ int report__load_prom(struct report *r, const struct report_prom_query *q)
 	ret = report__prom_span(r, q, &start, &end, &step);
 	if (ret)
 		goto out;
-	snprintf(start_s, sizeof(start_s), "%.3f", start);
-	snprintf(end_s, sizeof(end_s), "%.3f", end);
-	snprintf(step_s, sizeof(step_s), "%.3f", step);
+	snprintf(sp.start, sizeof(sp.start), "%.3f", start);
+	snprintf(sp.end, sizeof(sp.end), "%.3f", end);
+	snprintf(sp.step, sizeof(sp.step), "%.3f", step);
+	sp.step_ms = llround(step * 1000);
 	for (i = 0; i < REPORT_PROM_SCOPES; i++) {
 		for (f = 0; f < RF_NR; f++) {
-			ret = report__query(r, &c, q, i, f, start_s, end_s, step_s);
+			ret = report__query(r, &c, q, i, f, &sp, false);
+			if (!ret && report__prom_resets(r, report_prom_scopes[i].scope, f))
+				ret = report__query(r, &c, q, i, f, &sp, true);
 			if (ret)
 				goto out;
 		}

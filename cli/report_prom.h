@@ -8,7 +8,9 @@
  * every step of the window (report_prom.c, over HTTP); this side turns
  * those values into increases per step (pure, no I/O: the unit tests
  * feed it query results). A counter that goes down restarted from zero,
- * as PromQL's increase() takes it. A series' first value in the window
+ * as PromQL's increase() takes it; what it gained after the last step
+ * before its reset comes from a second query, of its highest value in
+ * each step, made only for the families that have a reset. A series' first value in the window
  * is its baseline; but a series of a key that was born inside the
  * window (Prometheus had its host at an earlier step, and the key is no
  * process: those come and go from the daemon's top N) started at zero,
@@ -67,6 +69,16 @@ int report__prom_window(struct report *r, double start, double step, int n);
  * takes the caller's reference. */
 int report__prom_add(struct report *r, enum scope scope, enum report_fam fam,
 		     struct json_object *result);
+/* Whether a series of that matrix goes down inside the window (a reset:
+ * the counter restarted from zero). */
+bool report__prom_resets(const struct report *r, enum scope scope,
+			 enum report_fam fam);
+/* Keep the peaks of a matrix with resets: the same query's series, each
+ * value the highest in its step (max_over_time over the step), so that
+ * what the old counter gained between the last step and its reset is
+ * counted too; takes the caller's reference. */
+int report__prom_add_peaks(struct report *r, enum scope scope,
+			   enum report_fam fam, struct json_object *result);
 /* Totals of every key from what was added; -ENODATA when no series had
  * a value in the window, -EINVAL for a malformed result (r->err says
  * which), -ENOMEM. */

@@ -36,6 +36,10 @@ struct report_prom {
 	double start, step;
 	int n;
 	struct json_object *res[SCOPE_NR][RF_NR];
+	/* where a series went down: its labels (JSON text) -> the highest
+	 * value within each step (max_over_time), to see what the old
+	 * counter gained after the last step before the reset */
+	struct json_object *peaks[SCOPE_NR][RF_NR];
 	struct json_object *host_first;	/* host -> first point with a value */
 	long values;			/* valid values seen */
 };
@@ -170,9 +174,12 @@ void report_prom__free(struct report_prom *p)
 {
 	if (!p)
 		return;
-	for (int s = 0; s < SCOPE_NR; s++)
-		for (int f = 0; f < RF_NR; f++)
+	for (int s = 0; s < SCOPE_NR; s++) {
+		for (int f = 0; f < RF_NR; f++) {
 			json_object_put(p->res[s][f]);
+			json_object_put(p->peaks[s][f]);
+		}
+	}
 	json_object_put(p->host_first);
 	free(p);
 }
@@ -233,6 +240,64 @@ static int series__parts(struct json_object *series, struct json_object **metric
 	    !json_object_is_type(*values, json_type_array))
 		return -EINVAL;
 	return 0;
+}
+
+bool report__prom_resets(const struct report *r, enum scope scope,
+			 enum report_fam fam)
+{
+	const struct report_prom *p = r->prom;
+	struct json_object *res = p ? p->res[scope][fam] : NULL, *metric, *values;
+	size_t i, j;
+	double v, prev;
+	int pt;
+
+	for (i = 0; json_object_is_type(res, json_type_array) &&
+		    i < json_object_array_length(res); i++) {
+		if (series__parts(json_object_array_get_idx(res, i), &metric, &values))
+			continue;
+		prev = NAN;
+		for (j = 0; j < json_object_array_length(values); j++) {
+			if (series__point(p, values, j, &pt, &v) || !isfinite(v))
+				continue;
+			if (v < prev)
+				return true;
+			prev = v;
+		}
+	}
+	return false;
+}
+
+int report__prom_add_peaks(struct report *r, enum scope scope,
+			   enum report_fam fam, struct json_object *result)
+{
+	struct report_prom *p = r->prom;
+	struct json_object *index = NULL, *metric, *values;
+	int err = -EINVAL;
+	size_t i;
+
+	if (!p || !prom_scope__find(scope) || fam < 0 || fam >= RF_NR ||
+	    !json_object_is_type(result, json_type_array))
+		goto out;
+	err = -ENOMEM;
+	index = json_object_new_object();
+	if (!index)
+		goto out;
+	for (i = 0; i < json_object_array_length(result); i++) {
+		if (series__parts(json_object_array_get_idx(result, i), &metric, &values))
+			continue;
+		if (json_object_object_add(index,
+				json_object_to_json_string_ext(metric, JSON_C_TO_STRING_PLAIN),
+				json_object_get(values)))
+			goto out;
+	}
+	json_object_put(p->peaks[scope][fam]);
+	p->peaks[scope][fam] = index;
+	index = NULL;
+	err = 0;
+out:
+	json_object_put(index);
+	json_object_put(result);
+	return err;
 }
 
 /* host_first: the first point at which Prometheus had each host. */
@@ -320,6 +385,33 @@ static struct report_key *series__key(struct report *r,
 	return k;
 }
 
+/* What a counter that restarted between points from and to had gained
+ * after from, before its reset: its highest value in between (the
+ * counter after the reset stays below the value at from) less the
+ * value at from; 0 without the peaks. */
+static double series__gain(const struct report_prom *p, enum scope scope,
+			   enum report_fam fam, struct json_object *metric,
+			   int from, int to, double at_from)
+{
+	struct json_object *values;
+	double v, peak = at_from;
+	size_t j;
+	int pt;
+
+	if (!p->peaks[scope][fam] ||
+	    !json_object_object_get_ex(p->peaks[scope][fam],
+				       json_object_to_json_string_ext(metric, JSON_C_TO_STRING_PLAIN),
+				       &values))
+		return 0;
+	for (j = 0; j < json_object_array_length(values); j++) {
+		if (series__point(p, values, j, &pt, &v) || !isfinite(v))
+			continue;
+		if (pt > from && pt <= to && v > peak)
+			peak = v;
+	}
+	return peak - at_from;
+}
+
 /* One series' increases, step by step, into its key. */
 static int report__prom_walk(struct report *r, const struct report_prom_scope *ps,
 			     enum report_fam fam, struct json_object *series)
@@ -328,8 +420,8 @@ static int report__prom_walk(struct report *r, const struct report_prom_scope *p
 	struct json_object *metric, *values, *first;
 	double prev = NAN, v, inc, scale = report_prom_fams[fam].scale;
 	struct report_key *k;
+	int err, pt, prev_pt = 0;
 	size_t j;
-	int err, pt;
 
 	if (series__parts(series, &metric, &values))
 		return -EINVAL;
@@ -347,9 +439,13 @@ static int report__prom_walk(struct report *r, const struct report_prom_scope *p
 			      json_object_object_get_ex(p->host_first,
 							series__host(metric), &first) &&
 			      pt > json_object_get_int(first) ? v : 0;
+		else if (v >= prev)
+			inc = v - prev;
 		else			/* a counter that went down restarted */
-			inc = v >= prev ? v - prev : v;
+			inc = v + series__gain(p, ps->scope, fam, metric,
+					       prev_pt, pt, prev);
 		prev = v;
+		prev_pt = pt;
 		p->values++;
 		if (!r->series_pass)
 			report_key__counted(r, k, fam);

@@ -2,7 +2,8 @@
 /*
  * emon-perf report --prometheus on a range query's answer made of the
  * input: the matrix (json-c parsed, as the client hands it over) goes to
- * one scope and family picked by the first byte, then both passes
+ * one scope and family picked by the first byte (and as its own peaks
+ * when a counter in it goes down), then both passes
  * (report__prom_sum, report__load_series), the choice of scope, and the
  * text table and HTML page written to /dev/null. The second byte picks
  * the step, the third the number of steps.
@@ -45,13 +46,17 @@ static void report__check_sums(const struct report *r)
 static void report__run(struct json_object *res, int pick, double step, int n)
 {
 	const struct report_prom_scope *ps = &report_prom_scopes[pick % REPORT_PROM_SCOPES];
+	enum report_fam fam = (pick / REPORT_PROM_SCOPES) % RF_NR;
 	struct report r;
 	int err;
 
 	report__init(&r, "http://fuzz:9090");
 	FUZZ_ASSERT(!report__prom_window(&r, 1000, step, n));
-	FUZZ_ASSERT(!report__prom_add(&r, ps->scope, (pick / REPORT_PROM_SCOPES) % RF_NR,
-				      json_object_get(res)));
+	FUZZ_ASSERT(!report__prom_add(&r, ps->scope, fam, json_object_get(res)));
+	/* the same matrix as its own peaks: resets take the gain path */
+	if (report__prom_resets(&r, ps->scope, fam))
+		FUZZ_ASSERT(!report__prom_add_peaks(&r, ps->scope, fam, json_object_get(res)) ||
+			    !json_object_is_type(res, json_type_array));
 	err = report__prom_sum(&r);
 	if (err) {
 		FUZZ_ASSERT(err == -EINVAL || err == -ENODATA);

@@ -236,6 +236,42 @@ static void test_series(void **state)
 	report__exit(&r);
 }
 
+/* The peaks of the system's energy (max_over_time per step): host a's
+ * old counter reached 126 after the point at 1020 (120), before its
+ * reset; host b has no reset, and its peaks are not looked at. */
+static const char sys_peaks[] = "["
+"{\"metric\":{\"instance\":\"a:9464\"},\"values\":[[1000,\"100\"],[1010,\"110\"],[1020,\"120\"],[1030,\"126\"],[1040,\"15\"]]},"
+"{\"metric\":{\"instance\":\"b:9464\",\"host\":\"b\"},\"values\":[[1030,\"5000\"]]}]";
+
+static void test_reset_peaks(void **state)
+{
+	struct report r;
+
+	(void)state;
+	report__init(&r, "http://prom:9090");
+	assert_int_equal(report__prom_window(&r, T0, STEP, NSTEPS), 0);
+	add(&r, SCOPE_SYSTEM, RF_ENERGY, sys_energy);
+	add(&r, SCOPE_CONTAINER, RF_ENERGY, cont_energy);
+	assert_true(report__prom_resets(&r, SCOPE_SYSTEM, RF_ENERGY));
+	assert_false(report__prom_resets(&r, SCOPE_CONTAINER, RF_ENERGY));
+	assert_false(report__prom_resets(&r, SCOPE_CGROUP, RF_ENERGY));	/* none added */
+	assert_int_equal(report__prom_add_peaks(&r, SCOPE_SYSTEM, RF_ENERGY,
+						json_tokener_parse(sys_peaks)), 0);
+	assert_int_equal(report__prom_sum(&r), 0);
+	/* host a: 10 + 10 + (126 - 120 before the reset, 5 after) + 10;
+	 * host b: 1 + 2 */
+	assert_near(key(&r, SCOPE_SYSTEM, NULL, "all")->energy_j, 41 + 3, EPS);
+	assert_int_equal(report__select(&r, SCOPE_SYSTEM, 1), 0);
+	assert_int_equal(report__load_series(&r), 0);
+	assert_near(key(&r, SCOPE_SYSTEM, NULL, "all")->series[2], 11 + 1, EPS);
+	/* peaks of a scope the daemon does not export, or not a matrix */
+	assert_int_equal(report__prom_add_peaks(&r, SCOPE_CPU, RF_ENERGY,
+						json_tokener_parse("[]")), -EINVAL);
+	assert_int_equal(report__prom_add_peaks(&r, SCOPE_SYSTEM, RF_ENERGY,
+						json_tokener_parse("{}")), -EINVAL);
+	report__exit(&r);
+}
+
 static void test_bad_results(void **state)
 {
 	static const char *const bad[] = {
@@ -283,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_time),
 		cmocka_unit_test(test_model),
 		cmocka_unit_test(test_series),
+		cmocka_unit_test(test_reset_peaks),
 		cmocka_unit_test(test_bad_results),
 	};
 
