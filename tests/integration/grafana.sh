@@ -27,15 +27,7 @@ pod=$(cg_new "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${ui
 fake_rapl "$TMP/pc" 20 --period-ms 1 || finish
 serve_start "$TMP/run/emon.sock" "$TMP/serve.err" -e cycles,instructions,cpu-clock \
 	--powercap-root "$TMP/pc" --listen 127.0.0.1:$MPORT || exit 1
-cat >"$TMP/prom.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 900ms
-scrape_configs:
-  - job_name: emon
-    static_configs:
-      - targets: ["127.0.0.1:$MPORT"]
-EOF
+prom_conf "$TMP/prom.yml" $MPORT
 prom_start $PPORT "$TMP/prom.yml" || exit 1
 cg_bg "$docker" "$BURN" 100000
 cg_bg "$pod" "$BURN" 100000

@@ -480,6 +480,20 @@ free_port() {
 	"$PY3" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# prom_conf FILE METRICS_PORT: a Prometheus config in FILE that scrapes
+# the daemon on 127.0.0.1:METRICS_PORT every second (job "emon")
+prom_conf() {
+	cat >"$1" <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 900ms
+scrape_configs:
+  - job_name: emon
+    static_configs:
+      - targets: ["127.0.0.1:$2"]
+EOF
+}
+
 # prom_start PORT CONFIG: a Prometheus server (Debian prometheus) on
 # 127.0.0.1:PORT with the config file CONFIG, its data and log under
 # $TMP, in BG_PIDS as $PROM_PID; returns once it is ready (1 if not

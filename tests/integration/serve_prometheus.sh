@@ -18,15 +18,7 @@ serve_start "$S" "$TMP/serve.err" -e cpu-clock,context-switches \
 	--listen 127.0.0.1:$MPORT --retain 3 || exit 1
 check "the daemon serves metrics on 127.0.0.1:$MPORT" grep -q "http://127.0.0.1:$MPORT/metrics" "$TMP/serve.err"
 
-cat >"$TMP/prom.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 900ms
-scrape_configs:
-  - job_name: emon
-    static_configs:
-      - targets: ["127.0.0.1:$MPORT"]
-EOF
+prom_conf "$TMP/prom.yml" $MPORT
 prom_start $PPORT "$TMP/prom.yml" || exit 1
 
 a=$(cg_new a) b=$(cg_new b)
