@@ -26,12 +26,12 @@
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include "rapl/sysfs.h"
+#include "rapl/topology.h"
 
-#define ENERGY_MAX_PACKAGES 64
 #define ENERGY_WARN_LEN 512
 
 #define ENERGY_POWERCAP_ROOT "/sys/class/powercap"
-#define ENERGY_CPU_ROOT "/sys/devices/system/cpu"
 #define ENERGY_PERF_PMU_ROOT "/sys/bus/event_source/devices/power"
 
 /* Parts of a package a source may measure besides the package itself. */
@@ -221,33 +221,6 @@ int energy_step__check(double j, double range_j, double dt);
 int perf_power__delta_j(__u64 prev, __u64 cur, double scale, double dt,
 			double *joules);
 
-/* Strict decimal of a sysfs file ("123\n"); 0, -EINVAL, -ERANGE. */
-int rapl__parse_u64(const char *s, __u64 *v);
-
-/* --- CPU -> package, from cpuN/topology/physical_package_id ------------- */
-
-#define CPU_TOPOLOGY_UNKNOWN INT_MIN
-
-struct cpu_topology {
-	int ncpus;
-	int *phys_of_cpu;	/* [ncpus] physical_package_id or CPU_TOPOLOGY_UNKNOWN */
-	int *pkg_of_cpu;	/* [ncpus] dense package index, -1 unknown */
-	int nr_packages;
-	int pkg_id[ENERGY_MAX_PACKAGES];	/* dense index -> physical id, sorted */
-	int nr_cpus[ENERGY_MAX_PACKAGES];
-};
-
-/* Read cpu_root/cpuN/topology/physical_package_id for N < ncpus; CPUs
- * without it (offline) are unknown. 0, -ENOENT when no CPU has it (err
- * set), -E2BIG, -ENOMEM. */
-int cpu_topology__load(struct cpu_topology *t, const char *cpu_root, int ncpus,
-		       char *err, size_t errlen);
-/* Add a package no CPU belongs to (a RAPL zone of an offline package);
- * returns its dense index (indexes above it shift) or -E2BIG. */
-int cpu_topology__add_package(struct cpu_topology *t, int phys_id);
-/* Dense index of phys_id, or -ENOENT. */
-int cpu_topology__index(const struct cpu_topology *t, int phys_id);
-void cpu_topology__free(struct cpu_topology *t);
 
 /* --- backends ------------------------------------------------------------ */
 
@@ -283,13 +256,6 @@ struct energy_source {
 void energy_source__warn(struct energy_source *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* For backends: whole small files. Return 0 or -errno (-EINVAL: garbage,
- * -EFBIG: longer than len - 1). */
-int rapl__read_str(const char *path, char *buf, size_t len);
-/* snprintf for paths: 0, or -ENAMETOOLONG when it did not fit. */
-int rapl__path(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-int rapl__read_u64(const char *path, __u64 *v);
 
 /* perf power PMU parsing, pure: "event=0x02" -> config; "0,28" / "0-3,8"
  * -> CPU list (at most max entries, count returned, or -EINVAL/-E2BIG). */

@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rapl/energy.h"
+#include "rapl/sysfs.h"
+#include "rapl/topology.h"
 
 static void cpu_topology__reindex(struct cpu_topology *t)
 {
