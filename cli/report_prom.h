@@ -28,7 +28,7 @@ enum report_fam {
 	RF_CYCLES = RC_CYCLES,
 	RF_INSTRUCTIONS = RC_INSTRUCTIONS,
 	RF_CPU_CLOCK = RC_CPU_CLOCK,
-	RF_ENERGY = RC_NR,
+	RF_ENERGY = RC_COUNTERS,	/* the counters first: the scheduler view's are not read */
 	RF_NR,
 };
 

@@ -216,7 +216,7 @@ fake_rapl() {
 		[ -e "$dir/.ready" ] && break
 		sleep 0.01
 	done
-	[ -e "$dir/.ready" ] || { echo "FAIL  fake-rapl did not start"; return 1; }
+	[ -e "$dir/.ready" ] || { echo "FAIL  fake-rapl did not start"; FAILS=$((FAILS + 1)); return 1; }
 	# and its writer is running: a baseline read before a starved writer's
 	# first update would give the first intervals energy from before it
 	e0=$(cat "$dir/intel-rapl:0/energy_uj")
@@ -226,6 +226,7 @@ fake_rapl() {
 		sleep 0.01
 	done
 	echo "FAIL  fake-rapl's energy does not advance"
+	FAILS=$((FAILS + 1))
 	return 1
 }
 
@@ -471,6 +472,7 @@ serve_start() {
 		sleep 0.02
 	done
 	echo "FAIL  the daemon did not start:"
+	FAILS=$((FAILS + 1))
 	cat "$log"
 	return 1
 }
@@ -510,6 +512,7 @@ prom_start() {
 		sleep 0.1
 	done
 	echo "FAIL  prometheus did not start:"
+	FAILS=$((FAILS + 1))
 	tail -5 "$TMP/prom-$port.log"
 	return 1
 }
