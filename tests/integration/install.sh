@@ -28,11 +28,15 @@ for f in "${files[@]}"; do [ -s "$D$PREFIX/$f" ] || missing+=" $f"; done
 check "every file in its place under DESTDIR$PREFIX${missing:+ (missing:$missing)}" [ -z "$missing" ]
 check "the installed binary is executable and says its version" \
 	bash -c "'$D$PREFIX/bin/emon-perf' --version | grep -qE '^emon-perf [0-9]+\.[0-9]+'"
-# libemon as a user builds against it: the header and either library, nothing else
-cc -I"$D$PREFIX/include" examples/selfmon-requests.c "$D$PREFIX/lib/libemon.a" -lpthread \
+# libemon as a user builds against it: the header and either library,
+# nothing else (under make asan the library is a sanitizer build: its
+# compiler and runtime then too)
+CC=cc
+[ -n "${SAN_LOGS:-}" ] && CC="clang -fsanitize=address,undefined"
+$CC -I"$D$PREFIX/include" examples/selfmon-requests.c "$D$PREFIX/lib/libemon.a" -lpthread \
 	-o "$TMP/req-static" 2>"$TMP/cc.err"
 check "a program builds with the installed header and libemon.a -lpthread" [ -x "$TMP/req-static" ]
-cc -I"$D$PREFIX/include" examples/selfmon-requests.c -L"$D$PREFIX/lib" -lemon \
+$CC -I"$D$PREFIX/include" examples/selfmon-requests.c -L"$D$PREFIX/lib" -lemon \
 	-o "$TMP/req-shared" 2>>"$TMP/cc.err"
 check "and with libemon.so (-lemon)" [ -x "$TMP/req-shared" ]
 check "libemon.so's soname is libemon.so.0, which is installed" \
