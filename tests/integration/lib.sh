@@ -477,6 +477,19 @@ serve_start() {
 	return 1
 }
 
+# life_outside_ns FILE PID SPAN_NS: of process PID's life, what a --sched
+# -j recording's final row (its "exit" lifetime) has beyond the SPAN_NS
+# that the process measured itself (from its start to its span's, and its
+# exit after its last read), in ns; 0 without an exit row
+life_outside_ns() {
+	"$PY3" -c '
+import json, sys
+rows = [r for r in map(json.loads, open(sys.argv[1]))
+        if r["scope"] == "process" and str(r["key"]) == sys.argv[2]]
+e = rows[-1].get("sched", {}).get("exit") if rows else None
+print(max(0, e["lifetime_ns"] - int(sys.argv[3])) if e else 0)' "$@"
+}
+
 # free_port: a TCP port free on 127.0.0.1 now
 free_port() {
 	"$PY3" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
