@@ -97,7 +97,7 @@ check "the cgroup's context-switches match perf stat -G within 1%" near "$ecs" "
 check "the cgroup's cpu-clock matches cpu.stat within 5% (+ steal + untraced time)" near_steal "$e" "$u" 5 "$((steal + unt))"
 
 "$PY3" - "$TMP/rss" "$secs" <<'PY'
-import sys
+import os, sys
 secs = float(sys.argv[2])
 s = [tuple(map(float, l.split())) for l in open(sys.argv[1]) if len(l.split()) == 3]
 if len(s) < 4:
@@ -115,13 +115,18 @@ print(f"      RSS: {len(s)} samples, first half max {first / 1024:.1f} MiB, "
 # 5 s storm may reach late; it is bounded by the map sizes. Flat (no leak:
 # 100 B per process would be 10+ MiB) is asserted on the 30 s stress run,
 # whose second half comes long after the peak.
-bounded = peak <= 128 * 1024
+# 256 MiB: every count carries the scheduler view's block (struct
+# emon_sched, 288 of its 480 bytes) with --sched or not, which took a
+# storm's peak from 28 to 75-155 MiB here (under make asan: 3 times the
+# bound, ASan's own shadow and redzones)
+bound_mib = 256 * (3 if os.environ.get("SAN_LOGS") else 1)
+bounded = peak <= bound_mib * 1024
 flat = second <= first * 1.10 + 4096
-print(f"      bounded (<= 128 MiB): {bounded}; flat: {flat}" + ("" if secs >= 20 else " (not asserted: short run)"))
+print(f"      bounded (<= {bound_mib} MiB): {bounded}; flat: {flat}" + ("" if secs >= 20 else " (not asserted: short run)"))
 sys.exit(0 if bounded and (flat or secs < 20) else 1)
 PY
 rc=$?
-what="RSS bounded (<= 128 MiB)"
+what="RSS bounded (<= 256 MiB, 768 under make asan)"
 [ "$secs" -ge 20 ] && what="$what, and flat (second half <= first half + 10% + 4 MiB)"
 check "$what" [ $rc -eq 0 ]
 finish
