@@ -26,44 +26,10 @@
 #include "cli/command.h"
 #include "cli/commands.h"
 #include "cli/stat.h"
+#include "cli/sigwake.h"
 #include "cli/stat_run.h"
 #include "engine/session.h"
 
-
-static int sig_pipe[2] = { -1, -1 };
-static volatile sig_atomic_t stop_signal, stop_by_kernel, nr_signals;
-
-static void on_signal(int sig, siginfo_t *info, void *uc)
-{
-	int saved = errno;
-
-	(void)uc;
-	if (sig != SIGCHLD) {
-		stop_signal = sig;
-		/* the terminal's (Ctrl-C): its foreground group has it too */
-		stop_by_kernel = info && info->si_code == SI_KERNEL;
-		nr_signals++;
-	}
-	if (write(sig_pipe[1], "x", 1) < 0) {
-		/* the pipe is full: a wakeup is already pending */
-	}
-	errno = saved;
-}
-
-static int setup_signals(void)
-{
-	struct sigaction sa = { .sa_sigaction = on_signal };
-	int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD };
-
-	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
-		return -errno;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART | SA_SIGINFO;
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);	/* EPIPE on write stops the run instead */
-	return 0;
-}
 
 /* Before the command's exec: its tree is followed from its first step. */
 static void follow_command(pid_t pid, void *arg)
@@ -88,8 +54,8 @@ static int spawn_command(struct stat_run *st)
 	 * given the signal in its first steps, where a shell may lose it
 	 * (dash, caught while forking a child, waits for that child anyway).
 	 */
-	if (nr_signals)
-		return 128 + stop_signal;
+	if (sigwake.count)
+		return 128 + sigwake.last;
 	err = command__spawn(&st->cmd, st->o.cmd, follow_command, st);
 	if (err && st->cmd.exec_failed) {
 		pr_err("cannot run '%s': %s", st->o.cmd[0], strerror(-err));
@@ -150,13 +116,6 @@ static int print_interval(struct stat_run *st, double t0)
 	return 0;
 }
 
-static void drain_signal_pipe(void)
-{
-	char buf[64];
-
-	while (read(sig_pipe[0], buf, sizeof(buf)) > 0)
-		;
-}
 
 /* Signals and the command: true when the run should end now. */
 static bool stat_should_end(struct stat_run *st, double now, double deadline)
@@ -164,12 +123,12 @@ static bool stat_should_end(struct stat_run *st, double now, double deadline)
 	bool done = command__poll(&st->cmd);
 
 	/* the command decides how it ends; a second signal ends us */
-	if (nr_signals && !st->forwarded &&
-	    command__forward(&st->cmd, stop_signal, stop_by_kernel))
-		st->forwarded = nr_signals;
+	if (sigwake.count && !st->forwarded &&
+	    command__forward(&st->cmd, sigwake.last, sigwake.by_kernel))
+		st->forwarded = sigwake.count;
 	st->late_wake = command__forward_late(&st->cmd);
 	return done || (deadline && now >= deadline) ||
-	       (nr_signals && nr_signals > st->forwarded);
+	       (sigwake.count && sigwake.count > st->forwarded);
 }
 
 /*
@@ -211,7 +170,7 @@ static int stat_loop(struct stat_run *st)
 
 	for (;;) {
 		struct pollfd pfd[2] = {
-			{ .fd = sig_pipe[0], .events = POLLIN },
+			{ .fd = sigwake.fd, .events = POLLIN },
 			{ .fd = st->src->ops->fd(st->src), .events = POLLIN },
 		};
 		double now = session__now(), wake = st->src->ops->next_tick(st->src);
@@ -229,7 +188,7 @@ static int stat_loop(struct stat_run *st)
 			double ms = (wake - now) * 1e3 + 1;
 
 			if (poll(pfd, attached ? 2 : 1, ms > 60000 ? 60000 : (int)ms) > 0) {
-				drain_signal_pipe();
+				sigwake__drain();
 				/* the daemon says nothing unasked: that is its end */
 				if (pfd[1].revents)
 					return daemon_gone(st, t0, -ECONNRESET);
@@ -315,7 +274,8 @@ int cmd_stat(int argc, char **argv)
 		if (st->o.nr_cgroups)
 			st->o.by |= 1u << SCOPE_CGROUP;
 	}
-	if (setup_signals()) {
+	/* SIGCHLD: the command ended; EPIPE on a write stops the run */
+	if (sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, true)) {
 		ret = 1;
 		goto out;
 	}

@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include "cli/commands.h"
 #include "cli/opts.h"
+#include "cli/sigwake.h"
 #include "cli/stat_run.h"
 #include "cli/top_draw.h"
 #include "cli/top_model.h"
@@ -173,35 +174,6 @@ static int top_opts__parse(struct top_run *tr, int argc, char **argv)
 	return 0;
 }
 
-static int sig_pipe[2] = { -1, -1 };
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	int saved = errno;
-
-	stop_signal = sig;
-	if (write(sig_pipe[1], "x", 1) < 0) {
-		/* full: a wakeup is pending anyway */
-	}
-	errno = saved;
-}
-
-/* Before the screen: ncurses then keeps its hands off these. */
-static int setup_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-	int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-
-	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
-		return -errno;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	return 0;
-}
-
 /* What the header says of the source, its energy and its events. */
 static void setup_header(struct top_run *tr)
 {
@@ -337,21 +309,19 @@ static int top_loop(struct top_run *tr)
 	for (;;) {
 		struct pollfd pfd[3] = {
 			{ .fd = STDIN_FILENO, .events = POLLIN },
-			{ .fd = sig_pipe[0], .events = POLLIN },
+			{ .fd = sigwake.fd, .events = POLLIN },
 			{ .fd = src->ops->fd(src), .events = POLLIN },
 		};
 		double now = session__now(), wake = fmin(next, src->ops->next_tick(src));
-		char buf[64];
 
 		if (dirty)
 			top_paint(tr);
 		dirty = false;
 		if (now < wake)
 			poll(pfd, pfd[2].fd >= 0 ? 3 : 2, (int)((wake - now) * 1e3) + 1);
-		while (read(sig_pipe[0], buf, sizeof(buf)) > 0)
-			;
+		sigwake__drain();
 		/* a signal, or the terminal gone (its hangup may come later) */
-		if (stop_signal || (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
+		if (sigwake.last || (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
 			return 0;
 		if (pfd[2].revents) {
 			snprintf(tr->gone, sizeof(tr->gone), "%s", src->why[0] ? src->why :
@@ -472,7 +442,7 @@ int cmd_top(int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
-	ret = setup_signals() ? 1 : top_run(tr);
+	ret = sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, false) ? 1 : top_run(tr);
 out:
 	top_cleanup(tr);
 	free(tr);

@@ -29,6 +29,7 @@
 #include <sys/resource.h>
 #include "cli/commands.h"
 #include "cli/opts.h"
+#include "cli/sigwake.h"
 #include "daemon/http.h"
 #include "daemon/metrics.h"
 #include "daemon/privs.h"
@@ -328,35 +329,6 @@ static int serve_metrics(void *ctx, bool openmetrics, char **body, size_t *len)
 
 /* --- set-up, loop, clean-up ------------------------------------------------- */
 
-static int sig_pipe[2] = { -1, -1 };
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	int saved = errno;
-
-	stop_signal = sig;
-	if (write(sig_pipe[1], "x", 1) < 0) {
-		/* full: a wakeup is pending */
-	}
-	errno = saved;
-}
-
-static int setup_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
-		return -errno;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);	/* a daemon outlives its terminal */
-	return 0;
-}
-
 /* Every client may hold an fd: raise the soft limit to the hard one. */
 static void raise_nofile(long want)
 {
@@ -451,10 +423,10 @@ static int serve_loop(struct serve *sv)
 
 	if (!pfd)
 		return 1;
-	while (!stop_signal) {
+	while (!sigwake.last) {
 		double now = session__now(), next = server__next(sv->srv), ms;
 
-		pfd[0] = (struct pollfd){ .fd = sig_pipe[0], .events = POLLIN };
+		pfd[0] = (struct pollfd){ .fd = sigwake.fd, .events = POLLIN };
 		/* registered threads that exited (-1: ignored) */
 		pfd[1] = (struct pollfd){ .fd = selfmon__fd(sv->self), .events = POLLIN };
 		n = server__pollfds(sv->srv, pfd + 2, sv->o.max_clients + 3);
@@ -463,7 +435,7 @@ static int serve_loop(struct serve *sv)
 			err = 1;
 			break;
 		}
-		if (stop_signal)
+		if (sigwake.last)
 			break;
 		now = session__now();
 		if (pfd[1].revents)
@@ -501,10 +473,11 @@ int cmd_serve(int argc, char **argv)
 		free(sv);
 		return ret > 0 ? 0 : 2;
 	}
-	if (setup_signals()) {
+	if (sigwake__setup((int[]){ SIGINT, SIGTERM }, 2, false)) {
 		free(sv);
 		return 1;
 	}
+	signal(SIGHUP, SIG_IGN);	/* a daemon outlives its terminal */
 	ret = serve_setup(sv);
 	if (!ret) {
 		drop_privileges();
@@ -514,7 +487,7 @@ int cmd_serve(int argc, char **argv)
 			sv->http ? "/metrics" : "");
 		ret = serve_loop(sv);
 		if (!ret)
-			fprintf(stderr, "emon-perf: %s: exiting\n", strsignal(stop_signal));
+			fprintf(stderr, "emon-perf: %s: exiting\n", strsignal(sigwake.last));
 	}
 	serve_cleanup(sv);
 	free(sv);
