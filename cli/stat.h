@@ -35,6 +35,8 @@ struct stat_opts {
  * printing a one-line error (exit 2). */
 int stat_opts__parse(struct stat_opts *o, int argc, char **argv);
 void stat_opts__free(struct stat_opts *o);
+/* --socket PATH (stat's and top's): 0, or -EINVAL (said) when empty. */
+int stat_opts__socket(struct stat_opts *o, const char *arg);
 
 /* What the row builder needs besides the aggregate. */
 struct stat_ctx {

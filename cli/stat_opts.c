@@ -150,6 +150,16 @@ static int parse_cgroups(struct stat_opts *o, const char *arg)
 	return err;
 }
 
+int stat_opts__socket(struct stat_opts *o, const char *arg)
+{
+	if (!*arg) {
+		pr_err("empty path for --socket");
+		return -EINVAL;
+	}
+	o->socket = arg;
+	return 0;
+}
+
 static int stat_opts__one(void *ctx, int c, const char *arg)
 {
 	struct stat_opts *o = ctx;
@@ -187,12 +197,7 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 	case OPT_TIMEOUT:
 		return opts__long("--timeout", arg, 1, LONG_MAX, &o->timeout_ms);
 	case OPT_SOCKET:
-		if (!*arg) {
-			pr_err("empty path for --socket");
-			return -EINVAL;
-		}
-		o->socket = arg;
-		return 0;
+		return stat_opts__socket(o, arg);
 	case OPT_NO_DAEMON:
 		o->no_daemon = true;
 		return 0;

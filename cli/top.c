@@ -126,12 +126,7 @@ static int top_opts__one(struct top_run *tr, int c, const char *arg)
 	case OPT_VIEW:
 		return parse_view(arg, &tr->state.view);
 	case OPT_SOCKET:
-		if (!*arg) {
-			pr_err("empty path for --socket");
-			return -EINVAL;
-		}
-		o->socket = arg;
-		return 0;
+		return stat_opts__socket(o, arg);
 	case OPT_NO_DAEMON:
 		o->no_daemon = true;
 		return 0;
