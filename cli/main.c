@@ -16,7 +16,7 @@ static const struct cmd cmds[] = {
 	{ "stat",   cmd_stat,   "count events and energy per system, CPU, socket, cgroup, container, process" },
 	{ "serve",  cmd_serve,  "count for the whole host and serve every consumer (socket, Prometheus)" },
 	{ "list",   cmd_list,   "list the events this machine can count" },
-	{ "report", cmd_report, "tables and charts from a JSON-lines recording" },
+	{ "report", cmd_report, "tables and charts from a JSON-lines recording or a Prometheus server" },
 	{ "top",    cmd_top,    "a live table of power, CPU and counters per container, cgroup, process" },
 	{ "help",   cmd_help,   "this text" },
 };
