@@ -21,6 +21,16 @@
 	}								\
 } while (0)
 
+/* /dev/null, opened once, for what a harness prints only to exercise it. */
+static inline FILE *fuzz__devnull(void)
+{
+	static FILE *f;
+
+	if (!f && !(f = fopen("/dev/null", "w")))
+		abort();
+	return f;
+}
+
 /* data as a C string (cut at its first NUL), in a buffer of its own. */
 static inline char *fuzz__str(const uint8_t *data, size_t size)
 {

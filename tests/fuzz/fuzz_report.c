@@ -18,18 +18,6 @@
 #include "cli/report.h"
 #include "tests/fuzz/fuzz.h"
 
-static FILE *devnull;
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	devnull = fopen("/dev/null", "w");
-	if (!devnull)
-		abort();
-	return 0;
-}
-
 static void report__check_loaded(const struct report *r)
 {
 	int i;
@@ -60,10 +48,10 @@ static void report__run(const char *path, int scope, int top)
 		goto out;
 	}
 	FUZZ_ASSERT(r.top >= 1 && r.top <= r.nr_sorted);
-	FUZZ_ASSERT(!report__print_text(&r, devnull));
+	FUZZ_ASSERT(!report__print_text(&r, fuzz__devnull()));
 	err = report__load_series(&r);
 	FUZZ_ASSERT(!err);
-	FUZZ_ASSERT(!report__write_html(&r, devnull));
+	FUZZ_ASSERT(!report__write_html(&r, fuzz__devnull()));
 out:
 	report__exit(&r);
 }

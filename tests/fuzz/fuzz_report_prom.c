@@ -18,18 +18,6 @@
 #include "cli/report_prom.h"
 #include "tests/fuzz/fuzz.h"
 
-static FILE *devnull;
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	devnull = fopen("/dev/null", "w");
-	if (!devnull)
-		abort();
-	return 0;
-}
-
 static void report__check_sums(const struct report *r)
 {
 	for (int s = 0; s < SCOPE_NR; s++) {
@@ -66,9 +54,9 @@ static void report__run(struct json_object *res, int pick, double step, int n)
 	report__check_sums(&r);
 	if (report__select(&r, -1, 10))
 		goto out;	/* only system or socket keys */
-	FUZZ_ASSERT(!report__print_text(&r, devnull));
+	FUZZ_ASSERT(!report__print_text(&r, fuzz__devnull()));
 	FUZZ_ASSERT(!report__load_series(&r));
-	FUZZ_ASSERT(!report__write_html(&r, devnull));
+	FUZZ_ASSERT(!report__write_html(&r, fuzz__devnull()));
 out:
 	report__exit(&r);
 }
