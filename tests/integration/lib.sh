@@ -98,6 +98,15 @@ print(f"      {a:.6g} vs {b:.6g}: {err:.3f}% (tolerance {tol}%)")
 sys.exit(0 if err <= tol else 1)' "$1" "$2" "$3"
 }
 
+# near_plus A B TOL_PERCENT SLACK: |A - B| <= TOL% of B + SLACK
+near_plus() {
+	python3 -c '
+import sys
+a, b, tol, slack = map(float, sys.argv[1:5])
+print(f"      {a:.6g} vs {b:.6g}: {abs(a - b) / b * 100:.3f}% (tolerance {tol}% + {slack / 1e6:.3f} ms)")
+sys.exit(0 if abs(a - b) <= tol / 100 * b + slack else 1)' "$@"
+}
+
 # jrow FILE SCOPE KEY EVENT: that counter in the last row matching, or "null"
 jrow() {
 	python3 -c '

@@ -132,14 +132,6 @@ sys.exit(0 if abs(parts - life) <= 0.01 * life else 1)"
 	join_on=$((join_on + $(truth "$TMP/$w.json" join_on_ns 1)))
 	join_wait=$((join_wait + $(truth "$TMP/$w.json" join_delay_ns 1)))
 done
-# near_plus A B TOL_PERCENT SLACK: |A - B| <= TOL% of B + SLACK
-near_plus() {
-	python3 -c '
-import sys
-a, b, tol, slack = map(float, sys.argv[1:5])
-print(f"      {a:.6g} vs {b:.6g}: {abs(a - b) / b * 100:.3f}% (tolerance {tol}% + {slack / 1e6:.3f} ms)")
-sys.exit(0 if abs(a - b) <= tol / 100 * b + slack else 1)' "$@"
-}
 echo "   cgroup $cg:"
 check "cgroup on-CPU = the burners' since they joined, within 1% (+ the moves' own, + their tails)" \
 	near_plus "$(sched "$TMP/out.jsonl" cgroup "$cg" on_cpu_ns)" "$cg_on" 1 "$((join_on + tails))"
