@@ -94,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		ret = server__parse_request(&h, p + sizeof(h), err, sizeof(err));
 		FUZZ_ASSERT(ret == EMON_MSG_SNAPSHOT_REQ || ret == EMON_MSG_TRACK_REQ ||
-			    ret == -EPROTO || ret == -EINVAL);
+			    ret == EMON_MSG_SELF_REQ || ret == -EPROTO || ret == -EINVAL);
 		break;
 	case 1:
 		ret = snap_meta__decode(&m, p, size - 1);
