@@ -18,7 +18,8 @@ work=$(mktemp -d -p /dev/shm emon-fuzz.XXXXXX 2>/dev/null || mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/corpus" "$work/tmp" "$crashes"
 [ -d "tests/fuzz/corpus/$name" ] && cp "tests/fuzz/corpus/$name"/* "$work/corpus/" 2>/dev/null
-args=(-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=4096
+# -error_exitcode: libFuzzer's own is 77, which tests/run.sh reads as a skip
+args=(-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=4096 -error_exitcode=1
       -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$crashes/$name-")
 [ -f "tests/fuzz/$name.dict" ] && args+=(-dict="tests/fuzz/$name.dict")
 # the harness's own files (fuzz_powercap's tree) go under $work too
