@@ -288,7 +288,9 @@ INSTALLED := $(BINDIR)/emon-perf $(addprefix $(MANDIR)/man1/,$(notdir $(MAN1))) 
 	$(DATADIR)/doc/capabilities.md $(DATADIR)/doc/protocol.md \
 	$(LIBDIR)/libemon.a $(LIBDIR)/libemon.so.0 $(LIBDIR)/libemon.so $(INCDIR)/emon/selfmon.h
 
-install: $(BIN) $(SELF_LIBS)
+# libemon from this build's $(O), not the copies at the top, which the
+# last build of any flavour (make asan's too) wrote
+install: $(BIN) $(SELF_A) $(SELF_SO)
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)install -D -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/emon-perf
 	$(Q)install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
@@ -302,8 +304,8 @@ install: $(BIN) $(SELF_LIBS)
 	$(Q)install -m 0644 $(DESTDIR)$(UNITDIR)/emon-perf.service $(DESTDIR)$(DATADIR)/deploy/systemd/
 	$(Q)install -m 0644 deploy/kubernetes/daemonset.yaml $(DESTDIR)$(DATADIR)/deploy/kubernetes/
 	$(Q)install -m 0644 docs/capabilities.md docs/protocol.md $(DESTDIR)$(DATADIR)/doc/
-	$(Q)install -D -m 0644 libemon.a $(DESTDIR)$(LIBDIR)/libemon.a
-	$(Q)install -D -m 0755 libemon.so $(DESTDIR)$(LIBDIR)/libemon.so.0
+	$(Q)install -D -m 0644 $(SELF_A) $(DESTDIR)$(LIBDIR)/libemon.a
+	$(Q)install -D -m 0755 $(SELF_SO) $(DESTDIR)$(LIBDIR)/libemon.so.0
 	$(Q)ln -sf libemon.so.0 $(DESTDIR)$(LIBDIR)/libemon.so
 	$(Q)install -D -m 0644 include/emon/selfmon.h $(DESTDIR)$(INCDIR)/emon/selfmon.h
 
