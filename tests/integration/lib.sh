@@ -107,6 +107,21 @@ print(f"      {a:.6g} vs {b:.6g}: {abs(a - b) / b * 100:.3f}% (tolerance {tol}% 
 sys.exit(0 if abs(a - b) <= tol / 100 * b + slack else 1)' "$@"
 }
 
+# jsched FILE SCOPE KEY FIELD: that field of "sched" in the last matching row
+# (hist: the histogram's total count)
+jsched() {
+	python3 -c '
+import json, sys
+f, scope, key, field = sys.argv[1:5]
+val = "missing"
+for line in open(f):
+    r = json.loads(line)
+    if r["scope"] == scope and str(r["key"]) == key:
+        s = r.get("sched", {})
+        val = sum(c for _, c in s["runq_latency_us"]) if field == "hist" else s.get(field, "missing")
+print(val)' "$@"
+}
+
 # jrow FILE SCOPE KEY EVENT: that counter in the last row matching, or "null"
 jrow() {
 	python3 -c '

@@ -51,20 +51,6 @@ rc=$?
 u=$(( $(cg_usage_ns "$cg") - u0 ))
 check "stat exits 0" [ $rc -eq 0 ]
 
-# sched FILE SCOPE KEY FIELD: that field of "sched" in the last matching row
-# (hist: the histogram's total count)
-sched() {
-	python3 -c '
-import json, sys
-f, scope, key, field = sys.argv[1:5]
-val = "missing"
-for line in open(f):
-    r = json.loads(line)
-    if r["scope"] == scope and str(r["key"]) == key:
-        s = r.get("sched", {})
-        val = sum(c for _, c in s["runq_latency_us"]) if field == "hist" else s.get(field, "missing")
-print(val)' "$@"
-}
 # truth FILE FIELD [LINE]: a field of the workload's own report
 truth() {
 	python3 -c '
@@ -97,23 +83,23 @@ for w in a b; do
 	tails=$((tails + tail))
 	echo "   burner $w (pid $pid): $((tail / 1000)) us of its life outside its span"
 	check "$w: on-CPU = schedstat's within 1%" \
-		near "$(sched "$TMP/out.jsonl" process "$pid" on_cpu_ns)" "$(truth "$TMP/$w.json" on_cpu_ns)" 1
+		near "$(jsched "$TMP/out.jsonl" process "$pid" on_cpu_ns)" "$(truth "$TMP/$w.json" on_cpu_ns)" 1
 	check "$w: run-queue wait = schedstat's run_delay within 2%" \
-		near "$(sched "$TMP/out.jsonl" process "$pid" runq_wait_ns)" "$(truth "$TMP/$w.json" run_delay_ns)" 2
+		near "$(jsched "$TMP/out.jsonl" process "$pid" runq_wait_ns)" "$(truth "$TMP/$w.json" run_delay_ns)" 2
 	# +-2, or 2%: a switch-out kept out of the tracepoint (see untraced_ns)
 	# hides the next wait from every tracepoint-based tool, runqlat too
 	# and what it did outside its span, at its span's rate
 	n=$(truth "$TMP/$w.json" pcount)
 	check "$w: histogram count = schedstat's timeslices (+-2 or 2%, + its tail)" \
-		within "$(sched "$TMP/out.jsonl" process "$pid" hist)" "$n" \
+		within "$(jsched "$TMP/out.jsonl" process "$pid" hist)" "$n" \
 		"$(allow "$n" "$span" "$tail" $(( n / 50 > 2 ? n / 50 : 2 )))"
 	check "$w: migrations = se.nr_migrations (+-1)" \
-		within "$(sched "$TMP/out.jsonl" process "$pid" migrations)" "$(truth "$TMP/$w.json" nr_migrations)" 1
+		within "$(jsched "$TMP/out.jsonl" process "$pid" migrations)" "$(truth "$TMP/$w.json" nr_migrations)" 1
 	check "$w: voluntary switches = voluntary_ctxt_switches (+2: the exit's)" \
-		within "$(sched "$TMP/out.jsonl" process "$pid" vol_switches)" "$(truth "$TMP/$w.json" vol)" 2
+		within "$(jsched "$TMP/out.jsonl" process "$pid" vol_switches)" "$(truth "$TMP/$w.json" vol)" 2
 	n=$(truth "$TMP/$w.json" invol)
 	check "$w: involuntary switches = nonvoluntary_ctxt_switches (+-2, + its tail)" \
-		within "$(sched "$TMP/out.jsonl" process "$pid" invol_switches)" "$n" "$(allow "$n" "$span" "$tail" 2)"
+		within "$(jsched "$TMP/out.jsonl" process "$pid" invol_switches)" "$n" "$(allow "$n" "$span" "$tail" 2)"
 	check "$w: its final row has its lifetime, >= the span it measured itself" python3 -c "
 import json, sys
 r = [json.loads(l) for l in open('$TMP/out.jsonl') if '\"key\":$pid,' in l][-1]['sched']
@@ -134,26 +120,26 @@ sys.exit(0 if abs(parts - life) <= 0.01 * life else 1)"
 done
 echo "   cgroup $cg:"
 check "cgroup on-CPU = the burners' since they joined, within 1% (+ the moves' own, + their tails)" \
-	near_plus "$(sched "$TMP/out.jsonl" cgroup "$cg" on_cpu_ns)" "$cg_on" 1 "$((join_on + tails))"
+	near_plus "$(jsched "$TMP/out.jsonl" cgroup "$cg" on_cpu_ns)" "$cg_on" 1 "$((join_on + tails))"
 check "cgroup on-CPU = cpu.stat usage within 1%" \
-	near "$(sched "$TMP/out.jsonl" cgroup "$cg" on_cpu_ns)" "$u" 1
+	near "$(jsched "$TMP/out.jsonl" cgroup "$cg" on_cpu_ns)" "$u" 1
 check "cgroup run-queue wait = the burners' run_delay since they joined, within 2% (+ the moves' own, + their tails)" \
-	near_plus "$(sched "$TMP/out.jsonl" cgroup "$cg" runq_wait_ns)" "$cg_wait" 2 "$((join_wait + tails))"
+	near_plus "$(jsched "$TMP/out.jsonl" cgroup "$cg" runq_wait_ns)" "$cg_wait" 2 "$((join_wait + tails))"
 
 pid=$(truth "$TMP/s.json" pid)
 echo "   sleep loop (pid $pid):"
 check "sleep = wall - on-CPU - wait over its span, within 2%" \
-	near "$(sched "$TMP/out.jsonl" process "$pid" sleep_ns)" "$(off_ns "$TMP/s.json")" 2
+	near "$(jsched "$TMP/out.jsonl" process "$pid" sleep_ns)" "$(off_ns "$TMP/s.json")" 2
 check "it woke once per sleep: wakeups = voluntary switches (+-2)" \
-	within "$(sched "$TMP/out.jsonl" process "$pid" wakeups)" "$(truth "$TMP/s.json" vol)" 2
+	within "$(jsched "$TMP/out.jsonl" process "$pid" wakeups)" "$(truth "$TMP/s.json" vol)" 2
 pid=$(truth "$TMP/v.json" pid)
 echo "   vfork parent (pid $pid):"
 check "blocked = wall - on-CPU - wait over its span, within 2%" \
-	near "$(sched "$TMP/out.jsonl" process "$pid" blocked_ns)" "$(off_ns "$TMP/v.json")" 2
+	near "$(jsched "$TMP/out.jsonl" process "$pid" blocked_ns)" "$(off_ns "$TMP/v.json")" 2
 # (what it slept outside its span, before it or in its exit, is not its
 # blocked wait's: at most its tail)
 tail=$(life_outside_ns "$TMP/out.jsonl" "$pid" "$(truth "$TMP/v.json" span_ns)")
-sl=$(sched "$TMP/out.jsonl" process "$pid" sleep_ns) bl=$(off_ns "$TMP/v.json")
+sl=$(jsched "$TMP/out.jsonl" process "$pid" sleep_ns) bl=$(off_ns "$TMP/v.json")
 echo "      sleep $sl ns, blocked $bl ns, $tail ns of its life outside its span"
 check "a blocked wait is not a sleep: sleep < 1% of blocked (+ its tail)" python3 -c "
 import sys; sys.exit(0 if $sl < 0.01 * $bl + $tail else 1)"

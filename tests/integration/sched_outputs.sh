@@ -37,19 +37,6 @@ want = {"on_cpu_ns", "runq_wait_ns", "sleep_ns", "blocked_ns", "migrations", "wa
 rows = [json.loads(l) for l in open(sys.argv[1])]
 # and "exit" in the final rows of processes that ended
 sys.exit(0 if rows and all(set(r["sched"]) - {"exit"} == want for r in rows) else 1)' "$TMP/d.jsonl"
-# jsched FILE SCOPE KEY FIELD (hist: the histogram's count)
-jsched() {
-	"$PY3" -c '
-import json, sys
-f, scope, key, field = sys.argv[1:5]
-v = "missing"
-for l in open(f):
-    r = json.loads(l)
-    if r["scope"] == scope and str(r["key"]) == key:
-        s = r["sched"]
-        v = sum(c for _, c in s["runq_latency_us"]) if field == "hist" else s[field]
-print(v)' "$@"
-}
 # truth FILE FIELD [LINE]
 truth() {
 	"$PY3" -c 'import json, sys; print(json.loads(open(sys.argv[1]).readlines()[int(sys.argv[3]) if len(sys.argv) > 3 else 0])[sys.argv[2]])' "$@"
