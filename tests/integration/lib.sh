@@ -98,13 +98,14 @@ print(f"      {a:.6g} vs {b:.6g}: {err:.3f}% (tolerance {tol}%)")
 sys.exit(0 if err <= tol else 1)' "$1" "$2" "$3"
 }
 
-# near_plus A B TOL_PERCENT SLACK: |A - B| <= TOL% of B + SLACK
+# near_plus A B TOL_PERCENT SLACK [LABEL]: |A - B| <= TOL% of B + SLACK
+# (LABEL names the slack in what it prints)
 near_plus() {
 	python3 -c '
 import sys
 a, b, tol, slack = map(float, sys.argv[1:5])
-print(f"      {a:.6g} vs {b:.6g}: {abs(a - b) / b * 100:.3f}% (tolerance {tol}% + {slack / 1e6:.3f} ms)")
-sys.exit(0 if abs(a - b) <= tol / 100 * b + slack else 1)' "$@"
+print(f"      {a:.6g} vs {b:.6g}: {abs(a - b) / b * 100:.3f}% (tolerance {tol}% + {sys.argv[5]}{slack / 1e6:.3f} ms)")
+sys.exit(0 if abs(a - b) <= tol / 100 * b + slack else 1)' "$1" "$2" "$3" "$4" "${5:-}"
 }
 
 # jsched FILE SCOPE KEY FIELD: that field of "sched" in the last matching row
@@ -170,13 +171,7 @@ steal_ns() {
 # near_steal A B TOL_PERCENT STEAL_NS: like near, allowing the steal too
 # (and, where a test adds it, untraced time: see untraced_ns)
 near_steal() {
-	python3 -c '
-import sys
-a, b, tol, st = map(float, sys.argv[1:5])
-err = abs(a - b)
-allowed = b * tol / 100 + st
-print(f"      {a:.6g} vs {b:.6g}: {err / b * 100:.3f}% (tolerance {tol}% + steal/untraced {st / 1e6:.1f} ms)")
-sys.exit(0 if err <= allowed else 1)' "$1" "$2" "$3" "$4"
+	near_plus "$1" "$2" "$3" "$4" "steal/untraced "
 }
 
 # untraced_ns FILE: the time, in ns, whose owner emon-perf had to estimate
