@@ -13,6 +13,14 @@
 # a bucket's edge (seen: 2 vs 8 in 4-7 us, 40 vs 46 in 8-15 us). So the
 # buckets under 16 us are taken as one, and a bucket from L us may differ
 # by 2/L more (16 us: 12.5%; 64 us and up: 3% or less), and by 2 waits.
+# That assumes waits spread evenly in a bucket; a VM's wakeup latency
+# piles them up near one edge (seen: 636 vs 621 in 16-31 us and 94 vs 112
+# in 32-63 us, the same 789 waits in all, emon-perf's a microsecond or so
+# shorter). A bucket off by more passes only when the difference is waits
+# that crossed its edges: the two cumulative histograms (waits under each
+# edge) differ by at most 3% of the waits at every edge. A wait put in
+# the wrong bucket by a bug (a factor of 2, lost or doubled waits) moves
+# whole buckets and fails both.
 #
 # runqlat -c CGROUP is run too and printed, not held to that: it filters
 # on the task running when it records (the one switched *out*, and the
@@ -75,15 +83,23 @@ for i in sorted(range(len(theirs)), key=lambda i: -theirs[i]):
         break
     held += theirs[i]
     big.append(i)
+# the cumulative difference at each edge: waits under it, ours less theirs
+cdf, run = [], 0
+for o, t in zip(ours, theirs):
+    run += o - t
+    cdf.append(run)
+ks = max(abs(d) for d in cdf[:-1]) if len(cdf) > 1 else 0
+shifted = ks <= 0.03 * tt
 for i in sorted(big):
     lo = 0 if i == 0 else 1 << (i + 3)
     # 5%, plus what a 2 us shift moves across the lower edge of a bucket
     # lo us wide, and at least 2 waits (one either way)
     tol = max(2, (0.05 + (2 / lo if lo else 0)) * theirs[i])
     good = abs(ours[i] - theirs[i]) <= tol
-    flag = "" if good else f"  <- over {tol:.1f}"
+    flag = "" if good else f"  <- over {tol:.1f}" + (", moved across its edges" if shifted else "")
     print(f"      bucket {lo:>7}-{(1 << (i + 4)) - 1:<7} us: {ours[i]:>6} vs {theirs[i]:>6}{flag}")
-    ok &= good
+    ok &= good or shifted
+print(f"      waits under an edge differ by {ks} at most ({ks / tt * 100 if tt else 0:.1f}% of {tt}; 3% allowed where a bucket is over)")
 sys.exit(0 if ok else 1)' "$@"
 }
 # runqlat's histograms: {pid: [count per bucket]}, or the single one ("all")
