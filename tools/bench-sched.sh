@@ -46,28 +46,30 @@ if [ ! -x "$BASE/emon-perf" ]; then
 		die "cannot build $BASE_REV"
 fi
 
-# prog_stats PID: "name run_time_ns run_cnt" of every BPF program PID holds
-prog_stats() {
+# prog_json PID: bpftool's JSON of every BPF program PID holds, one a line
+prog_json() {
 	find "/proc/$1/fd" -lname 'anon_inode:bpf-prog' -printf "/proc/$1/fdinfo/%f\n" 2>/dev/null |
 		xargs -r awk '$1 == "prog_id:" { print $2 }' | sort -u |
 	while read -r id; do
-		bpftool prog show id "$id" -j 2>/dev/null | python3 -c '
-import json, sys
-p = json.load(sys.stdin)
-print(p.get("name"), p.get("run_time_ns", 0), p.get("run_cnt", 0))'
+		bpftool prog show id "$id" -j 2>/dev/null && echo
 	done
+}
+# prog_stats PID: "name run_time_ns run_cnt" of every BPF program PID holds
+prog_stats() {
+	prog_json "$1" | python3 -c '
+import json, sys
+for l in sys.stdin:
+    if l.strip():
+        p = json.loads(l)
+        print(p.get("name"), p.get("run_time_ns", 0), p.get("run_cnt", 0))'
 }
 # xlated PID NAME: bytes of the translated code of PID's program NAME
 xlated() {
-	find "/proc/$1/fd" -lname 'anon_inode:bpf-prog' -printf "/proc/$1/fdinfo/%f\n" 2>/dev/null |
-		xargs -r awk '$1 == "prog_id:" { print $2 }' | sort -u |
-	while read -r id; do
-		bpftool prog show id "$id" -j 2>/dev/null | python3 -c '
+	prog_json "$1" | python3 -c '
 import json, sys
-p = json.load(sys.stdin)
-if p.get("name") == sys.argv[1]:
-    print(p.get("bytes_xlated"))' "$2"
-	done
+for l in sys.stdin:
+    if l.strip() and json.loads(l).get("name") == sys.argv[1]:
+        print(json.loads(l).get("bytes_xlated"))' "$2"
 }
 # ready PID: its programs run (stats on)
 ready() {
