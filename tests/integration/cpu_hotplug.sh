@@ -55,6 +55,17 @@ wait_cpu1() {
 
 lines() { wc -l <"$OUT"; }
 
+# cpu1_set 0|1 WHAT [VAR]: take cpu1 offline (0) or bring it online (1),
+# VAR (when named) set to when, in seconds since t0; then check WHAT:
+# cpu1's row in the output shows it (wait_cpu1: zero, or counted)
+cpu1_set() {
+	local n
+	n=$(lines)
+	echo "$1" >"$ctl"
+	[ -n "${3:-}" ] && printf -v "$3" %s "$(since_t0)"
+	check "$2" wait_cpu1 "$n" "$([ "$1" = 1 ] && echo counted || echo zero)"
+}
+
 # since_t0: seconds from t0 to now
 since_t0() {
 	awk -v a="$EPOCHREALTIME" -v b="$t0" 'BEGIN { printf "%.3f\n", a - b }'
@@ -85,19 +96,12 @@ fds0=$(perf_fds $pid)
 ids=$(bpf_ids $pid)
 sleep 1
 on_a=$(since_t0)
-n=$(lines)
-echo 1 >"$ctl"
-check "cpu1, offline at the start, is counted once online" wait_cpu1 "$n" counted
+cpu1_set 1 "cpu1, offline at the start, is counted once online"
 burn_on_cpu1 b1
-n=$(lines)
-echo 0 >"$ctl"
-off_b1=$(since_t0)
-check "cpu1's row is 0 once it is offline" wait_cpu1 "$n" zero
+cpu1_set 0 "cpu1's row is 0 once it is offline" off_b1
 sleep 1
 on_b0=$(since_t0)
-n=$(lines)
-echo 1 >"$ctl"
-check "cpu1 is counted again once back online" wait_cpu1 "$n" counted
+cpu1_set 1 "cpu1 is counted again once back online"
 burn_on_cpu1 b2
 fds1=$(perf_fds $pid)
 check "emon-perf is still running" [ -d /proc/$pid ]

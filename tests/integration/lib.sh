@@ -108,34 +108,29 @@ print(f"      {a:.6g} vs {b:.6g}: {abs(a - b) / b * 100:.3f}% (tolerance {tol}% 
 sys.exit(0 if abs(a - b) <= tol / 100 * b + slack else 1)' "$1" "$2" "$3" "$4" "${5:-}"
 }
 
+# jfield FILE SCOPE KEY SECTION FIELD: r[SECTION][FIELD] of the last row of
+# that scope and key ("null" for null, "missing" when none); for SECTION
+# sched, FIELD hist is the histogram's total count
+jfield() {
+	python3 -c '
+import json, sys
+f, scope, key, sec, field = sys.argv[1:6]
+val = "missing"
+for line in open(f):
+    r = json.loads(line)
+    if r["scope"] == scope and str(r["key"]) == key:
+        s = r.get(sec, {})
+        if sec == "sched" and field == "hist":
+            val = sum(c for _, c in s["runq_latency_us"])
+        else:
+            v = s.get(field, "missing")
+            val = "null" if v is None else v
+print(val)' "$@"
+}
 # jsched FILE SCOPE KEY FIELD: that field of "sched" in the last matching row
-# (hist: the histogram's total count)
-jsched() {
-	python3 -c '
-import json, sys
-f, scope, key, field = sys.argv[1:5]
-val = "missing"
-for line in open(f):
-    r = json.loads(line)
-    if r["scope"] == scope and str(r["key"]) == key:
-        s = r.get("sched", {})
-        val = sum(c for _, c in s["runq_latency_us"]) if field == "hist" else s.get(field, "missing")
-print(val)' "$@"
-}
-
+jsched() { jfield "$1" "$2" "$3" sched "$4"; }
 # jrow FILE SCOPE KEY EVENT: that counter in the last row matching, or "null"
-jrow() {
-	python3 -c '
-import json, sys
-f, scope, key, ev = sys.argv[1:5]
-val = "missing"
-for line in open(f):
-    r = json.loads(line)
-    if r["scope"] == scope and str(r["key"]) == key:
-        v = r["counters"].get(ev, "missing")
-        val = "null" if v is None else v
-print(val)' "$@"
-}
+jrow() { jfield "$1" "$2" "$3" counters "$4"; }
 
 # bpf_ids PID: the BPF programs and links PID holds, "prog N" / "link N"
 bpf_ids() {

@@ -75,6 +75,14 @@ allow() {
 	echo $(( $4 + ($1 * $3 + $2 - 1) / $2 ))
 }
 
+# pcheck FIELD near|within TRUTH TOL WHAT: check WHAT of burner $w (pid
+# $pid): its process row's sched FIELD against TRUTH, the kernel's figure
+# of that name in $TMP/$w.json, within TOL (near: percent; within: count)
+pcheck() {
+	check "$w: $5" "$2" "$(jsched "$TMP/out.jsonl" process "$pid" "$1")" \
+		"$(truth "$TMP/$w.json" "$3")" "$4"
+}
+
 cg_on=0 cg_wait=0 join_on=0 join_wait=0 tails=0
 for w in a b; do
 	pid=$(truth "$TMP/$w.json" pid)
@@ -82,24 +90,19 @@ for w in a b; do
 	tail=$(life_outside_ns "$TMP/out.jsonl" "$pid" "$span")
 	tails=$((tails + tail))
 	echo "   burner $w (pid $pid): $((tail / 1000)) us of its life outside its span"
-	check "$w: on-CPU = schedstat's within 1%" \
-		near "$(jsched "$TMP/out.jsonl" process "$pid" on_cpu_ns)" "$(truth "$TMP/$w.json" on_cpu_ns)" 1
-	check "$w: run-queue wait = schedstat's run_delay within 2%" \
-		near "$(jsched "$TMP/out.jsonl" process "$pid" runq_wait_ns)" "$(truth "$TMP/$w.json" run_delay_ns)" 2
+	pcheck on_cpu_ns near on_cpu_ns 1 "on-CPU = schedstat's within 1%"
+	pcheck runq_wait_ns near run_delay_ns 2 "run-queue wait = schedstat's run_delay within 2%"
 	# +-2, or 2%: a switch-out kept out of the tracepoint (see untraced_ns)
 	# hides the next wait from every tracepoint-based tool, runqlat too
 	# and what it did outside its span, at its span's rate
 	n=$(truth "$TMP/$w.json" pcount)
-	check "$w: histogram count = schedstat's timeslices (+-2 or 2%, + its tail)" \
-		within "$(jsched "$TMP/out.jsonl" process "$pid" hist)" "$n" \
-		"$(allow "$n" "$span" "$tail" $(( n / 50 > 2 ? n / 50 : 2 )))"
-	check "$w: migrations = se.nr_migrations (+-1)" \
-		within "$(jsched "$TMP/out.jsonl" process "$pid" migrations)" "$(truth "$TMP/$w.json" nr_migrations)" 1
-	check "$w: voluntary switches = voluntary_ctxt_switches (+2: the exit's)" \
-		within "$(jsched "$TMP/out.jsonl" process "$pid" vol_switches)" "$(truth "$TMP/$w.json" vol)" 2
+	pcheck hist within pcount "$(allow "$n" "$span" "$tail" $(( n / 50 > 2 ? n / 50 : 2 )))" \
+		"histogram count = schedstat's timeslices (+-2 or 2%, + its tail)"
+	pcheck migrations within nr_migrations 1 "migrations = se.nr_migrations (+-1)"
+	pcheck vol_switches within vol 2 "voluntary switches = voluntary_ctxt_switches (+2: the exit's)"
 	n=$(truth "$TMP/$w.json" invol)
-	check "$w: involuntary switches = nonvoluntary_ctxt_switches (+-2, + its tail)" \
-		within "$(jsched "$TMP/out.jsonl" process "$pid" invol_switches)" "$n" "$(allow "$n" "$span" "$tail" 2)"
+	pcheck invol_switches within invol "$(allow "$n" "$span" "$tail" 2)" \
+		"involuntary switches = nonvoluntary_ctxt_switches (+-2, + its tail)"
 	check "$w: its final row has its lifetime, >= the span it measured itself" python3 -c "
 import json, sys
 r = [json.loads(l) for l in open('$TMP/out.jsonl') if '\"key\":$pid,' in l][-1]['sched']
