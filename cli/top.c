@@ -211,12 +211,6 @@ static int top_setup(struct top_run *tr)
 	ret = stat__setup(st);
 	if (ret)
 		return ret;
-	ret = st->src->ops->snapshot(st->src, &st->prev);
-	if (ret) {
-		pr_err("taking the first snapshot: %s", strerror(-ret));
-		return 1;
-	}
-	st->have_last = false;
 	setup_header(tr);
 	return 0;
 }
@@ -400,16 +394,10 @@ static int top_run(struct top_run *tr)
 
 static void top_cleanup(struct top_run *tr)
 {
-	struct stat_run *st = &tr->st;
-
 	if (tr->screen)
 		top_draw__close();
 	release_stderr(tr);
-	source__close(st->src);
-	row_set__exit(&st->rows);
-	if (st->agg_init)
-		aggregate__exit(&st->agg);
-	snapshot__free(&st->prev);
+	stat__cleanup(&tr->st);
 	for (int v = 0; v < TOP_VIEW_NR; v++)
 		top_table__exit(&tr->tab[v]);
 	top_state__exit(&tr->state);
