@@ -55,8 +55,10 @@ BPF_OBJS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(O)/%.skel.h,$(BPF_SRCS))
 
 # Every userspace source but main() goes into a library the tests link
-# (libemon-core.a: libemon.a is the self-monitoring library below).
-LIB_SRCS := $(filter-out cli/main.c,$(wildcard pmu/*.c rapl/*.c engine/*.c cli/*.c daemon/*.c))
+# (libemon-core.a: libemon.a is the self-monitoring library below), and
+# libemon's socket client, which the daemon source shares with libemon.
+LIB_SRCS := $(filter-out cli/main.c,$(wildcard pmu/*.c rapl/*.c engine/*.c cli/*.c daemon/*.c)) \
+	libemon/sock.c
 LIB_OBJS := $(patsubst %.c,$(O)/obj/%.o,$(LIB_SRCS))
 MAIN_OBJ := $(O)/obj/cli/main.o
 LIB := $(O)/libemon-core.a

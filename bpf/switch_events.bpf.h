@@ -25,19 +25,6 @@ const volatile __u32 in_place;
 const volatile __u32 from_clock;
 const volatile __u32 from_switches;
 const volatile __u32 from_migrations;
-/* When the program was loaded (CLOCK_MONOTONIC ns): a task started since
- * is known from its first run on, for from_migrations. */
-const volatile __u64 load_ns;
-/*
- * from_migrations: each task's se.nr_migrations as of its last switch-in,
- * plus one (0: not seen yet).
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, __u64);
-} task_migr SEC(".maps");
 
 /*
  * Event i's part of the slice, counted from the switch itself (from_*):
@@ -113,6 +100,20 @@ static __always_inline __s64 counter_in_place(__u32 key)
 		return -2;	/* -ENOENT, as the helper says it */
 	return ee->event->count.a.a.counter;
 }
+
+/* When the program was loaded (CLOCK_MONOTONIC ns): a task started since
+ * is known from its first run on, for from_migrations. */
+const volatile __u64 load_ns;
+/*
+ * from_migrations: each task's se.nr_migrations as of its last switch-in,
+ * plus one (0: not seen yet).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} task_migr SEC(".maps");
 
 /*
  * from_migrations: did next come in on another CPU than it last ran on?

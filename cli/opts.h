@@ -42,6 +42,35 @@ enum {
 	{ "sched",		no_argument,	   NULL, OPT_SCHED }, \
 	{ "sched-ms",		no_argument,	   NULL, OPT_SCHED_MS }
 
+/*
+ * A front end's way to the daemon, spelled alike in stat and top: their
+ * long options (DAEMON_LONG_OPTIONS, codes past the engine's), their
+ * lines in --help; stat_opts__daemon() parses them.
+ */
+enum {
+	OPT_DAEMON_SOCKET = 0x1100,
+	OPT_NO_DAEMON,
+};
+
+#define DAEMON_LONG_OPTIONS \
+	{ "socket",		required_argument, NULL, OPT_DAEMON_SOCKET }, \
+	{ "no-daemon",		no_argument,	   NULL, OPT_NO_DAEMON }
+
+#define DAEMON_OPTIONS_USAGE \
+"      --socket PATH         the daemon's socket (default $EMON_PERF_SOCKET,\n" \
+"                            else /run/emon-perf/emon.sock)\n" \
+"      --no-daemon           count with own events even when a daemon runs\n"
+
+/* The energy options' lines in stat's and top's --help (serve's are
+ * wrapped wider). */
+#define ENERGY_OPTIONS_USAGE \
+"      --energy SOURCE       auto (default), powercap, perf, model:IDLE_W:MAX_W,\n" \
+"                            none\n" \
+"      --powercap-root DIR   powercap tree (default /sys/class/powercap)\n" \
+"      --split-by EVENT      event that splits energy (default cycles, else\n" \
+"                            cpu-clock)\n" \
+"      --idle-watts W        static power per package, kept out of the split\n"
+
 /* What every command's long options end with. */
 #define COMMON_LONG_OPTIONS \
 	{ "verbose",		no_argument,	   NULL, 'v' }, \

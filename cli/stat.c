@@ -229,30 +229,9 @@ static int stat_start(struct stat_run *st)
 
 	if (ret)
 		return ret;
-	/* counting starts here: the first snapshot */
-	ret = st->src->ops->snapshot(st->src, &st->prev);
-	if (ret) {
-		pr_err("taking the first snapshot: %s", strerror(-ret));
-		return 1;
-	}
 	st->last = st->prev;
 	st->have_last = true;
 	return st->o.cmd ? spawn_command(st) : 0;
-}
-
-static void stat_cleanup(struct stat_run *st)
-{
-	command__stop(&st->cmd);
-	source__close(st->src);
-	if (st->out.f && st->out.f != stdout)
-		fclose(st->out.f);
-	row_set__exit(&st->rows);
-	if (st->agg_init)
-		aggregate__exit(&st->agg);
-	if (st->have_last && st->last.mem != st->prev.mem)
-		snapshot__free(&st->last);
-	snapshot__free(&st->prev);
-	stat_opts__free(&st->o);
 }
 
 int cmd_stat(int argc, char **argv)
@@ -292,7 +271,7 @@ int cmd_stat(int argc, char **argv)
 	if (!ret && command__poll(&st->cmd))
 		ret = st->cmd.status;
 out:
-	stat_cleanup(st);
+	stat__cleanup(st);
 	free(st);
 	return ret;
 }

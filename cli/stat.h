@@ -35,8 +35,10 @@ struct stat_opts {
  * printing a one-line error (exit 2). */
 int stat_opts__parse(struct stat_opts *o, int argc, char **argv);
 void stat_opts__free(struct stat_opts *o);
-/* --socket PATH (stat's and top's): 0, or -EINVAL (said) when empty. */
-int stat_opts__socket(struct stat_opts *o, const char *arg);
+/* Option c with its argument into o when it is one of the daemon's
+ * (cli/opts.h: --socket, --no-daemon): 1, 0 when it is not, -EINVAL
+ * for a bad value (said). stat's and top's. */
+int stat_opts__daemon(struct stat_opts *o, int c, const char *arg);
 
 /* What the row builder needs besides the aggregate. */
 struct stat_ctx {

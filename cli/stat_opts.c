@@ -17,8 +17,6 @@
 enum {
 	OPT_BY = 256,
 	OPT_TIMEOUT,
-	OPT_SOCKET,
-	OPT_NO_DAEMON,
 	OPT_SCHED_HIST,
 };
 
@@ -47,12 +45,7 @@ static void stat_usage(FILE *f)
 "  -j, --json                JSON lines output\n"
 "  -o, --output FILE         write the output to FILE\n"
 "      --timeout MS          stop after MS milliseconds\n"
-"      --energy SOURCE       auto (default), powercap, perf, model:IDLE_W:MAX_W,\n"
-"                            none\n"
-"      --powercap-root DIR   powercap tree (default /sys/class/powercap)\n"
-"      --split-by EVENT      event that splits energy (default cycles, else\n"
-"                            cpu-clock)\n"
-"      --idle-watts W        static power per package, kept out of the split\n"
+ENERGY_OPTIONS_USAGE
 "      --max-cgroups N       BPF map entries (cgroup x CPU) per interval\n"
 "      --max-procs N         BPF map entries (process x CPU) per interval;\n"
 "                            beyond them counts go to an overflow row\n"
@@ -62,9 +55,7 @@ static void stat_usage(FILE *f)
 "                            a run-queue latency histogram (log2 us)\n"
 "      --sched-hist          --sched, and text prints each row's histogram\n"
 "      --sched-ms            --sched, with the histogram in milliseconds\n"
-"      --socket PATH         the daemon's socket (default $EMON_PERF_SOCKET,\n"
-"                            else /run/emon-perf/emon.sock)\n"
-"      --no-daemon           count with own events even when a daemon runs\n"
+DAEMON_OPTIONS_USAGE
 "  -v, --verbose             libbpf and decision messages on stderr\n"
 "  -h, --help                this text\n"
 "\n"
@@ -92,8 +83,7 @@ static const struct option long_opts[] = {
 	{ "output",		required_argument, NULL, 'o' },
 	{ "timeout",		required_argument, NULL, OPT_TIMEOUT },
 	ENGINE_LONG_OPTIONS,
-	{ "socket",		required_argument, NULL, OPT_SOCKET },
-	{ "no-daemon",		no_argument,	   NULL, OPT_NO_DAEMON },
+	DAEMON_LONG_OPTIONS,
 	{ "sched-hist",		no_argument,	   NULL, OPT_SCHED_HIST },
 	COMMON_LONG_OPTIONS
 };
@@ -150,20 +140,27 @@ static int parse_cgroups(struct stat_opts *o, const char *arg)
 	return err;
 }
 
-int stat_opts__socket(struct stat_opts *o, const char *arg)
+int stat_opts__daemon(struct stat_opts *o, int c, const char *arg)
 {
-	if (!*arg) {
-		pr_err("empty path for --socket");
-		return -EINVAL;
+	switch (c) {
+	case OPT_DAEMON_SOCKET:
+		if (!*arg) {
+			pr_err("empty path for --socket");
+			return -EINVAL;
+		}
+		o->socket = arg;
+		return 1;
+	case OPT_NO_DAEMON:
+		o->no_daemon = true;
+		return 1;
 	}
-	o->socket = arg;
 	return 0;
 }
 
 static int stat_opts__one(void *ctx, int c, const char *arg)
 {
 	struct stat_opts *o = ctx;
-	int r = opts__engine(&o->eng, c, arg);
+	int r = opts__engine(&o->eng, c, arg) ?: stat_opts__daemon(o, c, arg);
 
 	if (r)
 		return r < 0 ? r : 0;
@@ -196,11 +193,6 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 		return 0;
 	case OPT_TIMEOUT:
 		return opts__long("--timeout", arg, 1, LONG_MAX, &o->timeout_ms);
-	case OPT_SOCKET:
-		return stat_opts__socket(o, arg);
-	case OPT_NO_DAEMON:
-		o->no_daemon = true;
-		return 0;
 	case OPT_SCHED_HIST:
 		o->sched_hist = o->eng.sched = true;
 		return 0;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * One run of emon-perf stat, shared by cli/stat.c (the loop, signals,
- * cleanup) and cli/stat_setup.c (checking and opening what it needs).
+ * One run of emon-perf stat, shared by cli/stat.c (the loop, signals)
+ * and cli/stat_setup.c (checking and opening what it needs, and closing
+ * it); cli/top.c runs one too.
  * Its counts come as snapshots from a source (engine/source.h): its own
  * engine or the daemon; an interval is the difference of two.
  */
@@ -36,9 +37,13 @@ struct stat_run {
 
 /*
  * Input, output and the source, checked and opened in an order that
- * leaves no file truncated by a run that fails on its input. 0, or the
- * exit status: 2 bad input, 1 failure.
+ * leaves no file truncated by a run that fails on its input, then the
+ * first snapshot (prev): counting starts there. 0, or the exit status:
+ * 2 bad input, 1 failure.
  */
 int stat__setup(struct stat_run *st);
+/* Everything a run holds, the command stopped first; for a run stopped
+ * anywhere, from option parsing on (st zeroed at the start). */
+void stat__cleanup(struct stat_run *st);
 
 #endif

@@ -2,8 +2,9 @@
 /*
  * emon-perf stat's setup: the -G paths, the events (checked before -o
  * truncates a file), the output, then the source of snapshots (the
- * daemon, or an own engine) and what the rows need of it. Each step
- * prints its one-line error and returns the exit status.
+ * daemon, or an own engine), what the rows need of it and the first
+ * snapshot. Each step prints its one-line error and returns the exit
+ * status. Its undo, stat__cleanup(), is the one cleanup of stat and top.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -180,5 +181,26 @@ int stat__setup(struct stat_run *st)
 	    aggregate__init_trees(&st->agg, 1))
 		return 1;
 	st->agg_init = true;
+	/* counting starts here: the first snapshot */
+	ret = st->src->ops->snapshot(st->src, &st->prev);
+	if (ret) {
+		pr_err("taking the first snapshot: %s", strerror(-ret));
+		return 1;
+	}
 	return 0;
+}
+
+void stat__cleanup(struct stat_run *st)
+{
+	command__stop(&st->cmd);
+	source__close(st->src);
+	if (st->out.f && st->out.f != stdout)
+		fclose(st->out.f);
+	row_set__exit(&st->rows);
+	if (st->agg_init)
+		aggregate__exit(&st->agg);
+	if (st->have_last && st->last.mem != st->prev.mem)
+		snapshot__free(&st->last);
+	snapshot__free(&st->prev);
+	stat_opts__free(&st->o);
 }

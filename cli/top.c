@@ -35,9 +35,7 @@
 #define FIRST_DELAY_S 0.5
 
 enum {
-	OPT_SOCKET = 256,
-	OPT_NO_DAEMON,
-	OPT_VIEW,
+	OPT_VIEW = 256,
 };
 
 struct top_run {
@@ -58,11 +56,8 @@ static const struct option long_opts[] = {
 	{ "delay",	required_argument, NULL, 'd' },
 	{ "view",	required_argument, NULL, OPT_VIEW },
 	ENGINE_LONG_OPTIONS,
-	{ "socket",	required_argument, NULL, OPT_SOCKET },
-	{ "no-daemon",	no_argument,	   NULL, OPT_NO_DAEMON },
-	{ "verbose",	no_argument,	   NULL, 'v' },
-	{ "help",	no_argument,	   NULL, 'h' },
-	{ 0 }
+	DAEMON_LONG_OPTIONS,
+	COMMON_LONG_OPTIONS
 };
 
 static void top_usage(FILE *f)
@@ -78,17 +73,10 @@ TOP_EVENTS "; columns this host cannot count show '-'.\n"
 "  -d, --delay SECONDS       refresh interval (0.1 to 3600, default 1)\n"
 "      --view VIEW           first view: containers, cgroups (default),\n"
 "                            processes\n"
-"      --energy SOURCE       auto (default), powercap, perf, model:IDLE_W:MAX_W,\n"
-"                            none\n"
-"      --powercap-root DIR   powercap tree (default /sys/class/powercap)\n"
-"      --split-by EVENT      event that splits energy (default cycles, else\n"
-"                            cpu-clock)\n"
-"      --idle-watts W        static power per package, kept out of the split\n"
+ENERGY_OPTIONS_USAGE
 "      --max-cgroups N       BPF map entries (cgroup x CPU) per interval\n"
 "      --max-procs N         BPF map entries (process x CPU) per interval\n"
-"      --socket PATH         the daemon's socket (default $EMON_PERF_SOCKET,\n"
-"                            else /run/emon-perf/emon.sock)\n"
-"      --no-daemon           count with own events even when a daemon runs\n"
+DAEMON_OPTIONS_USAGE
 "  -v, --verbose             libbpf and decision messages (shown at exit)\n"
 "  -h, --help                this text\n"
 "\n"
@@ -113,10 +101,11 @@ static int parse_view(const char *arg, enum top_view *v)
 	return -EINVAL;
 }
 
-static int top_opts__one(struct top_run *tr, int c, const char *arg)
+static int top_opts__one(void *ctx, int c, const char *arg)
 {
+	struct top_run *tr = ctx;
 	struct stat_opts *o = &tr->st.o;
-	int r = opts__engine(&o->eng, c, arg);
+	int r = opts__engine(&o->eng, c, arg) ?: stat_opts__daemon(o, c, arg);
 
 	if (r)
 		return r < 0 ? r : 0;
@@ -125,14 +114,6 @@ static int top_opts__one(struct top_run *tr, int c, const char *arg)
 		return opts__double("-d", arg, 0.1, 3600, &tr->delay);
 	case OPT_VIEW:
 		return parse_view(arg, &tr->state.view);
-	case OPT_SOCKET:
-		return stat_opts__socket(o, arg);
-	case OPT_NO_DAEMON:
-		o->no_daemon = true;
-		return 0;
-	case 'v':
-		verbose++;
-		return 0;
 	}
 	return -EINVAL;
 }
@@ -140,28 +121,11 @@ static int top_opts__one(struct top_run *tr, int c, const char *arg)
 /* 0, 1 after --help, -EINVAL after a one-line error. */
 static int top_opts__parse(struct top_run *tr, int argc, char **argv)
 {
-	int c;
+	int err = opts__parse(argc, argv, "+d:vh", long_opts, "top", top_usage,
+			      top_opts__one, tr);
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+d:vh", long_opts, NULL)) != -1) {
-		if (c == 'h') {
-			top_usage(stdout);
-			return 1;
-		}
-		if (c == '?' || c == ':') {
-			if (optopt && optopt < 256)
-				pr_err("%s option '-%c' (see 'emon-perf top --help')",
-				       c == ':' || optopt == 'd' ? "missing value for" :
-				       "unknown", optopt);
-			else
-				pr_err("unknown or incomplete option '%s' (see 'emon-perf top --help')",
-				       argv[optind - 1]);
-			return -EINVAL;
-		}
-		if (top_opts__one(tr, c, optarg))
-			return -EINVAL;
-	}
+	if (err)
+		return err;
 	if (optind < argc) {
 		pr_err("unexpected argument '%s' (top takes options only)", argv[optind]);
 		return -EINVAL;
@@ -211,12 +175,6 @@ static int top_setup(struct top_run *tr)
 	ret = stat__setup(st);
 	if (ret)
 		return ret;
-	ret = st->src->ops->snapshot(st->src, &st->prev);
-	if (ret) {
-		pr_err("taking the first snapshot: %s", strerror(-ret));
-		return 1;
-	}
-	st->have_last = false;
 	setup_header(tr);
 	return 0;
 }
@@ -400,16 +358,10 @@ static int top_run(struct top_run *tr)
 
 static void top_cleanup(struct top_run *tr)
 {
-	struct stat_run *st = &tr->st;
-
 	if (tr->screen)
 		top_draw__close();
 	release_stderr(tr);
-	source__close(st->src);
-	row_set__exit(&st->rows);
-	if (st->agg_init)
-		aggregate__exit(&st->agg);
-	snapshot__free(&st->prev);
+	stat__cleanup(&tr->st);
 	for (int v = 0; v < TOP_VIEW_NR; v++)
 		top_table__exit(&tr->tab[v]);
 	top_state__exit(&tr->state);

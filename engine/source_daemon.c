@@ -8,15 +8,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include "engine/source.h"
+#include "libemon/sock.h"
 
 /* An answer later than this: the daemon is stuck, we stop waiting. */
 #define ANSWER_TIMEOUT_MS 10000
@@ -33,33 +32,6 @@ struct source_daemon {
 static struct source_daemon *daemon_of(struct source *s)
 {
 	return (struct source_daemon *)s;
-}
-
-/* Read exactly len bytes, waiting at most timeout_ms for each part. */
-static int read_full(int fd, void *buf, size_t len, int timeout_ms)
-{
-	char *p = buf;
-
-	while (len) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		ssize_t n;
-		int r = poll(&pfd, 1, timeout_ms);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r == 0)
-			return -ETIMEDOUT;
-		n = read(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -ECONNRESET;
-		p += n;
-		len -= n;
-	}
-	return 0;
 }
 
 static int write_full(int fd, const void *buf, size_t len)
@@ -104,7 +76,7 @@ static int recv_msg(struct source_daemon *d, __u16 want, void **payload,
 	char *p;
 	int err;
 
-	err = read_full(d->fd, &h, sizeof(h), ANSWER_TIMEOUT_MS);
+	err = emon_sock__recv(d->fd, &h, sizeof(h), ANSWER_TIMEOUT_MS, NULL);
 	if (err)
 		return err;
 	if (h.magic != EMON_PROTO_MAGIC || h.version != EMON_PROTO_VERSION ||
@@ -113,7 +85,7 @@ static int recv_msg(struct source_daemon *d, __u16 want, void **payload,
 	p = malloc(h.len + 1);
 	if (!p)
 		return -ENOMEM;
-	err = read_full(d->fd, p, h.len, ANSWER_TIMEOUT_MS);
+	err = emon_sock__recv(d->fd, p, h.len, ANSWER_TIMEOUT_MS, NULL);
 	if (err) {
 		free(p);
 		return err;
@@ -211,26 +183,6 @@ static const struct source_ops daemon_ops = {
 	.close = daemon__close,
 };
 
-static int connect_unix(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
 int source_daemon__open(struct source **sp, const char *path,
 			const struct source_opts *o, char *why, size_t wlen)
 {
@@ -245,7 +197,7 @@ int source_daemon__open(struct source **sp, const char *path,
 	d->s.ops = &daemon_ops;
 	d->tree = -1;
 	snprintf(d->s.path, sizeof(d->s.path), "%s", path);
-	d->fd = connect_unix(path);
+	d->fd = emon_sock__connect(path);
 	if (d->fd < 0) {
 		err = d->fd;
 		snprintf(why, wlen, "cannot connect to %s: %s", path, strerror(-err));

@@ -14,7 +14,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -22,55 +21,18 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/un.h>
 #include "libemon/selfmon_int.h"
+#include "libemon/sock.h"
 
 #define TIMEOUT_MS 5000
 #define MAX_HELLO (1u << 20)
-
-/* Read exactly len bytes; the first part's fd, if any, into *fd. */
-static int recv_full(int sock, void *buf, size_t len, int *fd)
-{
-	char *p = buf;
-
-	while (len) {
-		char cbuf[CMSG_SPACE(sizeof(int))];
-		struct iovec iov = { p, len };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-				     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-		struct pollfd pfd = { .fd = sock, .events = POLLIN };
-		struct cmsghdr *cm;
-		ssize_t n;
-
-		if (poll(&pfd, 1, TIMEOUT_MS) == 0)
-			return -ETIMEDOUT;
-		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -ECONNRESET;
-		for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-			if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-				continue;
-			if (fd && *fd < 0)
-				memcpy(fd, CMSG_DATA(cm), sizeof(int));
-			else	/* not asked for: not kept */
-				close(*(int *)CMSG_DATA(cm));
-		}
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
 
 /* One message: its header checked, its payload malloc'ed. An ERROR
  * message comes back as its errno. */
 static int recv_msg(int sock, __u16 want, void **payload, __u32 *len, int *fd)
 {
 	struct emon_msg_hdr h;
-	int err = recv_full(sock, &h, sizeof(h), fd);
+	int err = emon_sock__recv(sock, &h, sizeof(h), TIMEOUT_MS, fd);
 
 	if (err)
 		return err;
@@ -80,7 +42,7 @@ static int recv_msg(int sock, __u16 want, void **payload, __u32 *len, int *fd)
 	*payload = malloc(h.len + 1);
 	if (!*payload)
 		return -ENOMEM;
-	err = recv_full(sock, *payload, h.len, NULL);
+	err = emon_sock__recv(sock, *payload, h.len, TIMEOUT_MS, NULL);
 	*len = h.len;
 	if (!err && h.type == EMON_MSG_ERROR && h.len >= sizeof(struct emon_error))
 		err = -((struct emon_error *)*payload)->err ?: -EIO;
@@ -111,26 +73,6 @@ static int self__hello(struct emon_self *s, const void *p, __u32 len)
 			s->nr = ev->idx + 1;
 	}
 	return 0;
-}
-
-static int self__connect(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int sock;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
-	sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (sock < 0)
-		return -errno;
-	if (connect(sock, (struct sockaddr *)&sa, sizeof(sa))) {
-		int err = -errno;
-
-		close(sock);
-		return err;
-	}
-	return sock;
 }
 
 static int self__map(struct emon_self *s, const struct emon_self_grant *g, int fd)
@@ -214,7 +156,7 @@ struct emon_self *emon_self_open(const char *socket_path)
 	if (!path || !*path)
 		path = EMON_SELF_DEFAULT_SOCKET;
 	s->owner = pthread_self();
-	sock = self__connect(path);
+	sock = emon_sock__connect(path);
 	err = sock < 0 ? sock : self__register(s, sock);
 	if (sock >= 0)
 		close(sock);
