@@ -15,12 +15,14 @@
 # by 2/L more (16 us: 12.5%; 64 us and up: 3% or less), and by 2 waits.
 # That assumes waits spread evenly in a bucket; a VM's wakeup latency
 # piles them up near one edge (seen: 636 vs 621 in 16-31 us and 94 vs 112
-# in 32-63 us, the same 789 waits in all, emon-perf's a microsecond or so
-# shorter). A bucket off by more passes only when the difference is waits
-# that crossed its edges: the two cumulative histograms (waits under each
-# edge) differ by at most 3% of the waits at every edge. A wait put in
-# the wrong bucket by a bug (a factor of 2, lost or doubled waits) moves
-# whole buckets and fails both.
+# in 32-63 us, the same 789 waits in all; with 441 and 501 waits in 8-15
+# us, 4-7 crossed 16 us whichever tool attached first: a few tenths of a
+# microsecond between the stamps moves that many).
+# A bucket off by more passes only when the difference is waits that
+# crossed its edges: the two cumulative histograms (waits under each edge)
+# differ by at most 5% of the waits at every edge (seen: 2.7%). A wait
+# put in the wrong bucket by a bug (a factor of 2, lost or doubled waits)
+# moves whole buckets and fails both.
 #
 # runqlat -c CGROUP is run too and printed, not held to that: it filters
 # on the task running when it records (the one switched *out*, and the
@@ -89,7 +91,7 @@ for o, t in zip(ours, theirs):
     run += o - t
     cdf.append(run)
 ks = max(abs(d) for d in cdf[:-1]) if len(cdf) > 1 else 0
-shifted = ks <= 0.03 * tt
+shifted = ks <= 0.05 * tt
 for i in sorted(big):
     lo = 0 if i == 0 else 1 << (i + 3)
     # 5%, plus what a 2 us shift moves across the lower edge of a bucket
@@ -99,7 +101,7 @@ for i in sorted(big):
     flag = "" if good else f"  <- over {tol:.1f}" + (", moved across its edges" if shifted else "")
     print(f"      bucket {lo:>7}-{(1 << (i + 4)) - 1:<7} us: {ours[i]:>6} vs {theirs[i]:>6}{flag}")
     ok &= good or shifted
-print(f"      waits under an edge differ by {ks} at most ({ks / tt * 100 if tt else 0:.1f}% of {tt}; 3% allowed where a bucket is over)")
+print(f"      waits under an edge differ by {ks} at most ({ks / tt * 100 if tt else 0:.1f}% of {tt}; 5% allowed where a bucket is over)")
 sys.exit(0 if ok else 1)' "$@"
 }
 # runqlat's histograms: {pid: [count per bucket]}, or the single one ("all")
