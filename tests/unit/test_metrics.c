@@ -111,32 +111,38 @@ static void fix__init(struct fix *f, bool energy)
 	s->pkg_zone_mask = f->zone_mask;
 }
 
+/* The next of a list's max entries, whose count is *nr. */
+static struct snap_entry *fix__entry(struct snap_entry *list, size_t *nr,
+				     size_t max, __u64 id, __u64 id2,
+				     const char *name, __u64 ns, __u64 cs)
+{
+	struct snap_entry *e = &list[(*nr)++];
+
+	assert_true(*nr <= max);
+	memset(e, 0, sizeof(*e));
+	e->id = id;
+	e->id2 = id2;
+	e->name = name;
+	set(&e->c, ns, cs);
+	return e;
+}
+
 static struct snap_entry *fix__cgroup(struct fix *f, __u64 id, const char *name,
 				      __u64 ns, __u64 cs, double j)
 {
-	struct snap_entry *e = &f->cgrp[f->s.nr_cgrp++];
+	struct snap_entry *e = fix__entry(f->cgrp, &f->s.nr_cgrp,
+					  ARRAY_SIZE(f->cgrp), id, 0, name,
+					  ns, cs);
 
-	assert_true(f->s.nr_cgrp <= ARRAY_SIZE(f->cgrp));
-	memset(e, 0, sizeof(*e));
-	e->id = id;
-	e->name = name;
 	e->energy_j = j;
-	set(&e->c, ns, cs);
 	return e;
 }
 
 static struct snap_entry *fix__proc(struct fix *f, __u64 pid, __u64 start,
 				    const char *comm, __u64 ns, __u64 cs)
 {
-	struct snap_entry *e = &f->proc[f->s.nr_proc++];
-
-	assert_true(f->s.nr_proc <= ARRAY_SIZE(f->proc));
-	memset(e, 0, sizeof(*e));
-	e->id = pid;
-	e->id2 = start;
-	e->name = comm;
-	set(&e->c, ns, cs);
-	return e;
+	return fix__entry(f->proc, &f->s.nr_proc, ARRAY_SIZE(f->proc), pid,
+			  start, comm, ns, cs);
 }
 
 /* Cgroups add up to the CPUs (5 s, 17 switches); a container of two
