@@ -696,6 +696,12 @@ static void other_expect(const struct fix *f, const __u64 *ids, int n,
 	assert_true(count__scaled_u64(&sum.c[1], cs));
 }
 
+/* "other"'s cpu-clock in seconds */
+static double other_s(const char *body)
+{
+	return sample(body, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"other\"}");
+}
+
 static void assert_other(const char *body, const struct fix *f,
 			 const __u64 *ids, int n)
 {
@@ -703,8 +709,7 @@ static void assert_other(const char *body, const struct fix *f,
 	double j;
 
 	other_expect(f, ids, n, &ns, &cs, &j);
-	assert_true(sample(body, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"other\"}")
-		    == ns / 1e9);
+	assert_true(other_s(body) == ns / 1e9);
 	assert_int_equal((__u64)sample(body, "emon_cgroup_context_switches_total{cgroup=\"other\"}"),
 			 cs);
 	assert_true(sample(body, "emon_cgroup_energy_joules_total{cgroup=\"other\",zone=\"package\"}")
@@ -714,6 +719,30 @@ static void assert_other(const char *body, const struct fix *f,
 static void test_fold(void **state)
 {
 	static const __u64 folded[] = { 100, 101, 102 };
+	static const struct want folded3[] = {
+		{ HAS_NOT, "cgroup=\"/c1\"" },
+		{ HAS_NOT, "cgroup=\"/c2\"" },
+		{ HAS, "cgroup=\"/c3\"" },
+		{ HAS_NOT, "{cgroup=\"" DOCKER "\"" },
+		/* the container keeps its series */
+		{ HAS, "emon_container_cpu_clock_seconds_total{container_id=\"" ID1 },
+		{ LINE, "emon_folded_cgroups 3" },
+		{ LINE, "emon_cgroup_folds_total 3" },
+	};
+	/* folded cgroups leave the snapshot: "other" keeps what it had */
+	static const struct {
+		const char *what;
+		int nr, leave[2];	/* cgroups that leave, in turn */
+		struct want want[2];
+	} left[] = {
+		{ "/c2 left", 1, { 2 }, {
+			{ LINE, "emon_folded_cgroups 2" },
+			{ LINE, "emon_cgroup_folds_total 3" },
+		} },
+		{ "every folded cgroup left", 2, { 0, 1 }, {
+			{ LINE, "emon_folded_cgroups 0" },
+		} },
+	};
 	struct metrics *m;
 	double other1, other2;
 	size_t n0, n;
@@ -741,15 +770,8 @@ static void test_fold(void **state)
 	assert_int_equal(metrics__folded(m), 3);
 	assert_int_equal(metrics__series(m), n);
 	assert_other(body, &f, folded, 3);
-	assert_null(strstr(body, "cgroup=\"/c1\""));
-	assert_null(strstr(body, "cgroup=\"/c2\""));
-	assert_non_null(strstr(body, "cgroup=\"/c3\""));
-	assert_null(strstr(body, "{cgroup=\"" DOCKER "\""));
-	/* the container keeps its series */
-	assert_non_null(strstr(body, "emon_container_cpu_clock_seconds_total{container_id=\"" ID1));
-	assert_line(body, "emon_folded_cgroups 3");
-	assert_line(body, "emon_cgroup_folds_total 3");
-	other1 = sample(body, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"other\"}");
+	want__check("3 folded", body, folded3, ARRAY_SIZE(folded3));
+	other1 = other_s(body);
 	free(body);
 
 	/* sticky: /c1 grows past every other cgroup, and stays folded */
@@ -758,29 +780,20 @@ static void test_fold(void **state)
 	check_body(body, false);
 	assert_null(strstr(body, "cgroup=\"/c1\""));
 	assert_other(body, &f, folded, 3);
-	other2 = sample(body, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"other\"}");
+	other2 = other_s(body);
 	assert_true(other2 == other1 + 99);
 	free(body);
 
-	/* /c2 (folded) leaves the snapshot: "other" keeps what it had */
-	f.cgrp[2] = f.cgrp[--f.s.nr_cgrp];
-	body = render(m, &f, false);
-	check_body(body, false);
-	assert_true(sample(body, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"other\"}")
-		    == other2);
-	assert_line(body, "emon_folded_cgroups 2");
-	assert_line(body, "emon_cgroup_folds_total 3");
-	free(body);
-
-	/* every folded cgroup left: "other" stays, with its last totals */
-	f.cgrp[0] = f.cgrp[--f.s.nr_cgrp];
-	f.cgrp[1] = f.cgrp[--f.s.nr_cgrp];
-	body = render(m, &f, false);
-	check_body(body, false);
-	assert_true(sample(body, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"other\"}")
-		    == other2);
-	assert_line(body, "emon_folded_cgroups 0");
-	free(body);
+	for (size_t i = 0; i < ARRAY_SIZE(left); i++) {
+		for (int k = 0; k < left[i].nr; k++)
+			f.cgrp[left[i].leave[k]] = f.cgrp[--f.s.nr_cgrp];
+		body = render(m, &f, false);
+		check_body(body, false);
+		assert_true(other_s(body) == other2);
+		want__check(left[i].what, body, left[i].want,
+			    ARRAY_SIZE(left[i].want));
+		free(body);
+	}
 	metrics__free(m);
 }
 
@@ -799,7 +812,7 @@ static void test_fold_more(void **state)
 
 		body = render(m, &f, round & 1);
 		assert_true(check_body(body, round & 1) <= 40);
-		other = sample(body, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"other\"}");
+		other = other_s(body);
 		assert_true(other >= prev);
 		prev = other;
 		free(body);
