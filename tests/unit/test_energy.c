@@ -1115,37 +1115,39 @@ static void test_split(void **state)
 
 static void test_split_bad(void **state)
 {
-	const double e[NP] = { 1, 1 }, m_all[NP] = { 1, 1 };
-	double m[NK * NP] = { 0 }, out[NK];
-	struct energy_split good = {
-		.nr_keys = NK, .nr_packages = NP, .pkg_j = e, .m = m,
-		.m_all = m_all, .idle_key = 0, .static_key = 0,
+	static const double e[NP] = { 1, 1 }, m_all[NP] = { 1, 1 };
+	static const double nan_e[NP] = { NAN, 1 }, neg[NP] = { -1, 1 };
+	static const double m[NK * NP], m_inf[NK * NP] = { [3] = INFINITY },
+		m_neg[NK * NP] = { [3] = -2 };
+	static const struct {
+		const char *what;
+		/* keys, packages, pkg_j, pkg_valid, m, m_all, idle_key,
+		 * static_key, static_j */
+		struct energy_split sp;
+		int ret;
+	} cases[] = {
+		{ "good", { NK, NP, e, NULL, m, m_all, 0, 0, 0 }, 0 },
+		{ "no keys", { 0, NP, e, NULL, m, m_all, 0, 0, 0 }, -EINVAL },
+		{ "no packages", { NK, 0, e, NULL, m, m_all, 0, 0, 0 }, -EINVAL },
+		{ "idle key out of range", { NK, NP, e, NULL, m, m_all, NK, 0, 0 }, -EINVAL },
+		{ "static key negative", { NK, NP, e, NULL, m, m_all, 0, -1, 0 }, -EINVAL },
+		{ "static energy negative", { NK, NP, e, NULL, m, m_all, 0, 0, -1 }, -EINVAL },
+		{ "energy not a number", { NK, NP, nan_e, NULL, m, m_all, 0, 0, 0 }, -EINVAL },
+		{ "m_all negative", { NK, NP, e, NULL, m, neg, 0, 0, 0 }, -EINVAL },
+		{ "no m", { NK, NP, e, NULL, NULL, m_all, 0, 0, 0 }, -EINVAL },
+		{ "an infinite count", { NK, NP, e, NULL, m_inf, m_all, 0, 0, 0 }, -EINVAL },
+		{ "a negative count", { NK, NP, e, NULL, m_neg, m_all, 0, 0, 0 }, -EINVAL },
 	};
-	struct energy_split sp;
-	double bad_e[NP] = { NAN, 1 }, neg[NP] = { -1, 1 };
+	double out[NK];
 
 	(void)state;
-	assert_int_equal(energy_split__compute(&good, out), 0);
-	sp = good; sp.nr_keys = 0;
-	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
-	sp = good; sp.nr_packages = 0;
-	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
-	sp = good; sp.idle_key = NK;
-	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
-	sp = good; sp.static_key = -1;
-	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
-	sp = good; sp.static_j = -1;
-	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
-	sp = good; sp.pkg_j = bad_e;
-	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
-	sp = good; sp.m_all = neg;
-	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
-	sp = good; sp.m = NULL;
-	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
-	m[3] = INFINITY;
-	assert_int_equal(energy_split__compute(&good, out), -EINVAL);
-	m[3] = -2;
-	assert_int_equal(energy_split__compute(&good, out), -EINVAL);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		int ret = energy_split__compute(&cases[i].sp, out);
+
+		if (ret != cases[i].ret)
+			fail_msg("%s: %d, want %d", cases[i].what, ret,
+				 cases[i].ret);
+	}
 }
 
 /* Keys that partition the work conserve the measured energy, whatever
