@@ -891,51 +891,46 @@ static void make_perf_pmu(struct tree *t, const char *type, const char *event)
 
 static void test_perf_pmu_errors(void **state)
 {
+	static const struct {
+		const char *type, *event;	/* make_perf_pmu's */
+		const char *file, *content;	/* then written; NULL: removed */
+		int ncpus;
+		int e;				/* 0: any error */
+		const char *err;
+	} cases[] = {
+		{ "nope\n", "event=0x02\n", NULL, NULL, 1, -EINVAL, "/power/type" },
+		/* a PMU type no kernel has: the open itself fails, with the CPU */
+		{ "4242\n", "event=0x02\n", NULL, NULL, 1, 0, "perf power PMU on CPU 0" },
+		{ "4242\n", "event=0x02,foo=1\n", NULL, NULL, 1, -EINVAL,
+		  "energy-pkg: unexpected 'event=0x02,foo=1'" },
+		{ "4242\n", "event=0x02\n", "events/energy-pkg.unit", "Watts\n", 1,
+		  -EINVAL, "expected Joules" },
+		{ "4242\n", "event=0x02\n", "events/energy-pkg.scale", "0\n", 1,
+		  -EINVAL, "not a positive number" },
+		/* the cpumask names a CPU the topology does not know */
+		{ "4242\n", "event=0x02\n", "cpumask", "0,1\n", 2, -ENOENT,
+		  "CPU 1 has no package" },
+		{ "4242\n", "event=0x02\n", "events/energy-pkg", NULL, 1, -ENOENT,
+		  "energy-pkg: no such event" },
+	};
 	struct tree *t = *state;
 	char err[256], path[PATH_MAX];
 	int e;
 
 	put_cpu(t, 0, 0);
-	make_perf_pmu(t, "nope\n", "event=0x02\n");
-	assert_null(open_tree(t, "perf", 1, &e, err, sizeof(err)));
-	assert_int_equal(e, -EINVAL);
-	assert_non_null(strstr(err, "/power/type"));
-
-	/* a PMU type no kernel has: the open itself fails, with the CPU */
-	make_perf_pmu(t, "4242\n", "event=0x02\n");
-	assert_null(open_tree(t, "perf", 1, &e, err, sizeof(err)));
-	assert_true(e < 0);
-	assert_non_null(strstr(err, "perf power PMU on CPU 0"));
-
-	make_perf_pmu(t, "4242\n", "event=0x02,foo=1\n");
-	assert_null(open_tree(t, "perf", 1, &e, err, sizeof(err)));
-	assert_int_equal(e, -EINVAL);
-	assert_non_null(strstr(err, "energy-pkg: unexpected 'event=0x02,foo=1'"));
-
-	make_perf_pmu(t, "4242\n", "event=0x02\n");
-	put("Watts\n", "%s/events/energy-pkg.unit", t->perf);
-	assert_null(open_tree(t, "perf", 1, &e, err, sizeof(err)));
-	assert_int_equal(e, -EINVAL);
-	assert_non_null(strstr(err, "expected Joules"));
-
-	make_perf_pmu(t, "4242\n", "event=0x02\n");
-	put("0\n", "%s/events/energy-pkg.scale", t->perf);
-	assert_null(open_tree(t, "perf", 1, &e, err, sizeof(err)));
-	assert_int_equal(e, -EINVAL);
-	assert_non_null(strstr(err, "not a positive number"));
-
-	/* the cpumask names a CPU the topology does not know */
-	make_perf_pmu(t, "4242\n", "event=0x02\n");
-	put("0,1\n", "%s/cpumask", t->perf);
-	assert_null(open_tree(t, "perf", 2, &e, err, sizeof(err)));
-	assert_int_equal(e, -ENOENT);
-	assert_non_null(strstr(err, "CPU 1 has no package"));
-
-	make_perf_pmu(t, "4242\n", "event=0x02\n");
-	unlink(pathf(path, "%s/events/energy-pkg", t->perf));
-	assert_null(open_tree(t, "perf", 1, &e, err, sizeof(err)));
-	assert_int_equal(e, -ENOENT);
-	assert_non_null(strstr(err, "energy-pkg: no such event"));
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		make_perf_pmu(t, cases[i].type, cases[i].event);
+		if (cases[i].content)
+			put(cases[i].content, "%s/%s", t->perf, cases[i].file);
+		else if (cases[i].file)
+			unlink(pathf(path, "%s/%s", t->perf, cases[i].file));
+		assert_null(open_tree(t, "perf", cases[i].ncpus, &e, err,
+				      sizeof(err)));
+		if (cases[i].e ? e != cases[i].e : e >= 0)
+			fail_msg("case %zu: %d, want %d", i, e, cases[i].e);
+		if (!strstr(err, cases[i].err))
+			fail_msg("case %zu: '%s', want '%s'", i, err, cases[i].err);
+	}
 }
 
 /* --- model ---------------------------------------------------------------- */
