@@ -1042,44 +1042,28 @@ static void test_split(void **state)
 		const char *what;
 		double pkg_j[NP];
 		bool valid[NP];
+		double static_j;
 		double m[NK * NP];
 		double m_all[NP];
 		bool sum_all;		/* m_all = NULL */
-		double static_j;
 		double want[NK];
 	} cases[] = {
-		{ "two packages",
-		  { 100, 50 }, { true, true },
-		  { 10, 0,  30, 25,  60, 25,  0, 0 }, { 100, 50 }, false, 0,
-		  { 10, 55, 85, 0 } },
-		{ "m_all from the keys",
-		  { 100, 50 }, { true, true },
-		  { 10, 0,  30, 25,  60, 25,  0, 0 }, { 0, 0 }, true, 0,
-		  { 10, 55, 85, 0 } },
-		{ "nothing counted on package 1: idle key",
-		  { 100, 50 }, { true, true },
-		  { 10, 0,  30, 0,  60, 0,  0, 0 }, { 100, 0 }, false, 0,
-		  { 60, 30, 60, 0 } },
-		{ "static power first",
-		  { 100, 10 }, { true, true },
-		  { 0, 0,  25, 1,  75, 1,  0, 0 }, { 100, 2 }, false, 20,
-		  { 0, 20, 60, 30 } },
-		{ "static above the measured energy",
-		  { 5, 10 }, { true, true },
-		  { 1, 1,  1, 1,  1, 1,  0, 0 }, { 3, 3 }, false, 20,
-		  { 0, 0, 0, 15 } },
-		{ "invalid package splits nothing",
-		  { 100, 50 }, { true, false },
-		  { 10, 0,  30, 25,  60, 25,  0, 0 }, { 100, 50 }, false, 0,
-		  { 10, 30, 60, 0 } },
-		{ "keys a subset of m_all",
-		  { 100, 50 }, { true, true },
-		  { 0, 0,  10, 0,  10, 5,  0, 0 }, { 100, 50 }, false, 0,
-		  { 0, 10, 15, 0 } },
-		{ "zero energy",
-		  { 0, 0 }, { true, true },
-		  { 1, 1,  1, 1,  1, 1,  0, 0 }, { 3, 3 }, false, 0,
-		  { 0, 0, 0, 0 } },
+		{ "two packages", { 100, 50 }, { true, true }, 0,
+		  { 10, 0,  30, 25,  60, 25,  0, 0 }, { 100, 50 }, false, { 10, 55, 85, 0 } },
+		{ "m_all from the keys", { 100, 50 }, { true, true }, 0,
+		  { 10, 0,  30, 25,  60, 25,  0, 0 }, { 0, 0 }, true, { 10, 55, 85, 0 } },
+		{ "nothing counted on package 1: idle key", { 100, 50 }, { true, true }, 0,
+		  { 10, 0,  30, 0,  60, 0,  0, 0 }, { 100, 0 }, false, { 60, 30, 60, 0 } },
+		{ "static power first", { 100, 10 }, { true, true }, 20,
+		  { 0, 0,  25, 1,  75, 1,  0, 0 }, { 100, 2 }, false, { 0, 20, 60, 30 } },
+		{ "static above the measured energy", { 5, 10 }, { true, true }, 20,
+		  { 1, 1,  1, 1,  1, 1,  0, 0 }, { 3, 3 }, false, { 0, 0, 0, 15 } },
+		{ "invalid package splits nothing", { 100, 50 }, { true, false }, 0,
+		  { 10, 0,  30, 25,  60, 25,  0, 0 }, { 100, 50 }, false, { 10, 30, 60, 0 } },
+		{ "keys a subset of m_all", { 100, 50 }, { true, true }, 0,
+		  { 0, 0,  10, 0,  10, 5,  0, 0 }, { 100, 50 }, false, { 0, 10, 15, 0 } },
+		{ "zero energy", { 0, 0 }, { true, true }, 0,
+		  { 1, 1,  1, 1,  1, 1,  0, 0 }, { 3, 3 }, false, { 0, 0, 0, 0 } },
 	};
 	size_t i;
 	int k;
