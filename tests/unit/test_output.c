@@ -53,6 +53,27 @@ static void row__setup(struct row *r, enum scope scope, const char *key,
 	r->counts.c[1] = (struct emon_count){ cs, clock_ns, clock_ns };
 }
 
+/* cycles 2e9, instructions 5e9, in a second's run: 2 GHz, 2.5 per cycle */
+static void row__add_hw(struct row *r)
+{
+	r->counts.c[2] = (struct emon_count){ 2 * SEC, SEC, SEC };
+	r->counts.c[3] = (struct emon_count){ 5 * SEC, SEC, SEC };
+}
+
+/* r[0] the system with the hardware counts and energy (12.5 J, 12.49 W),
+ * r[1] the same as cgroup /a. */
+static void rows__energy(struct row *r, __u64 cs)
+{
+	row__setup(&r[0], SCOPE_SYSTEM, "all", SEC, cs);
+	row__add_hw(&r[0]);
+	r[0].has_energy = true;
+	r[0].energy_j = 12.5;
+	r[0].power_w = 12.49;
+	r[1] = r[0];
+	r[1].scope = SCOPE_CGROUP;
+	r[1].key = "/a";
+}
+
 /* begin, one interval, end into a string the caller frees. */
 static char *render(struct output *o, double t, double dt,
 		    const struct row *rows, int n, double elapsed)
@@ -331,15 +352,7 @@ static void test_text_ipc_energy(void **state)
 	o.energy_source = "model";
 	o.split_by = "cycles";
 	o.energy_estimated = true;
-	row__setup(&r[0], SCOPE_SYSTEM, "all", SEC, 5);
-	r[0].counts.c[2] = (struct emon_count){ 2 * SEC, SEC, SEC };
-	r[0].counts.c[3] = (struct emon_count){ 5 * SEC, SEC, SEC };
-	r[0].has_energy = true;
-	r[0].energy_j = 12.5;
-	r[0].power_w = 12.49;
-	r[1] = r[0];
-	r[1].scope = SCOPE_CGROUP;
-	r[1].key = "/a";
+	rows__energy(r, 5);
 	out = render(&o, 1.0, 1.0, r, 2, 1.0);
 
 	assert_true(line__find(out, "instructions", line, sizeof(line)));
@@ -618,6 +631,18 @@ static bool json__has(struct json_object *obj, const char *name)
 	return json_object_object_get_ex(obj, name, NULL);
 }
 
+/* obj's member name: null when want is NAN, else want within 1e-9 */
+static void json__want_near(struct json_object *obj, const char *name,
+			    double want)
+{
+	struct json_object *v = json__get(obj, name);
+
+	if (isnan(want))
+		assert_null(v);
+	else
+		assert_true(fabs(json_object_get_double(v) - want) < 1e-9);
+}
+
 static void test_json_rows(void **state)
 {
 	static const struct {
@@ -782,15 +807,7 @@ static void test_json_energy(void **state)
 			output__add_hw(&o);
 		o.energy_source = "powercap";
 		o.split_by = "cycles";
-		row__setup(&r[0], SCOPE_SYSTEM, "all", SEC, 1);
-		r[0].counts.c[2] = (struct emon_count){ 2 * SEC, SEC, SEC };
-		r[0].counts.c[3] = (struct emon_count){ 5 * SEC, SEC, SEC };
-		r[0].has_energy = true;
-		r[0].energy_j = 12.5;
-		r[0].power_w = 12.49;
-		r[1] = r[0];
-		r[1].scope = SCOPE_CGROUP;
-		r[1].key = "/a";
+		rows__energy(r, 1);
 		r[2] = r[1];
 		r[2].has_energy = false;
 		out = render(&o, 1.0, 1.0, r, 3, 1.0);
@@ -801,18 +818,8 @@ static void test_json_energy(void **state)
 			assert_true(json_object_get_double(v) == 12.5);
 			v = json__get(objs[i], "power_w");
 			assert_true(json_object_get_double(v) == 12.49);
-			v = json__get(objs[i], "epi_nj");
-			if (isnan(cases[k].epi))
-				assert_null(v);
-			else
-				assert_true(fabs(json_object_get_double(v) -
-						 cases[k].epi) < 1e-9);
-			v = json__get(objs[i], "ipc");
-			if (isnan(cases[k].ipc))
-				assert_null(v);
-			else
-				assert_true(fabs(json_object_get_double(v) -
-						 cases[k].ipc) < 1e-9);
+			json__want_near(objs[i], "epi_nj", cases[k].epi);
+			json__want_near(objs[i], "ipc", cases[k].ipc);
 		}
 		/* the source is said once, on the system row */
 		assert_string_equal(json_object_get_string(
@@ -937,8 +944,7 @@ static void test_event_index_metrics(void **state)
 		o.ev[EV_CYCLES].name = cases[k].cycles;
 		o.ev[EV_INS].name = cases[k].ins;
 		row__setup(&r, SCOPE_SYSTEM, "all", SEC, 1);
-		r.counts.c[2] = (struct emon_count){ 2 * SEC, SEC, SEC };
-		r.counts.c[3] = (struct emon_count){ 5 * SEC, SEC, SEC };
+		row__add_hw(&r);
 		assert_int_equal(output__event_index(&o, cases[k].cycles),
 				 EV_CYCLES);
 		assert_int_equal(output__cycles_index(&o),
