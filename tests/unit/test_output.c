@@ -119,6 +119,49 @@ static bool line__find(const char *out, const char *what, char *line,
 	return true;
 }
 
+/* A line of out that has line, with has in it and not has_not (NULL:
+ * nothing to check). */
+struct line_want {
+	const char *line, *has[2], *has_not;
+};
+
+static void lines__check(const char *out, const struct line_want *w,
+			 size_t n)
+{
+	char line[512];
+
+	for (; n--; w++) {
+		if (!line__find(out, w->line, line, sizeof(line)))
+			fail_msg("no line of '%s' in:\n%s", w->line, out);
+		for (size_t i = 0; i < ARRAY_SIZE(w->has) && w->has[i]; i++)
+			if (!strstr(line, w->has[i]))
+				fail_msg("no '%s' in '%s'", w->has[i], line);
+		if (w->has_not && strstr(line, w->has_not))
+			fail_msg("'%s' in '%s'", w->has_not, line);
+	}
+}
+
+/* r alone as text, an interval of dt in a run of 1 s: a string the caller
+ * frees. */
+static char *render_text(const struct row *r, double dt)
+{
+	struct output o;
+
+	output__setup(&o, &output_text_ops);
+	return render(&o, 1.0, dt, r, 1, 1.0);
+}
+
+/* The line of r rendered alone as text that has what. */
+static void render_line(const struct row *r, const char *what, char *line,
+			size_t size)
+{
+	char *out = render_text(r, 1.0);
+
+	if (!line__find(out, what, line, size))
+		fail_msg("no line of '%s' in:\n%s", what, out);
+	free(out);
+}
+
 /* ---- text ---- */
 
 static void test_text_exact(void **state)
@@ -165,19 +208,17 @@ static void test_text_numbers(void **state)
 		{ EV_CLOCK, 1234567891ULL, "          1,234.57 msec cpu-clock" },
 		{ EV_CLOCK, 3600 * SEC, "      3,600,000.00 msec cpu-clock" },
 	};
-	struct output o;
 	struct row r;
 	size_t k;
 	char *out;
 
 	(void)state;
-	output__setup(&o, &output_text_ops);
 	for (k = 0; k < ARRAY_SIZE(cases); k++) {
 		row__setup(&r, SCOPE_SYSTEM, "all", SEC, 1);
 		/* enabled == 0: the raw counter, unscaled and exact */
 		r.counts.c[cases[k].ev] =
 			(struct emon_count){ cases[k].value, 0, 0 };
-		out = render(&o, 1.0, 1.0, &r, 1, 1.0);
+		out = render_text(&r, 1.0);
 		if (!strstr(out, cases[k].want))
 			print_message("want '%s' in:\n%s", cases[k].want, out);
 		assert_non_null(strstr(out, cases[k].want));
@@ -187,9 +228,17 @@ static void test_text_numbers(void **state)
 
 static void test_text_states(void **state)
 {
+	static const struct line_want lines[] = {
+		{ "CPU1" },
+		{ "   2,000      context-switches",
+		  { "#    2.000 K/sec", "  (50.00%)" } },
+		{ "<not counted>      context-switches", { "CPU1", "(0.00%)" } },
+		/* 100% running shows no percentage */
+		{ "cpu-clock", .has_not = "%)" },
+	};
 	struct output o;
 	struct row r[2];
-	char *out, line[512];
+	char *out;
 
 	(void)state;
 	output__setup(&o, &output_text_ops);
@@ -202,19 +251,9 @@ static void test_text_states(void **state)
 	r[1].counts.c[1] = (struct emon_count){ 0, 500, 0 };
 	out = render(&o, 1.0, 1.0, r, 2, 1.0);
 
-	assert_true(line__find(out, "CPU1", line, sizeof(line)));
-	assert_true(line__find(out, "   2,000      context-switches", line,
-			       sizeof(line)));
-	assert_non_null(strstr(line, "#    2.000 K/sec"));
-	assert_non_null(strstr(line, "  (50.00%)"));
-	assert_true(line__find(out, "<not counted>      context-switches",
-			       line, sizeof(line)));
-	assert_non_null(strstr(line, "CPU1"));
-	assert_non_null(strstr(line, "(0.00%)"));
+	lines__check(out, lines, ARRAY_SIZE(lines));
 	assert_int_equal(str__count(out, "   <not supported>      cycles"), 2);
-	/* 100% running shows no percentage; no line ends in a blank */
-	assert_true(line__find(out, "cpu-clock", line, sizeof(line)));
-	assert_null(strstr(line, "%)"));
+	/* no line ends in a blank */
 	assert_null(strstr(out, " \n"));
 	assert_int_equal(o.rows_printed, 2);
 	free(out);
@@ -225,29 +264,24 @@ static void test_text_cpus_utilized(void **state)
 	static const struct {
 		__u64 ns;
 		double dt;
-		const char *want;	/* NULL: no metric */
+		struct line_want want;
 	} cases[] = {
-		{ 2 * SEC, 1.0, "#    2.000 CPUs utilized" },
-		{ 3 * SEC / 2, 0.5, "#    3.000 CPUs utilized" },
-		{ SEC / 1000, 1.0, "#    0.001 CPUs utilized" },
-		{ 0, 1.0, "#    0.000 CPUs utilized" },
-		{ SEC, 0.0, NULL },	/* no duration, no rate */
+		{ 2 * SEC, 1.0, { "cpu-clock", { "#    2.000 CPUs utilized" } } },
+		{ 3 * SEC / 2, 0.5, { "cpu-clock", { "#    3.000 CPUs utilized" } } },
+		{ SEC / 1000, 1.0, { "cpu-clock", { "#    0.001 CPUs utilized" } } },
+		{ 0, 1.0, { "cpu-clock", { "#    0.000 CPUs utilized" } } },
+		/* no duration, no rate: no metric */
+		{ SEC, 0.0, { "cpu-clock", .has_not = "#" } },
 	};
-	struct output o;
 	struct row r;
-	char *out, line[512];
 	size_t k;
+	char *out;
 
 	(void)state;
-	output__setup(&o, &output_text_ops);
 	for (k = 0; k < ARRAY_SIZE(cases); k++) {
 		row__setup(&r, SCOPE_SYSTEM, "all", cases[k].ns, 0);
-		out = render(&o, 1.0, cases[k].dt, &r, 1, 1.0);
-		assert_true(line__find(out, "cpu-clock", line, sizeof(line)));
-		if (cases[k].want)
-			assert_non_null(strstr(line, cases[k].want));
-		else
-			assert_null(strchr(line, '#'));
+		out = render_text(&r, cases[k].dt);
+		lines__check(out, &cases[k].want, 1);
 		free(out);
 	}
 }
@@ -256,7 +290,7 @@ static void test_text_keys(void **state)
 {
 	static const struct {
 		struct row r;
-		const char *want;
+		const char *want;	/* NULL: the key nowhere */
 	} cases[] = {
 		{ { .scope = SCOPE_CPU, .key = "3" }, " CPU3 " },
 		{ { .scope = SCOPE_SOCKET, .key = "0" }, " S0 " },
@@ -271,35 +305,30 @@ static void test_text_keys(void **state)
 		    .pod_uid = "u-1" }, " 9c (containerd, pod u-1) " },
 		{ { .scope = SCOPE_PROCESS, .key = "overflow", .comm = "[map full]" },
 		  " overflow ([map full]) " },
+		/* a command row is the target of the header line: no key
+		 * column */
+		{ { .scope = SCOPE_COMMAND, .key = "4242" }, NULL },
 	};
-	struct output o;
 	struct row r;
-	char *out, line[512];
+	char line[512];
 	size_t k;
 
 	(void)state;
-	output__setup(&o, &output_text_ops);
 	for (k = 0; k < ARRAY_SIZE(cases); k++) {
 		r = cases[k].r;
 		r.counts.c[0] = (struct emon_count){ SEC, SEC, SEC };
-		out = render(&o, 1.0, 1.0, &r, 1, 1.0);
+		render_line(&r, "msec cpu-clock", line, sizeof(line));
+		if (!cases[k].want) {
+			assert_null(strstr(line, r.key));
+			continue;
+		}
 		/* the key follows the event name, as perf -G prints it */
-		assert_true(line__find(out, "msec cpu-clock", line,
-				       sizeof(line)));
 		if (!strstr(line, cases[k].want))
 			print_message("want '%s' in '%s'\n", cases[k].want,
 				      line);
 		assert_non_null(strstr(line, cases[k].want));
 		assert_true(strstr(line, cases[k].want) > strstr(line, "cpu-clock"));
-		free(out);
 	}
-	/* a command row is the target of the header line: no key column */
-	r = (struct row){ .scope = SCOPE_COMMAND, .key = "4242" };
-	r.counts.c[0] = (struct emon_count){ SEC, SEC, SEC };
-	out = render(&o, 1.0, 1.0, &r, 1, 1.0);
-	assert_true(line__find(out, "msec cpu-clock", line, sizeof(line)));
-	assert_null(strstr(line, "4242"));
-	free(out);
 }
 
 static void test_text_interval_header(void **state)
@@ -342,9 +371,14 @@ static void test_text_interval_header(void **state)
 
 static void test_text_ipc_energy(void **state)
 {
+	static const struct line_want lines[] = {
+		{ "instructions", { "#    2.50  insn per cycle" } },
+		{ "cycles ", { "#    2.000 GHz" } },
+		{ "12.50 J    energy (estimated)", { "#   12.490 Watts" } },
+	};
 	struct output o;
 	struct row r[2];
-	char *out, line[512];
+	char *out;
 
 	(void)state;
 	output__setup(&o, &output_text_ops);
@@ -354,14 +388,7 @@ static void test_text_ipc_energy(void **state)
 	o.energy_estimated = true;
 	rows__energy(r, 5);
 	out = render(&o, 1.0, 1.0, r, 2, 1.0);
-
-	assert_true(line__find(out, "instructions", line, sizeof(line)));
-	assert_non_null(strstr(line, "#    2.50  insn per cycle"));
-	assert_true(line__find(out, "cycles ", line, sizeof(line)));
-	assert_non_null(strstr(line, "#    2.000 GHz"));
-	assert_true(line__find(out, "12.50 J    energy (estimated)", line,
-			       sizeof(line)));
-	assert_non_null(strstr(line, "#   12.490 Watts"));
+	lines__check(out, lines, ARRAY_SIZE(lines));
 	/* 12.5 J over 5e9 instructions */
 	assert_int_equal(str__count(out, "#    2.500 nJ/instr"), 2);
 	assert_int_equal(str__count(out, "energy split by cycles"), 1);
