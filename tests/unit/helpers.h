@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * What several unit tests share: ARRAY_SIZE, and a table's cases run as
- * cmocka tests of their own. Each tests/unit/test_X.c is a program of its
- * own, so the functions here are static.
+ * What the unit tests share: cmocka and what it needs included before it,
+ * ARRAY_SIZE, SEC, and a table's cases run as cmocka tests of their own.
+ * Each tests/unit/test_X.c is a program of its own, so the functions here
+ * are static.
  */
 #ifndef EMON_TESTS_UNIT_HELPERS_H
 #define EMON_TESTS_UNIT_HELPERS_H
@@ -16,6 +17,7 @@
 #include <cmocka.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define SEC 1000000000ULL	/* a second, in ns */
 
 /*
  * Runs the tests of fixed, then fn once a case of cases (nr of them, size

@@ -2,6 +2,8 @@
 /* Interval sums: per CPU, cgroup and process, split by package; and the
  * id map underneath. */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include "engine/attribute.h"
 #include "aggregate_want.h"
 

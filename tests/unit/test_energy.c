@@ -6,19 +6,14 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <cmocka.h>
 #include "rapl/energy.h"
+#include "helpers.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define J_EPS 1e-9
 
 /* --- fake trees ----------------------------------------------------------- */

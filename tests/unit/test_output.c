@@ -5,19 +5,12 @@
  * json-c against the DESIGN.md contract).
  */
 #include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 #include <json-c/json.h>
 #include "cli/output.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define SEC 1000000000ULL
+#include "helpers.h"
 
 enum { EV_CLOCK, EV_CS, EV_CYCLES, EV_INS };
 

@@ -6,6 +6,9 @@
  * gone entry, and goes to the overflow row so the rows still add up).
  */
 #include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 #include "emon_proto.h"
 #include "engine/snapshot.h"
 #include "aggregate_want.h"
