@@ -2,16 +2,10 @@
 /* Interval sums: per CPU, cgroup and process, split by package; and the
  * id map underneath. */
 #include <errno.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
-#include "engine/aggregate.h"
 #include "engine/attribute.h"
-#include "engine/idmap.h"
+#include "aggregate_want.h"
 
 static void test_idmap(void **state)
 {
@@ -152,13 +146,17 @@ static void test_aggregate_pid_reuse(void **state)
 		{ .tgid = 7, .cpu = 0, .start = 111, .comm = "mine3",
 		  .trees = 1, .c = mk(1, 1) },
 	};
+	static const struct agg_want procs[] = {
+		/* an exec's name wins over the others of the same read */
+		{ 7, 111, 16, "mine2" },
+		{ 7, 222, 90 },
+	};
 	struct counts cpu[2] = { mk(101, 1), mk(5, 1) };
 	struct counts none[2] = {}, tree_none[4] = {};
 	struct session_read r = {
 		.cpu = cpu, .ovf_cgrp = none, .ovf_proc = none,
 		.ovf_tree = tree_none, .ntrees = 2, .proc = pr, .nr_proc = 4,
 	};
-	struct agg_entry *e;
 	struct aggregate a;
 
 	(void)state;
@@ -166,14 +164,7 @@ static void test_aggregate_pid_reuse(void **state)
 	assert_int_equal(aggregate__init_trees(&a, 2), 0);
 	assert_int_equal(aggregate__add(&a, &r), 0);
 	assert_int_equal(a.procs.nr, 2);
-	e = idmap__get(&a.procs, 7, 111);
-	assert_non_null(e);
-	assert_int_equal(e->total.c[0].counter, 16);
-	/* an exec's name wins over the others of the same read */
-	assert_string_equal(e->comm, "mine2");
-	e = idmap__get(&a.procs, 7, 222);
-	assert_non_null(e);
-	assert_int_equal(e->total.c[0].counter, 90);
+	agg_want__check(&a.procs, procs, ARRAY_SIZE(procs));
 	/* the command: its own process only; the nested one: its part */
 	assert_int_equal(a.tree[0]->total.c[0].counter, 16);
 	assert_int_equal(a.tree[1]->total.c[0].counter, 5);

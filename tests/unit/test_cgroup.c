@@ -2,18 +2,13 @@
 /* cgroup paths: mount discovery, user paths, ancestry, names of ids. */
 #include <errno.h>
 #include <limits.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <cmocka.h>
 #include "engine/cgroup.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "helpers.h"
 
 static void test_normalize(void **state)
 {

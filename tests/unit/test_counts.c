@@ -1,16 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Counter arithmetic: deltas across wrap, sums, scaling, ratios, scopes. */
 #include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <string.h>
-#include <cmocka.h>
 #include "engine/counts.h"
 #include "cli/rows.h"
+#include "helpers.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define U64_MAX UINT64_MAX
 
 static void count__set(struct emon_count *c, __u64 v)

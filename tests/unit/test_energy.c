@@ -6,19 +6,14 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <cmocka.h>
 #include "rapl/energy.h"
+#include "helpers.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define J_EPS 1e-9
 
 /* --- fake trees ----------------------------------------------------------- */
@@ -96,16 +91,31 @@ static void put_u64(unsigned long long v, const char *fmt, ...)
 	put(buf, "%s", path);
 }
 
-/* A powercap zone: dir/{name,energy_uj,max_energy_range_uj}. */
-static void put_zone(const char *dir, const char *name, unsigned long long uj,
-		     unsigned long long range)
-{
-	char buf[64];
+#define NONE -1LL	/* a zone's file that is not there */
 
-	snprintf(buf, sizeof(buf), "%s\n", name);
-	put(buf, "%s/name", dir);
-	put_u64(uj, "%s/energy_uj", dir);
-	put_u64(range, "%s/max_energy_range_uj", dir);
+/* A powercap zone: dir/{name,energy_uj,max_energy_range_uj}. */
+struct zone {
+	const char *dir;	/* under the powercap root; "": the root */
+	const char *name;	/* NULL: no name file */
+	long long uj, range;	/* NONE: no such file */
+};
+
+/* n zones, or fewer ended by a NULL dir */
+static void put_zones(struct tree *t, const struct zone *z, size_t n)
+{
+	char dir[PATH_MAX], buf[64];
+
+	for (; n-- && z->dir; z++) {
+		pathf(dir, *z->dir ? "%s/%s" : "%s%s", t->pc, z->dir);
+		if (z->name) {
+			snprintf(buf, sizeof(buf), "%s\n", z->name);
+			put(buf, "%s/name", dir);
+		}
+		if (z->uj != NONE)
+			put_u64(z->uj, "%s/energy_uj", dir);
+		if (z->range != NONE)
+			put_u64(z->range, "%s/max_energy_range_uj", dir);
+	}
 }
 
 static void put_cpu(struct tree *t, int cpu, int pkg)
@@ -114,6 +124,85 @@ static void put_cpu(struct tree *t, int cpu, int pkg)
 
 	snprintf(buf, sizeof(buf), "%d\n", pkg);
 	put(buf, "%s/cpu%d/topology/physical_package_id", t->cpu, cpu);
+}
+
+/* CPUs 0 .. n - 1, in their packages */
+static void put_cpus(struct tree *t, const int *pkg, int n)
+{
+	for (int cpu = 0; cpu < n; cpu++)
+		put_cpu(t, cpu, pkg[cpu]);
+}
+
+#define RANGE 1000000ULL	/* 1 J, so tests wrap easily */
+#define REAL_RANGE 262143328850ULL	/* an Intel package's */
+
+/* The trees of the tests that open sources: CPUs 0 .. ncpus - 1 in their
+ * packages, powercap zones. */
+enum fake_id { LOOK_ALIKES, TWO_PACKAGES, RESETS, NAMES, NO_ZONES };
+
+static const struct fake {
+	int ncpus, cpu_pkg[4];
+	struct zone zone[10];
+} fakes[] = {
+	/* look-alikes of package zones that must not count */
+	[LOOK_ALIKES] = { 1, { 0 }, {
+		{ "", "package-0", 5, 100 },	/* the root's own files */
+		{ "intel-rapl", "package-0", NONE, NONE },
+		{ "intel-rapl-mmio:0", "package-0", 5, 100 },
+		{ "intel-rapl:x", "package-0", 5, 100 },
+		{ "intel-rapl:", "package-0", 5, 100 },
+		{ "intel-rapl:0", "dram", 5, 100 },
+	} },
+	/*
+	 * cpu0,1 -> package 0; cpu2,3 -> package 1; cpu4 offline.
+	 * intel-rapl:0  package-0, sub-zones core, uncore, dram
+	 * intel-rapl:1  package-1, sub-zones core, dram (no energy_uj), "gpu"
+	 *               (unknown)
+	 * intel-rapl:2  psys
+	 */
+	[TWO_PACKAGES] = { 4, { 0, 0, 1, 1 }, {
+		{ "intel-rapl:0", "package-0", 100000, RANGE },
+		{ "intel-rapl:0/intel-rapl:0:0", "core", 1000, RANGE },
+		{ "intel-rapl:0/intel-rapl:0:1", "uncore", 2000, RANGE },
+		{ "intel-rapl:0/intel-rapl:0:2", "dram", 3000, RANGE },
+		{ "intel-rapl:1", "package-1", 500000, RANGE },
+		{ "intel-rapl:1/intel-rapl:1:0", "core", 0, RANGE },
+		{ "intel-rapl:1/intel-rapl:1:1", "dram", NONE, NONE },
+		{ "intel-rapl:1/intel-rapl:1:2", "gpu", 0, RANGE },
+		{ "intel-rapl:2", "psys", 0, RANGE },
+		/* the MMIO copy of package 0 must not be added to it */
+		{ "intel-rapl-mmio:0", "package-0", 0, RANGE },
+	} },
+	/* cpu0 -> package 0 (a real counter range), cpu1 -> package 1 (40 J) */
+	[RESETS] = { 2, { 0, 1 }, {
+		{ "intel-rapl:0", "package-0", 30000000, REAL_RANGE },
+		{ "intel-rapl:1", "package-1", 39900000, 40000000 },
+		{ "intel-rapl:2", "psys", 1000000, REAL_RANGE },
+	} },
+	/* zones named as packages, dies of one, and zones left out */
+	[NAMES] = { 2, { 0, 1 }, {
+		{ "intel-rapl:0", "package-1-die-0", 0, RANGE },
+		{ "intel-rapl:1", "package-1-die-1", 0, RANGE },
+		{ "intel-rapl:2", "package-0", 0, RANGE },
+		{ "intel-rapl:3", "package-2", 0, RANGE },
+		/* no energy_uj: left out */
+		{ "intel-rapl:4", "package-3", NONE, NONE },
+		/* unknown: left out */
+		{ "intel-rapl:5", "package-x", 0, RANGE },
+		/* no name: left out */
+		{ "intel-rapl:6", NULL, 0, NONE },
+		/* no range: wraps are errors */
+		{ "intel-rapl:7", "package-4", 500, NONE },
+	} },
+	[NO_ZONES] = { 4, { 0, 0, 1, 1 } },
+};
+
+static void fake__put(struct tree *t, enum fake_id id)
+{
+	const struct fake *f = &fakes[id];
+
+	put_cpus(t, f->cpu_pkg, f->ncpus);
+	put_zones(t, f->zone, ARRAY_SIZE(f->zone));
 }
 
 static int tree_setup(void **state)
@@ -156,6 +245,20 @@ static struct energy_source *open_tree(struct tree *t, const char *spec,
 	};
 
 	return energy_source__open_opts(&o, errp, err, errlen);
+}
+
+/* The source of spec on the fake tree, which must open. */
+static struct energy_source *open_ok(struct tree *t, const char *spec,
+				     int ncpus)
+{
+	struct energy_source *src;
+	char err[256];
+	int e;
+
+	src = open_tree(t, spec, ncpus, &e, err, sizeof(err));
+	if (!src)
+		fail_msg("open: %d %s", e, err);
+	return src;
 }
 
 /* --- pure arithmetic ------------------------------------------------------ */
@@ -527,19 +630,12 @@ static void test_spec_errors(void **state)
 
 static void test_missing_sources(void **state)
 {
+	static const struct zone package = { "intel-rapl:1", "package-0", 5, 100 };
 	struct tree *t = *state;
-	char err[512], path[PATH_MAX];
+	char err[512];
 	int e;
 
-	put_cpu(t, 0, 0);
-	/* look-alikes of package zones that must not count */
-	put_zone(t->pc, "package-0", 5, 100);	/* the root's own files */
-	put("package-0\n", "%s/intel-rapl/name", t->pc);
-	put_zone(pathf(path, "%s/intel-rapl-mmio:0", t->pc),
-		 "package-0", 5, 100);
-	put_zone(pathf(path, "%s/intel-rapl:x", t->pc), "package-0", 5, 100);
-	put_zone(pathf(path, "%s/intel-rapl:", t->pc), "package-0", 5, 100);
-	put_zone(pathf(path, "%s/intel-rapl:0", t->pc), "dram", 5, 100);
+	fake__put(t, LOOK_ALIKES);
 
 	e = 1;
 	assert_null(open_tree(t, "powercap", 1, &e, err, sizeof(err)));
@@ -565,7 +661,7 @@ static void test_missing_sources(void **state)
 	assert_true(!strncmp(err, "no energy source:", 17));
 
 	/* explicit sources need the CPU topology too */
-	put_zone(pathf(path, "%s/intel-rapl:1", t->pc), "package-0", 5, 100);
+	put_zones(t, &package, 1);
 	pathf(t->cpu, "%s/nonexistent", t->root);
 	e = 1;
 	assert_null(open_tree(t, "powercap", 1, &e, err, sizeof(err)));
@@ -575,57 +671,223 @@ static void test_missing_sources(void **state)
 
 /* --- powercap ------------------------------------------------------------- */
 
-#define RANGE 1000000ULL	/* 1 J, so tests wrap easily */
+/* A file of a zone written before a read: its energy_uj, or garbage. */
+struct zone_write {
+	const char *zone;	/* under the powercap root; NULL: no more */
+	unsigned long long uj;
+	const char *text;	/* written instead of uj */
+	bool remove;		/* energy_uj removed instead */
+};
 
-/*
- * cpu0,1 -> package 0; cpu2,3 -> package 1; cpu4 offline.
- * intel-rapl:0  package-0, sub-zones core, uncore, dram
- * intel-rapl:1  package-1, sub-zones core, dram (no energy_uj), "gpu" (unknown)
- * intel-rapl:2  psys
- */
-static void make_two_packages(struct tree *t)
+/* One check of a read's sample; pkg is a package's index. */
+enum sample_check {
+	END,
+	BASELINE,	/* s.baseline == v */
+	PACKAGES,	/* s.nr_packages == v */
+	VALID,		/* the package's valid == v */
+	JOULES,		/* its joules, within J_EPS */
+	HAS_PSYS,	/* s.has_psys == v */
+	PSYS_VALID,	/* s.psys_valid == v */
+	PSYS_J,		/* s.psys_j, within J_EPS */
+	DOM_MASK,	/* the package's dom_mask == v */
+	DOM_VALID,	/* its dom_valid == v */
+	DOM_J,		/* its dom_j[dom], within J_EPS */
+	DOM_LOST,	/* dom not in its dom_valid */
+	DOM_KEPT,	/* dom in its dom_valid */
+	WARNS,		/* text in s.warning */
+	NOT_WARNS,	/* text not in it */
+	QUIET,		/* no warning */
+};
+
+struct sample_want {
+	enum sample_check check;
+	int pkg;
+	double v;
+	const char *text;
+	int dom;
+};
+
+/* A read of the source: the files written before it, its interval, what
+ * its sample must hold. */
+struct read_step {
+	const char *what;
+	struct zone_write set[5];
+	double dt;
+	struct sample_want want[16];
+};
+
+static void sample__check(const struct energy_sample *s,
+			  const struct sample_want *w, size_t n)
 {
-	char d[PATH_MAX];
+	for (; n-- && w->check != END; w++) {
+		const struct energy_pkg_sample *p = &s->pkg[w->pkg];
 
-	put_cpu(t, 0, 0);
-	put_cpu(t, 1, 0);
-	put_cpu(t, 2, 1);
-	put_cpu(t, 3, 1);
-	pathf(d, "%s/intel-rapl:0", t->pc);
-	put_zone(d, "package-0", 100000, RANGE);
-	put_zone(strcat(d, "/intel-rapl:0:0"), "core", 1000, RANGE);
-	pathf(d, "%s/intel-rapl:0/intel-rapl:0:1", t->pc);
-	put_zone(d, "uncore", 2000, RANGE);
-	pathf(d, "%s/intel-rapl:0/intel-rapl:0:2", t->pc);
-	put_zone(d, "dram", 3000, RANGE);
-	pathf(d, "%s/intel-rapl:1", t->pc);
-	put_zone(d, "package-1", 500000, RANGE);
-	put_zone(strcat(d, "/intel-rapl:1:0"), "core", 0, RANGE);
-	pathf(d, "%s/intel-rapl:1/intel-rapl:1:1", t->pc);
-	put("dram\n", "%s/name", d);
-	pathf(d, "%s/intel-rapl:1/intel-rapl:1:2", t->pc);
-	put_zone(d, "gpu", 0, RANGE);
-	pathf(d, "%s/intel-rapl:2", t->pc);
-	put_zone(d, "psys", 0, RANGE);
-	/* the MMIO copy of package 0 must not be added to it */
-	pathf(d, "%s/intel-rapl-mmio:0", t->pc);
-	put_zone(d, "package-0", 0, RANGE);
+		switch (w->check) {
+		case END:
+			break;
+		case BASELINE:
+			assert_int_equal(s->baseline, w->v);
+			break;
+		case PACKAGES:
+			assert_int_equal(s->nr_packages, w->v);
+			break;
+		case VALID:
+			assert_int_equal(p->valid, w->v);
+			break;
+		case JOULES:
+			assert_float_equal(p->joules, w->v, J_EPS);
+			break;
+		case HAS_PSYS:
+			assert_int_equal(s->has_psys, w->v);
+			break;
+		case PSYS_VALID:
+			assert_int_equal(s->psys_valid, w->v);
+			break;
+		case PSYS_J:
+			assert_float_equal(s->psys_j, w->v, J_EPS);
+			break;
+		case DOM_MASK:
+			assert_int_equal(p->dom_mask, w->v);
+			break;
+		case DOM_VALID:
+			assert_int_equal(p->dom_valid, w->v);
+			break;
+		case DOM_J:
+			assert_float_equal(p->dom_j[w->dom], w->v, J_EPS);
+			break;
+		case DOM_LOST:
+			assert_int_equal(p->dom_valid & (1 << w->dom), 0);
+			break;
+		case DOM_KEPT:
+			assert_true(p->dom_valid & (1 << w->dom));
+			break;
+		case WARNS:
+			assert_non_null(strstr(s->warning, w->text));
+			break;
+		case NOT_WARNS:
+			assert_null(strstr(s->warning, w->text));
+			break;
+		case QUIET:
+			assert_string_equal(s->warning, "");
+			break;
+		}
+	}
 }
 
-static void set_uj(struct tree *t, const char *zone, unsigned long long uj)
+/* Each step's writes, a read, its checks; the steps' names printed. */
+static void read_steps(struct tree *t, struct energy_source *src,
+		       const struct read_step *step, size_t n)
 {
-	put_u64(uj, "%s/%s/energy_uj", t->pc, zone);
+	struct energy_sample s;
+	char path[PATH_MAX];
+
+	for (; n--; step++) {
+		const struct zone_write *w = step->set;
+
+		print_message("%s\n", step->what);
+		for (; w < step->set + ARRAY_SIZE(step->set) && w->zone; w++) {
+			pathf(path, "%s/%s/energy_uj", t->pc, w->zone);
+			if (w->remove)
+				assert_int_equal(unlink(path), 0);
+			else if (w->text)
+				put(w->text, "%s", path);
+			else
+				put_u64(w->uj, "%s", path);
+		}
+		assert_int_equal(energy_source__read(src, step->dt, NULL, &s), 0);
+		sample__check(&s, step->want, ARRAY_SIZE(step->want));
+	}
 }
+
+#define ALL_DOMS (1 << ENERGY_DOM_CORE | 1 << ENERGY_DOM_UNCORE | \
+		  1 << ENERGY_DOM_DRAM)
 
 static void test_powercap_tree(void **state)
 {
+	static const struct read_step steps[] = {
+		{ "baseline: nothing valid; the zone left out is reported once",
+		  .dt = 0, .want = {
+			{ BASELINE, .v = true },
+			{ PACKAGES, .v = 2 },
+			{ VALID, 0, false },
+			{ VALID, 1, false },
+			{ HAS_PSYS, .v = true },
+			{ PSYS_VALID, .v = false },
+			{ WARNS, .text = "intel-rapl:1:1/energy_uj" },
+		} },
+		{ "plain interval", .set = {
+			{ "intel-rapl:0", 600000 },	/* +0.5 J */
+			{ "intel-rapl:0/intel-rapl:0:0", 251000 },
+			{ "intel-rapl:1", 750000 },
+			{ "intel-rapl:2", RANGE / 2 },	/* +0.5 J: half a lap */
+		  }, .dt = 1, .want = {
+			{ BASELINE, .v = false },
+			{ QUIET },
+			{ VALID, 0, true },
+			{ VALID, 1, true },
+			{ JOULES, 0, 0.5 },
+			{ JOULES, 1, 0.25 },
+			{ DOM_MASK, 0, ALL_DOMS },
+			{ DOM_VALID, 0, ALL_DOMS },
+			{ DOM_J, 0, 0.25, .dom = ENERGY_DOM_CORE },
+			{ DOM_J, 0, 0, .dom = ENERGY_DOM_DRAM },
+			{ DOM_MASK, 1, 1 << ENERGY_DOM_CORE },
+			{ PSYS_VALID, .v = true },
+			{ PSYS_J, .v = 0.5 },
+		} },
+		{ "across the wrap: 600000 -> RANGE -> 0 -> 99999 is 0.5 J",
+		  .set = { { "intel-rapl:0", 99999 } }, .dt = 1, .want = {
+			{ JOULES, 0, 0.5 },
+			{ JOULES, 1, 0 },
+			{ VALID, 1, true },
+		} },
+		{ "garbage in package 1: invalid and said once; package 0 goes on",
+		  .set = {
+			{ "intel-rapl:1", .text = "12ab\n" },
+			{ "intel-rapl:0", 199999 },
+		  }, .dt = 1, .want = {
+			{ VALID, 0, true },
+			{ JOULES, 0, 0.1 },
+			{ VALID, 1, false },
+			{ JOULES, 1, 0 },
+			{ WARNS, .text = "intel-rapl:1/energy_uj: not a number" },
+		} },
+		{ "... said once", .dt = 1, .want = {
+			{ VALID, 1, false },
+			{ QUIET },
+		} },
+		{ "back: the first good value is a new baseline, not a jump",
+		  .set = { { "intel-rapl:1", 900000 } }, .dt = 1, .want = {
+			{ VALID, 1, false },
+		} },
+		{ "... from which the next interval counts",
+		  .set = { { "intel-rapl:1", 950000 } }, .dt = 1, .want = {
+			{ VALID, 1, true },
+			{ JOULES, 1, 0.05 },
+		} },
+		{ "a sub-zone vanishing: only its domain is lost", .set = {
+			{ "intel-rapl:0", 599999 },
+			{ "intel-rapl:0/intel-rapl:0:0", .remove = true },
+		  }, .dt = 1, .want = {
+			{ VALID, 0, true },
+			{ JOULES, 0, 0.4 },
+			{ DOM_LOST, 0, .dom = ENERGY_DOM_CORE },
+			{ DOM_KEPT, 0, .dom = ENERGY_DOM_UNCORE },
+			{ WARNS, .text = "intel-rapl:0:0/energy_uj" },
+		} },
+		{ "a value above max_energy_range_uj is garbage too",
+		  .set = { { "intel-rapl:0", RANGE + 1 } }, .dt = 1, .want = {
+			{ VALID, 0, false },
+			{ VALID, 1, true },
+			{ WARNS, .text = "intel-rapl:0/energy_uj: 1000001 after 599999" },
+		} },
+	};
 	struct tree *t = *state;
-	struct energy_sample s;
 	struct energy_source *src;
-	char err[256], path[PATH_MAX];
+	char err[256];
 	int e;
 
-	make_two_packages(t);
+	fake__put(t, TWO_PACKAGES);
 	src = open_tree(t, "powercap", 5, &e, err, sizeof(err));
 	if (!src)
 		fail_msg("open: %d %s", e, err);
@@ -640,84 +902,7 @@ static void test_powercap_tree(void **state)
 	assert_int_equal(energy_source__package_of_cpu(src, -1), -1);
 	assert_int_equal(energy_source__package_id(src, 1), 1);
 	assert_int_equal(energy_source__nr_cpus_of_package(src, 0), 2);
-
-	/* baseline: nothing valid; the zone left out is reported once */
-	assert_int_equal(energy_source__read(src, 0, NULL, &s), 0);
-	assert_true(s.baseline);
-	assert_int_equal(s.nr_packages, 2);
-	assert_false(s.pkg[0].valid);
-	assert_false(s.pkg[1].valid);
-	assert_true(s.has_psys);
-	assert_false(s.psys_valid);
-	assert_non_null(strstr(s.warning, "intel-rapl:1:1/energy_uj"));
-
-	/* plain interval */
-	set_uj(t, "intel-rapl:0", 600000);		/* +0.5 J */
-	set_uj(t, "intel-rapl:0/intel-rapl:0:0", 251000);
-	set_uj(t, "intel-rapl:1", 750000);
-	set_uj(t, "intel-rapl:2", RANGE / 2);		/* +0.5 J: half a lap */
-	assert_int_equal(energy_source__read(src, 1, NULL, &s), 0);
-	assert_false(s.baseline);
-	assert_string_equal(s.warning, "");
-	assert_true(s.pkg[0].valid);
-	assert_true(s.pkg[1].valid);
-	assert_float_equal(s.pkg[0].joules, 0.5, J_EPS);
-	assert_float_equal(s.pkg[1].joules, 0.25, J_EPS);
-	assert_int_equal(s.pkg[0].dom_mask, (1 << ENERGY_DOM_CORE) |
-			 (1 << ENERGY_DOM_UNCORE) | (1 << ENERGY_DOM_DRAM));
-	assert_int_equal(s.pkg[0].dom_valid, s.pkg[0].dom_mask);
-	assert_float_equal(s.pkg[0].dom_j[ENERGY_DOM_CORE], 0.25, J_EPS);
-	assert_float_equal(s.pkg[0].dom_j[ENERGY_DOM_DRAM], 0, J_EPS);
-	assert_int_equal(s.pkg[1].dom_mask, 1 << ENERGY_DOM_CORE);
-	assert_true(s.psys_valid);
-	assert_float_equal(s.psys_j, 0.5, J_EPS);
-
-	/* across the wrap: 600000 -> RANGE -> 0 -> 99999 is 0.5 J */
-	set_uj(t, "intel-rapl:0", 99999);
-	assert_int_equal(energy_source__read(src, 1, NULL, &s), 0);
-	assert_float_equal(s.pkg[0].joules, 0.5, J_EPS);
-	assert_float_equal(s.pkg[1].joules, 0, J_EPS);
-	assert_true(s.pkg[1].valid);
-
-	/* garbage in package 1: invalid and said once; package 0 goes on */
-	put("12ab\n", "%s/intel-rapl:1/energy_uj", t->pc);
-	set_uj(t, "intel-rapl:0", 199999);
-	assert_int_equal(energy_source__read(src, 1, NULL, &s), 0);
-	assert_true(s.pkg[0].valid);
-	assert_float_equal(s.pkg[0].joules, 0.1, J_EPS);
-	assert_false(s.pkg[1].valid);
-	assert_float_equal(s.pkg[1].joules, 0, J_EPS);
-	assert_non_null(strstr(s.warning, "intel-rapl:1/energy_uj: not a number"));
-	assert_int_equal(energy_source__read(src, 1, NULL, &s), 0);
-	assert_false(s.pkg[1].valid);
-	assert_string_equal(s.warning, "");
-	/* back: the first good value is a new baseline, not a jump */
-	set_uj(t, "intel-rapl:1", 900000);
-	assert_int_equal(energy_source__read(src, 1, NULL, &s), 0);
-	assert_false(s.pkg[1].valid);
-	set_uj(t, "intel-rapl:1", 950000);
-	assert_int_equal(energy_source__read(src, 1, NULL, &s), 0);
-	assert_true(s.pkg[1].valid);
-	assert_float_equal(s.pkg[1].joules, 0.05, J_EPS);
-
-	/* a sub-zone vanishing: only its domain is lost */
-	set_uj(t, "intel-rapl:0", 599999);
-	assert_int_equal(unlink(pathf(path, "%s/intel-rapl:0/intel-rapl:0:0/energy_uj",
-					 t->pc)), 0);
-	assert_int_equal(energy_source__read(src, 1, NULL, &s), 0);
-	assert_true(s.pkg[0].valid);
-	assert_float_equal(s.pkg[0].joules, 0.4, J_EPS);
-	assert_int_equal(s.pkg[0].dom_valid & (1 << ENERGY_DOM_CORE), 0);
-	assert_true(s.pkg[0].dom_valid & (1 << ENERGY_DOM_UNCORE));
-	assert_non_null(strstr(s.warning, "intel-rapl:0:0/energy_uj"));
-
-	/* a value above max_energy_range_uj is garbage too */
-	set_uj(t, "intel-rapl:0", RANGE + 1);
-	assert_int_equal(energy_source__read(src, 1, NULL, &s), 0);
-	assert_false(s.pkg[0].valid);
-	assert_true(s.pkg[1].valid);
-	assert_non_null(strstr(s.warning, "intel-rapl:0/energy_uj: 1000001 after 599999"));
-
+	read_steps(t, src, steps, ARRAY_SIZE(steps));
 	energy_source__close(src);
 }
 
@@ -731,90 +916,85 @@ static void test_powercap_tree(void **state)
  */
 static void test_powercap_reset(void **state)
 {
-	const unsigned long long real = 262143328850ULL;
+	static const struct read_step steps[] = {
+		{ "baseline", .dt = 0, .want = { { QUIET } } },
+		{ "20 W for 250 ms; package 1 wraps: 39.9 J -> 40 J -> 0 -> 4.9 J",
+		  .set = {
+			{ "intel-rapl:0", 35000000 },
+			{ "intel-rapl:1", 4900000 },
+			{ "intel-rapl:2", 6000000 },
+		  }, .dt = 0.25, .want = {
+			{ QUIET },
+			{ VALID, 0, true },
+			{ JOULES, 0, 5 },
+			{ VALID, 1, true },
+			{ JOULES, 1, 5.000001 },
+			{ PSYS_VALID, .v = true },
+		} },
+		{ "package 0 reset: no energy, not a lap's worth; package 1 goes on",
+		  .set = {
+			{ "intel-rapl:0", 1000 },
+			{ "intel-rapl:1", 9900000 },
+			{ "intel-rapl:2", 11000000 },
+		  }, .dt = 0.25, .want = {
+			{ VALID, 0, false },
+			{ JOULES, 0, 0 },
+			{ VALID, 1, true },
+			{ JOULES, 1, 5 },
+			{ WARNS, .text = "/intel-rapl:0/energy_uj: 1000 after 35000000 (range 262143328850): a counter reset, not a wrap" },
+			{ WARNS, .text = "no package energy this interval" },
+			{ NOT_WARNS, .text = "intel-rapl:1" },
+			{ NOT_WARNS, .text = "\n" },
+		} },
+		{ "re-baselined at 1000 uJ: the next interval is right",
+		  .set = { { "intel-rapl:0", 5001000 } }, .dt = 0.25, .want = {
+			{ QUIET },
+			{ VALID, 0, true },
+			{ JOULES, 0, 5 },
+		} },
+		{ "a second reset: no energy again, said once for the run",
+		  .set = { { "intel-rapl:0", 0 } }, .dt = 0.25, .want = {
+			{ VALID, 0, false },
+			{ QUIET },
+		} },
+		{ "... and the next interval right again",
+		  .set = { { "intel-rapl:0", 5000000 } }, .dt = 0.25, .want = {
+			{ VALID, 0, true },
+			{ JOULES, 0, 5 },
+		} },
+		{ "psys jumps 2 kJ in 250 ms (8 kW): within half its lap, refused",
+		  .set = { { "intel-rapl:2", 11000000 + 2000000000ULL } },
+		  .dt = 0.25, .want = {
+			{ HAS_PSYS, .v = true },
+			{ PSYS_VALID, .v = false },
+			{ VALID, 0, true },
+			{ WARNS, .text = "/intel-rapl:2/energy_uj: 2011000000 after 11000000" },
+			{ WARNS, .text = "a jump, not energy (2000.0 J in 0.250 s): no psys energy" },
+		} },
+		{ "... and psys counts from the jump",
+		  .set = { { "intel-rapl:2", 2016000000ULL } }, .dt = 0.25, .want = {
+			{ PSYS_VALID, .v = true },
+			{ PSYS_J, .v = 5 },
+		} },
+		/* 9.9 J -> 40 J -> 0 -> 0.5 J is 30.6 J, no more believable
+		 * than a reset to 0.5 J */
+		{ "package 1 wraps past half its lap",
+		  .set = { { "intel-rapl:1", 500000 } }, .dt = 0.25, .want = {
+			{ VALID, 1, false },
+			{ WARNS, .text = "/intel-rapl:1/energy_uj: 500000 after 9900000 (range 40000000): a counter reset, not a wrap (30.6 J in 0.250 s)" },
+		} },
+		{ "... and package 1 counts from there",
+		  .set = { { "intel-rapl:1", 5500000 } }, .dt = 0.25, .want = {
+			{ VALID, 1, true },
+			{ JOULES, 1, 5 },
+		} },
+	};
 	struct tree *t = *state;
-	struct energy_sample s;
 	struct energy_source *src;
-	char d[PATH_MAX], err[256];
-	int e;
 
-	put_cpu(t, 0, 0);
-	put_cpu(t, 1, 1);
-	put_zone(pathf(d, "%s/intel-rapl:0", t->pc), "package-0", 30000000, real);
-	put_zone(pathf(d, "%s/intel-rapl:1", t->pc), "package-1", 39900000, 40000000);
-	put_zone(pathf(d, "%s/intel-rapl:2", t->pc), "psys", 1000000, real);
-	src = open_tree(t, "powercap", 2, &e, err, sizeof(err));
-	if (!src)
-		fail_msg("open: %d %s", e, err);
-	assert_int_equal(energy_source__read(src, 0, NULL, &s), 0);
-	assert_string_equal(s.warning, "");
-
-	/* 20 W for 250 ms; package 1 wraps: 39.9 J -> 40 J -> 0 -> 4.9 J */
-	set_uj(t, "intel-rapl:0", 35000000);
-	set_uj(t, "intel-rapl:1", 4900000);
-	set_uj(t, "intel-rapl:2", 6000000);
-	assert_int_equal(energy_source__read(src, 0.25, NULL, &s), 0);
-	assert_string_equal(s.warning, "");
-	assert_true(s.pkg[0].valid);
-	assert_float_equal(s.pkg[0].joules, 5, J_EPS);
-	assert_true(s.pkg[1].valid);
-	assert_float_equal(s.pkg[1].joules, 5.000001, J_EPS);
-	assert_true(s.psys_valid);
-
-	/* package 0 reset: no energy, not a lap's worth; package 1 goes on */
-	set_uj(t, "intel-rapl:0", 1000);
-	set_uj(t, "intel-rapl:1", 9900000);
-	set_uj(t, "intel-rapl:2", 11000000);
-	assert_int_equal(energy_source__read(src, 0.25, NULL, &s), 0);
-	assert_false(s.pkg[0].valid);
-	assert_float_equal(s.pkg[0].joules, 0, J_EPS);
-	assert_true(s.pkg[1].valid);
-	assert_float_equal(s.pkg[1].joules, 5, J_EPS);
-	assert_non_null(strstr(s.warning, "/intel-rapl:0/energy_uj: 1000 after 35000000 (range 262143328850): a counter reset, not a wrap"));
-	assert_non_null(strstr(s.warning, "no package energy this interval"));
-	assert_null(strstr(s.warning, "intel-rapl:1"));
-	assert_null(strchr(s.warning, '\n'));
-
-	/* re-baselined at 1000 uJ: the next interval is right */
-	set_uj(t, "intel-rapl:0", 5001000);
-	assert_int_equal(energy_source__read(src, 0.25, NULL, &s), 0);
-	assert_string_equal(s.warning, "");
-	assert_true(s.pkg[0].valid);
-	assert_float_equal(s.pkg[0].joules, 5, J_EPS);
-
-	/* a second reset: no energy again, said once for the run */
-	set_uj(t, "intel-rapl:0", 0);
-	assert_int_equal(energy_source__read(src, 0.25, NULL, &s), 0);
-	assert_false(s.pkg[0].valid);
-	assert_string_equal(s.warning, "");
-	set_uj(t, "intel-rapl:0", 5000000);
-	assert_int_equal(energy_source__read(src, 0.25, NULL, &s), 0);
-	assert_true(s.pkg[0].valid);
-	assert_float_equal(s.pkg[0].joules, 5, J_EPS);
-
-	/* psys jumps 2 kJ in 250 ms (8 kW): within half its lap, refused */
-	set_uj(t, "intel-rapl:2", 11000000 + 2000000000ULL);
-	assert_int_equal(energy_source__read(src, 0.25, NULL, &s), 0);
-	assert_true(s.has_psys);
-	assert_false(s.psys_valid);
-	assert_true(s.pkg[0].valid);
-	assert_non_null(strstr(s.warning, "/intel-rapl:2/energy_uj: 2011000000 after 11000000"));
-	assert_non_null(strstr(s.warning, "a jump, not energy (2000.0 J in 0.250 s): no psys energy"));
-	set_uj(t, "intel-rapl:2", 2016000000ULL);
-	assert_int_equal(energy_source__read(src, 0.25, NULL, &s), 0);
-	assert_true(s.psys_valid);
-	assert_float_equal(s.psys_j, 5, J_EPS);
-
-	/* package 1 wraps past half its lap: 9.9 J -> 40 J -> 0 -> 0.5 J is
-	 * 30.6 J, no more believable than a reset to 0.5 J */
-	set_uj(t, "intel-rapl:1", 500000);
-	assert_int_equal(energy_source__read(src, 0.25, NULL, &s), 0);
-	assert_false(s.pkg[1].valid);
-	assert_non_null(strstr(s.warning, "/intel-rapl:1/energy_uj: 500000 after 9900000 (range 40000000): a counter reset, not a wrap (30.6 J in 0.250 s)"));
-	set_uj(t, "intel-rapl:1", 5500000);
-	assert_int_equal(energy_source__read(src, 0.25, NULL, &s), 0);
-	assert_true(s.pkg[1].valid);
-	assert_float_equal(s.pkg[1].joules, 5, J_EPS);
+	fake__put(t, RESETS);
+	src = open_ok(t, "powercap", 2);
+	read_steps(t, src, steps, ARRAY_SIZE(steps));
 	energy_source__close(src);
 }
 
@@ -822,59 +1002,40 @@ static void test_powercap_reset(void **state)
  * package with no CPU still gets its energy; auto picks powercap. */
 static void test_powercap_names(void **state)
 {
+	static const struct read_step steps[] = {
+		{ "the zones left out, said", .dt = 0, .want = {
+			{ WARNS, .text = "intel-rapl:4/energy_uj" },
+			{ WARNS, .text = "package-x" },
+			{ WARNS, .text = "intel-rapl:6/name" },
+			{ WARNS, .text = "intel-rapl:7/max_energy_range_uj" },
+		} },
+		{ "dies added up, a package with no CPU", .set = {
+			{ "intel-rapl:0", 100 },
+			{ "intel-rapl:1", 200 },
+			{ "intel-rapl:2", 1000 },
+			{ "intel-rapl:3", 4000 },
+			{ "intel-rapl:7", 400 },	/* backwards, range unknown */
+		  }, .dt = 1, .want = {
+			{ PACKAGES, .v = 4 },
+			{ JOULES, 0, 0.001 },
+			{ JOULES, 1, 0.0003 },
+			{ JOULES, 2, 0.004 },
+			{ VALID, 2, true },
+			{ VALID, 3, false },
+			{ WARNS, .text = "400 after 500" },
+		} },
+	};
 	struct tree *t = *state;
-	struct energy_sample s;
 	struct energy_source *src;
-	char d[PATH_MAX], err[256];
-	int e;
 
-	put_cpu(t, 0, 0);
-	put_cpu(t, 1, 1);
-	pathf(d, "%s/intel-rapl:0", t->pc);
-	put_zone(d, "package-1-die-0", 0, RANGE);
-	pathf(d, "%s/intel-rapl:1", t->pc);
-	put_zone(d, "package-1-die-1", 0, RANGE);
-	pathf(d, "%s/intel-rapl:2", t->pc);
-	put_zone(d, "package-0", 0, RANGE);
-	pathf(d, "%s/intel-rapl:3", t->pc);
-	put_zone(d, "package-2", 0, RANGE);
-	pathf(d, "%s/intel-rapl:4", t->pc);
-	put("package-3\n", "%s/name", d);	/* no energy_uj: left out */
-	pathf(d, "%s/intel-rapl:5", t->pc);
-	put_zone(d, "package-x", 0, RANGE);	/* unknown: left out */
-	pathf(d, "%s/intel-rapl:6", t->pc);
-	put_u64(0, "%s/energy_uj", d);	/* no name: left out */
-	pathf(d, "%s/intel-rapl:7", t->pc);
-	put("package-4\n", "%s/name", d);	/* no range: wraps are errors */
-	put_u64(500, "%s/energy_uj", d);
-
-	src = open_tree(t, "auto", 2, &e, err, sizeof(err));
-	if (!src)
-		fail_msg("open: %d %s", e, err);
+	fake__put(t, NAMES);
+	src = open_ok(t, "auto", 2);
 	assert_string_equal(energy_source__name(src), "powercap");
 	assert_int_equal(energy_source__nr_packages(src), 4);
 	assert_int_equal(energy_source__package_id(src, 2), 2);
 	assert_int_equal(energy_source__nr_cpus_of_package(src, 2), 0);
 	assert_int_equal(energy_source__package_of_cpu(src, 1), 1);
-	assert_int_equal(energy_source__read(src, 0, NULL, &s), 0);
-	assert_non_null(strstr(s.warning, "intel-rapl:4/energy_uj"));
-	assert_non_null(strstr(s.warning, "package-x"));
-	assert_non_null(strstr(s.warning, "intel-rapl:6/name"));
-	assert_non_null(strstr(s.warning, "intel-rapl:7/max_energy_range_uj"));
-
-	set_uj(t, "intel-rapl:0", 100);
-	set_uj(t, "intel-rapl:1", 200);
-	set_uj(t, "intel-rapl:2", 1000);
-	set_uj(t, "intel-rapl:3", 4000);
-	set_uj(t, "intel-rapl:7", 400);		/* backwards, range unknown */
-	assert_int_equal(energy_source__read(src, 1, NULL, &s), 0);
-	assert_int_equal(s.nr_packages, 4);
-	assert_float_equal(s.pkg[0].joules, 0.001, J_EPS);
-	assert_float_equal(s.pkg[1].joules, 0.0003, J_EPS);
-	assert_float_equal(s.pkg[2].joules, 0.004, J_EPS);
-	assert_true(s.pkg[2].valid);
-	assert_false(s.pkg[3].valid);
-	assert_non_null(strstr(s.warning, "400 after 500"));
+	read_steps(t, src, steps, ARRAY_SIZE(steps));
 	energy_source__close(src);
 }
 
@@ -891,51 +1052,46 @@ static void make_perf_pmu(struct tree *t, const char *type, const char *event)
 
 static void test_perf_pmu_errors(void **state)
 {
+	static const struct {
+		const char *type, *event;	/* make_perf_pmu's */
+		const char *file, *content;	/* then written; NULL: removed */
+		int ncpus;
+		int e;				/* 0: any error */
+		const char *err;
+	} cases[] = {
+		{ "nope\n", "event=0x02\n", NULL, NULL, 1, -EINVAL, "/power/type" },
+		/* a PMU type no kernel has: the open itself fails, with the CPU */
+		{ "4242\n", "event=0x02\n", NULL, NULL, 1, 0, "perf power PMU on CPU 0" },
+		{ "4242\n", "event=0x02,foo=1\n", NULL, NULL, 1, -EINVAL,
+		  "energy-pkg: unexpected 'event=0x02,foo=1'" },
+		{ "4242\n", "event=0x02\n", "events/energy-pkg.unit", "Watts\n", 1,
+		  -EINVAL, "expected Joules" },
+		{ "4242\n", "event=0x02\n", "events/energy-pkg.scale", "0\n", 1,
+		  -EINVAL, "not a positive number" },
+		/* the cpumask names a CPU the topology does not know */
+		{ "4242\n", "event=0x02\n", "cpumask", "0,1\n", 2, -ENOENT,
+		  "CPU 1 has no package" },
+		{ "4242\n", "event=0x02\n", "events/energy-pkg", NULL, 1, -ENOENT,
+		  "energy-pkg: no such event" },
+	};
 	struct tree *t = *state;
 	char err[256], path[PATH_MAX];
 	int e;
 
 	put_cpu(t, 0, 0);
-	make_perf_pmu(t, "nope\n", "event=0x02\n");
-	assert_null(open_tree(t, "perf", 1, &e, err, sizeof(err)));
-	assert_int_equal(e, -EINVAL);
-	assert_non_null(strstr(err, "/power/type"));
-
-	/* a PMU type no kernel has: the open itself fails, with the CPU */
-	make_perf_pmu(t, "4242\n", "event=0x02\n");
-	assert_null(open_tree(t, "perf", 1, &e, err, sizeof(err)));
-	assert_true(e < 0);
-	assert_non_null(strstr(err, "perf power PMU on CPU 0"));
-
-	make_perf_pmu(t, "4242\n", "event=0x02,foo=1\n");
-	assert_null(open_tree(t, "perf", 1, &e, err, sizeof(err)));
-	assert_int_equal(e, -EINVAL);
-	assert_non_null(strstr(err, "energy-pkg: unexpected 'event=0x02,foo=1'"));
-
-	make_perf_pmu(t, "4242\n", "event=0x02\n");
-	put("Watts\n", "%s/events/energy-pkg.unit", t->perf);
-	assert_null(open_tree(t, "perf", 1, &e, err, sizeof(err)));
-	assert_int_equal(e, -EINVAL);
-	assert_non_null(strstr(err, "expected Joules"));
-
-	make_perf_pmu(t, "4242\n", "event=0x02\n");
-	put("0\n", "%s/events/energy-pkg.scale", t->perf);
-	assert_null(open_tree(t, "perf", 1, &e, err, sizeof(err)));
-	assert_int_equal(e, -EINVAL);
-	assert_non_null(strstr(err, "not a positive number"));
-
-	/* the cpumask names a CPU the topology does not know */
-	make_perf_pmu(t, "4242\n", "event=0x02\n");
-	put("0,1\n", "%s/cpumask", t->perf);
-	assert_null(open_tree(t, "perf", 2, &e, err, sizeof(err)));
-	assert_int_equal(e, -ENOENT);
-	assert_non_null(strstr(err, "CPU 1 has no package"));
-
-	make_perf_pmu(t, "4242\n", "event=0x02\n");
-	unlink(pathf(path, "%s/events/energy-pkg", t->perf));
-	assert_null(open_tree(t, "perf", 1, &e, err, sizeof(err)));
-	assert_int_equal(e, -ENOENT);
-	assert_non_null(strstr(err, "energy-pkg: no such event"));
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		make_perf_pmu(t, cases[i].type, cases[i].event);
+		if (cases[i].content)
+			put(cases[i].content, "%s/%s", t->perf, cases[i].file);
+		else if (cases[i].file)
+			unlink(pathf(path, "%s/%s", t->perf, cases[i].file));
+		assert_null(open_tree(t, "perf", cases[i].ncpus, &e, err,
+				      sizeof(err)));
+		if (cases[i].e ? e != cases[i].e : e >= 0)
+			fail_msg("case %zu: %d, want %d", i, e, cases[i].e);
+		if (!strstr(err, cases[i].err))
+			fail_msg("case %zu: '%s', want '%s'", i, err, cases[i].err);
+	}
 }
 
 /* --- model ---------------------------------------------------------------- */
@@ -949,13 +1105,8 @@ static void test_model_source(void **state)
 	char err[256];
 	int e;
 
-	put_cpu(t, 0, 0);
-	put_cpu(t, 1, 0);
-	put_cpu(t, 2, 1);
-	put_cpu(t, 3, 1);
-	src = open_tree(t, "model:10:110", 4, &e, err, sizeof(err));
-	if (!src)
-		fail_msg("open: %d %s", e, err);
+	fake__put(t, NO_ZONES);
+	src = open_ok(t, "model:10:110", 4);
 	assert_string_equal(energy_source__name(src), "model");
 	assert_true(energy_source__is_estimated(src));
 	assert_int_equal(energy_source__nr_packages(src), 2);
@@ -1047,44 +1198,28 @@ static void test_split(void **state)
 		const char *what;
 		double pkg_j[NP];
 		bool valid[NP];
+		double static_j;
 		double m[NK * NP];
 		double m_all[NP];
 		bool sum_all;		/* m_all = NULL */
-		double static_j;
 		double want[NK];
 	} cases[] = {
-		{ "two packages",
-		  { 100, 50 }, { true, true },
-		  { 10, 0,  30, 25,  60, 25,  0, 0 }, { 100, 50 }, false, 0,
-		  { 10, 55, 85, 0 } },
-		{ "m_all from the keys",
-		  { 100, 50 }, { true, true },
-		  { 10, 0,  30, 25,  60, 25,  0, 0 }, { 0, 0 }, true, 0,
-		  { 10, 55, 85, 0 } },
-		{ "nothing counted on package 1: idle key",
-		  { 100, 50 }, { true, true },
-		  { 10, 0,  30, 0,  60, 0,  0, 0 }, { 100, 0 }, false, 0,
-		  { 60, 30, 60, 0 } },
-		{ "static power first",
-		  { 100, 10 }, { true, true },
-		  { 0, 0,  25, 1,  75, 1,  0, 0 }, { 100, 2 }, false, 20,
-		  { 0, 20, 60, 30 } },
-		{ "static above the measured energy",
-		  { 5, 10 }, { true, true },
-		  { 1, 1,  1, 1,  1, 1,  0, 0 }, { 3, 3 }, false, 20,
-		  { 0, 0, 0, 15 } },
-		{ "invalid package splits nothing",
-		  { 100, 50 }, { true, false },
-		  { 10, 0,  30, 25,  60, 25,  0, 0 }, { 100, 50 }, false, 0,
-		  { 10, 30, 60, 0 } },
-		{ "keys a subset of m_all",
-		  { 100, 50 }, { true, true },
-		  { 0, 0,  10, 0,  10, 5,  0, 0 }, { 100, 50 }, false, 0,
-		  { 0, 10, 15, 0 } },
-		{ "zero energy",
-		  { 0, 0 }, { true, true },
-		  { 1, 1,  1, 1,  1, 1,  0, 0 }, { 3, 3 }, false, 0,
-		  { 0, 0, 0, 0 } },
+		{ "two packages", { 100, 50 }, { true, true }, 0,
+		  { 10, 0,  30, 25,  60, 25,  0, 0 }, { 100, 50 }, false, { 10, 55, 85, 0 } },
+		{ "m_all from the keys", { 100, 50 }, { true, true }, 0,
+		  { 10, 0,  30, 25,  60, 25,  0, 0 }, { 0, 0 }, true, { 10, 55, 85, 0 } },
+		{ "nothing counted on package 1: idle key", { 100, 50 }, { true, true }, 0,
+		  { 10, 0,  30, 0,  60, 0,  0, 0 }, { 100, 0 }, false, { 60, 30, 60, 0 } },
+		{ "static power first", { 100, 10 }, { true, true }, 20,
+		  { 0, 0,  25, 1,  75, 1,  0, 0 }, { 100, 2 }, false, { 0, 20, 60, 30 } },
+		{ "static above the measured energy", { 5, 10 }, { true, true }, 20,
+		  { 1, 1,  1, 1,  1, 1,  0, 0 }, { 3, 3 }, false, { 0, 0, 0, 15 } },
+		{ "invalid package splits nothing", { 100, 50 }, { true, false }, 0,
+		  { 10, 0,  30, 25,  60, 25,  0, 0 }, { 100, 50 }, false, { 10, 30, 60, 0 } },
+		{ "keys a subset of m_all", { 100, 50 }, { true, true }, 0,
+		  { 0, 0,  10, 0,  10, 5,  0, 0 }, { 100, 50 }, false, { 0, 10, 15, 0 } },
+		{ "zero energy", { 0, 0 }, { true, true }, 0,
+		  { 1, 1,  1, 1,  1, 1,  0, 0 }, { 3, 3 }, false, { 0, 0, 0, 0 } },
 	};
 	size_t i;
 	int k;
@@ -1115,37 +1250,39 @@ static void test_split(void **state)
 
 static void test_split_bad(void **state)
 {
-	const double e[NP] = { 1, 1 }, m_all[NP] = { 1, 1 };
-	double m[NK * NP] = { 0 }, out[NK];
-	struct energy_split good = {
-		.nr_keys = NK, .nr_packages = NP, .pkg_j = e, .m = m,
-		.m_all = m_all, .idle_key = 0, .static_key = 0,
+	static const double e[NP] = { 1, 1 }, m_all[NP] = { 1, 1 };
+	static const double nan_e[NP] = { NAN, 1 }, neg[NP] = { -1, 1 };
+	static const double m[NK * NP], m_inf[NK * NP] = { [3] = INFINITY },
+		m_neg[NK * NP] = { [3] = -2 };
+	static const struct {
+		const char *what;
+		/* keys, packages, pkg_j, pkg_valid, m, m_all, idle_key,
+		 * static_key, static_j */
+		struct energy_split sp;
+		int ret;
+	} cases[] = {
+		{ "good", { NK, NP, e, NULL, m, m_all, 0, 0, 0 }, 0 },
+		{ "no keys", { 0, NP, e, NULL, m, m_all, 0, 0, 0 }, -EINVAL },
+		{ "no packages", { NK, 0, e, NULL, m, m_all, 0, 0, 0 }, -EINVAL },
+		{ "idle key out of range", { NK, NP, e, NULL, m, m_all, NK, 0, 0 }, -EINVAL },
+		{ "static key negative", { NK, NP, e, NULL, m, m_all, 0, -1, 0 }, -EINVAL },
+		{ "static energy negative", { NK, NP, e, NULL, m, m_all, 0, 0, -1 }, -EINVAL },
+		{ "energy not a number", { NK, NP, nan_e, NULL, m, m_all, 0, 0, 0 }, -EINVAL },
+		{ "m_all negative", { NK, NP, e, NULL, m, neg, 0, 0, 0 }, -EINVAL },
+		{ "no m", { NK, NP, e, NULL, NULL, m_all, 0, 0, 0 }, -EINVAL },
+		{ "an infinite count", { NK, NP, e, NULL, m_inf, m_all, 0, 0, 0 }, -EINVAL },
+		{ "a negative count", { NK, NP, e, NULL, m_neg, m_all, 0, 0, 0 }, -EINVAL },
 	};
-	struct energy_split sp;
-	double bad_e[NP] = { NAN, 1 }, neg[NP] = { -1, 1 };
+	double out[NK];
 
 	(void)state;
-	assert_int_equal(energy_split__compute(&good, out), 0);
-	sp = good; sp.nr_keys = 0;
-	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
-	sp = good; sp.nr_packages = 0;
-	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
-	sp = good; sp.idle_key = NK;
-	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
-	sp = good; sp.static_key = -1;
-	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
-	sp = good; sp.static_j = -1;
-	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
-	sp = good; sp.pkg_j = bad_e;
-	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
-	sp = good; sp.m_all = neg;
-	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
-	sp = good; sp.m = NULL;
-	assert_int_equal(energy_split__compute(&sp, out), -EINVAL);
-	m[3] = INFINITY;
-	assert_int_equal(energy_split__compute(&good, out), -EINVAL);
-	m[3] = -2;
-	assert_int_equal(energy_split__compute(&good, out), -EINVAL);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		int ret = energy_split__compute(&cases[i].sp, out);
+
+		if (ret != cases[i].ret)
+			fail_msg("%s: %d, want %d", cases[i].what, ret,
+				 cases[i].ret);
+	}
 }
 
 /* Keys that partition the work conserve the measured energy, whatever

@@ -9,10 +9,6 @@
 #define _GNU_SOURCE	/* setresuid */
 #include <errno.h>
 #include <grp.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +16,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <cmocka.h>
 #include "pmu/event.h"
+#include "helpers.h"
 
 #define ERRLEN 256
 #define MAX_CPUS 4096
@@ -91,7 +87,7 @@ static void test_parse_table(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(parse_cases) / sizeof(parse_cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(parse_cases); i++) {
 		const struct parse_case *c = &parse_cases[i];
 		struct pmu_event_list l = {};
 		int ret;
@@ -203,7 +199,7 @@ static void test_resolve_table(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(attr_cases) / sizeof(attr_cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(attr_cases); i++) {
 		const struct attr_case *c = &attr_cases[i];
 		struct pmu_event e;
 		int ret;
@@ -445,7 +441,7 @@ static void test_event_from(void **state)
 
 	(void)state;
 	cpus__read(&c);
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		if (cases[i].env)
 			setenv("EMON_SWITCH_EVENTS", cases[i].env, 1);
 		assert_int_equal(pmu_event__resolve(&e, cases[i].name, err, sizeof(err)), 0);
@@ -658,7 +654,7 @@ static void test_list(void **state)
 	/* sorted within the section, software events never <not supported> */
 	assert_int_equal(pmu_event__resolve(&e, "cpu-clock", err, sizeof(err)), 0);
 	denied = open_err__is_denied(pmu_event__probe(&e, 0));
-	for (i = 0; i < sizeof(sw) / sizeof(sw[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(sw); i++) {
 		list__line(out, sw[i], line, sizeof(line));
 		assert_contains(line, "[Software event]");
 		assert_null(strstr(line, "<not supported>"));

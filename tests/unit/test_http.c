@@ -9,20 +9,14 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
-#include <cmocka.h>
 #include "daemon/http.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "helpers.h"
 
 #define TYPE_TEXT "text/plain; version=0.0.4; charset=utf-8"
 #define TYPE_OM "application/openmetrics-text; version=1.0.0; charset=utf-8"

@@ -10,20 +10,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <cmocka.h>
 #include "daemon/metrics.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define SEC 1000000000ULL
+#include "helpers.h"
 
 #define ID1 "9ec39b91f3d70e1beff50a308f77067065ea6be0d91a3378375056cd4422cf3d"
 #define ID3 "ee8247ebce1c2d2a855e27e5de33b61c385f92ecbfb32387aabc9eb56c47b7e7"
@@ -118,32 +111,38 @@ static void fix__init(struct fix *f, bool energy)
 	s->pkg_zone_mask = f->zone_mask;
 }
 
+/* The next of a list's max entries, whose count is *nr. */
+static struct snap_entry *fix__entry(struct snap_entry *list, size_t *nr,
+				     size_t max, __u64 id, __u64 id2,
+				     const char *name, __u64 ns, __u64 cs)
+{
+	struct snap_entry *e = &list[(*nr)++];
+
+	assert_true(*nr <= max);
+	memset(e, 0, sizeof(*e));
+	e->id = id;
+	e->id2 = id2;
+	e->name = name;
+	set(&e->c, ns, cs);
+	return e;
+}
+
 static struct snap_entry *fix__cgroup(struct fix *f, __u64 id, const char *name,
 				      __u64 ns, __u64 cs, double j)
 {
-	struct snap_entry *e = &f->cgrp[f->s.nr_cgrp++];
+	struct snap_entry *e = fix__entry(f->cgrp, &f->s.nr_cgrp,
+					  ARRAY_SIZE(f->cgrp), id, 0, name,
+					  ns, cs);
 
-	assert_true(f->s.nr_cgrp <= ARRAY_SIZE(f->cgrp));
-	memset(e, 0, sizeof(*e));
-	e->id = id;
-	e->name = name;
 	e->energy_j = j;
-	set(&e->c, ns, cs);
 	return e;
 }
 
 static struct snap_entry *fix__proc(struct fix *f, __u64 pid, __u64 start,
 				    const char *comm, __u64 ns, __u64 cs)
 {
-	struct snap_entry *e = &f->proc[f->s.nr_proc++];
-
-	assert_true(f->s.nr_proc <= ARRAY_SIZE(f->proc));
-	memset(e, 0, sizeof(*e));
-	e->id = pid;
-	e->id2 = start;
-	e->name = comm;
-	set(&e->c, ns, cs);
-	return e;
+	return fix__entry(f->proc, &f->s.nr_proc, ARRAY_SIZE(f->proc), pid,
+			  start, comm, ns, cs);
 }
 
 /* Cgroups add up to the CPUs (5 s, 17 switches); a container of two
@@ -408,251 +407,263 @@ static void test_event_name(void **state)
 	assert_int_equal(out[0], 'x');
 }
 
-static void test_names(void **state)
-{
-	struct metrics *m = metrics(0, 0);
-	struct fix f;
-	char *body;
+/* ---- bodies: what a render of a fixture must hold ---- */
 
-	(void)state;
-	fix__standard(&f, true);
-	body = render(m, &f, false);
-	/* time events in seconds, exactly; others as integers */
-	assert_line(body, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"/a\"} 1.5");
-	assert_line(body, "emon_cgroup_context_switches_total{cgroup=\"/a\"} 3");
-	/* backslash, double quote and newline escaped */
-	assert_line(body, "emon_cgroup_cpu_clock_seconds_total"
-		    "{cgroup=\"/we\\\"ird\\\\name\\nx\"} 0.000000007");
-	assert_line(body, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"/\"} 0.5");
-	/* the system is the sum of the CPUs; the package of its CPUs */
-	assert_line(body, "emon_system_cpu_clock_seconds_total 5");
-	assert_line(body, "emon_system_context_switches_total 17");
-	assert_line(body, "emon_package_cpu_clock_seconds_total{package=\"1\"} 5");
-	assert_line(body, "emon_package_context_switches_total{package=\"1\"} 17");
-	/* energy: attributed, and per measured zone for the package */
-	assert_line(body, "emon_system_energy_joules_total{zone=\"package\"} 14.75");
-	assert_line(body, "emon_cgroup_energy_joules_total{cgroup=\"/a\",zone=\"package\"} 2.5");
-	assert_line(body, "emon_package_energy_joules_total{package=\"1\",zone=\"package\"} 20");
-	assert_line(body, "emon_package_energy_joules_total{package=\"1\",zone=\"core\"} 5");
-	assert_line(body, "emon_package_energy_joules_total{package=\"1\",zone=\"dram\"} 3");
-	assert_null(strstr(body, "zone=\"uncore\""));
-	assert_null(strstr(body, "zone=\"psys\""));
-	/* HELP and TYPE name the sample in 0.0.4 */
-	assert_line(body, "# TYPE emon_cgroup_cpu_clock_seconds_total counter");
-	assert_non_null(strstr(body, "# HELP emon_cgroup_cpu_clock_seconds_total cpu-clock"));
-	assert_line(body, "# TYPE emon_build_info gauge");
-	assert_line(body, "emon_build_info{version=\"1.2.3 \\\"dev\\\"\"} 1");
-	/* self figures */
-	assert_line(body, "emon_scrape_duration_seconds 0.0125");
-	assert_line(body, "emon_flushes_total 42");
-	assert_line(body, "emon_start_time_seconds 1700000000.5");
-	assert_line(body, "emon_clients 2");
-	assert_line(body, "emon_threads 3");
-	assert_line(body, "emon_thread_slots 32");
-	assert_line(body, "emon_folded_cgroups 0");
-	assert_line(body, "emon_cgroup_folds_total 0");
-	assert_true(sample(body, "process_cpu_seconds_total") >= 0);
-	assert_true(sample(body, "process_resident_memory_bytes") > 0);
-	/* no process series without top_procs */
-	assert_null(strstr(body, "emon_process_"));
-	check_body(body, false);
-	free(body);
-	metrics__free(m);
+enum want_how {
+	LINE,		/* a whole line of the body */
+	HAS,		/* text anywhere in it */
+	HAS_NOT,	/* text nowhere in it */
+	AT_LEAST_0,	/* the sample of that key, >= 0 (so there is one) */
+	ABOVE_0,	/* the sample of that key, > 0 */
+};
+
+struct want {
+	enum want_how how;
+	const char *text;
+};
+
+#define WANTS 40	/* in a case, at most */
+
+/* n wants, or fewer ended by a NULL text */
+static void want__check(const char *what, const char *body,
+			const struct want *wants, size_t n)
+{
+	for (const struct want *w = wants; w < wants + n && w->text; w++) {
+		const char *say = "unknown want";
+		bool ok = false;
+
+		switch (w->how) {
+		case LINE:
+			ok = has_line(body, w->text);
+			say = "missing line";
+			break;
+		case HAS:
+			ok = strstr(body, w->text);
+			say = "missing";
+			break;
+		case HAS_NOT:
+			ok = !strstr(body, w->text);
+			say = "unexpected";
+			break;
+		case AT_LEAST_0:
+			ok = sample(body, w->text) >= 0;
+			say = "no sample >= 0 for";
+			break;
+		case ABOVE_0:
+			ok = sample(body, w->text) > 0;
+			say = "no sample > 0 for";
+			break;
+		}
+		if (!ok)
+			fail_msg("%s: %s: %s\n--- body ---\n%s", what, say,
+				 w->text, body);
+	}
 }
 
-/* Not supported (not in the snapshot) or never counted: no series, never
- * a 0; a cgroup that did not count an event has no series for it. */
-static void test_not_counted(void **state)
+static void fix__energy(struct fix *f)
 {
-	struct metrics *m = metrics(0, 3);
-	struct fix f;
-	char *body;
-
-	(void)state;
-	fix__standard(&f, true);
-	body = render(m, &f, false);
-	assert_null(strstr(body, "cycles"));
-	assert_null(strstr(body, "instructions"));
-	assert_line(body, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"/b\"} 0.249999993");
-	assert_null(strstr(body, "emon_cgroup_context_switches_total{cgroup=\"/b\"}"));
-	assert_line(body, "emon_cgroup_context_switches_total{cgroup=\"/\"} 2");
-	free(body);
-	metrics__free(m);
+	fix__standard(f, true);
 }
 
-static void test_overflow_stats(void **state)
+static void fix__no_energy(struct fix *f)
 {
-	struct metrics *m = metrics(0, 0);
-	struct fix f;
-	char *body;
-
-	(void)state;
-	fix__standard(&f, false);
-	f.s.stats[EMON_STAT_CGRP_FULL] = 5;
-	f.s.stats[EMON_STAT_PROC_FULL] = 1234567890123ULL;
-	body = render(m, &f, false);
-	assert_line(body, "emon_overflow_total{scope=\"cgroup\"} 5");
-	assert_line(body, "emon_overflow_total{scope=\"process\"} 1234567890123");
-	/* no energy source: no energy series */
-	assert_null(strstr(body, "energy"));
-	check_body(body, false);
-	free(body);
-	metrics__free(m);
+	fix__standard(f, false);
 }
 
-static void test_containers(void **state)
+static void fix__overflow(struct fix *f)
 {
-	struct metrics *m = metrics(0, 0);
-	struct fix f;
-	char *body;
-
-	(void)state;
-	fix__standard(&f, true);
-	body = render(m, &f, false);
-	/* docker: its scope and init add up; the label is the shortest path */
-	assert_line(body, "emon_container_cpu_clock_seconds_total{container_id=\""
-		    ID1 "\",runtime=\"docker\",pod_uid=\"\",cgroup=\"" DOCKER "\"} 2.5");
-	assert_line(body, "emon_container_context_switches_total{container_id=\""
-		    ID1 "\",runtime=\"docker\",pod_uid=\"\",cgroup=\"" DOCKER "\"} 6");
-	assert_line(body, "emon_container_energy_joules_total{container_id=\""
-		    ID1 "\",runtime=\"docker\",pod_uid=\"\",cgroup=\"" DOCKER
-		    "\",zone=\"package\"} 3.5");
-	assert_line(body, "emon_container_cpu_clock_seconds_total{container_id=\""
-		    ID3 "\",runtime=\"containerd\",pod_uid=\"" UID "\",cgroup=\""
-		    KUBE "\"} 0.25");
-	/* the cgroups keep their own series */
-	assert_line(body, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"" DOCKER "/init\"} 0.5");
-	check_body(body, false);
-	free(body);
-	metrics__free(m);
+	fix__standard(f, false);
+	f->s.stats[EMON_STAT_CGRP_FULL] = 5;
+	f->s.stats[EMON_STAT_PROC_FULL] = 1234567890123ULL;
 }
 
-/* Two containers whose ids differ in their last digit only: two series,
- * each with its own cgroup. */
-static void test_container_ids(void **state)
+/* Two containers whose ids differ in their last digit only. */
+static void fix__container_ids(struct fix *f)
 {
-	struct metrics *m = metrics(0, 0);
-	struct fix f;
-	char *body;
-
-	(void)state;
-	fix__init(&f, false);
-	fix__cgroup(&f, 60, "/system.slice/docker-" ZEROS "7.scope", SEC, 1, 0);
-	fix__cgroup(&f, 61, "/system.slice/docker-" ZEROS "8.scope", 2 * SEC, 2, 0);
-	body = render(m, &f, false);
-	assert_line(body, "emon_container_cpu_clock_seconds_total{container_id=\""
-		    ZEROS "7\",runtime=\"docker\",pod_uid=\"\",cgroup=\""
-		    "/system.slice/docker-" ZEROS "7.scope\"} 1");
-	assert_line(body, "emon_container_cpu_clock_seconds_total{container_id=\""
-		    ZEROS "8\",runtime=\"docker\",pod_uid=\"\",cgroup=\""
-		    "/system.slice/docker-" ZEROS "8.scope\"} 2");
-	check_body(body, false);
-	free(body);
-	metrics__free(m);
-}
-
-/* A container's cgroup that leaves keeps its totals in the container. */
-static void test_container_not_backwards(void **state)
-{
-	struct metrics *m = metrics(0, 0);
-	struct fix f;
-	char *body;
-
-	(void)state;
-	fix__standard(&f, false);
-	body = render(m, &f, false);
-	free(body);
-	f.cgrp[3] = f.cgrp[--f.s.nr_cgrp];	/* DOCKER/init left */
-	body = render(m, &f, false);
-	assert_line(body, "emon_container_cpu_clock_seconds_total{container_id=\""
-		    ID1 "\",runtime=\"docker\",pod_uid=\"\",cgroup=\"" DOCKER "\"} 2.5");
-	assert_null(strstr(body, DOCKER "/init"));
-	free(body);
-	metrics__free(m);
-}
-
-static void test_openmetrics(void **state)
-{
-	struct metrics *m = metrics(0, 2);
-	struct fix f;
-	char *body;
-
-	(void)state;
-	fix__standard(&f, true);
-	body = render(m, &f, true);
-	assert_line(body, "# TYPE emon_cgroup_cpu_clock_seconds counter");
-	assert_line(body, "# UNIT emon_cgroup_cpu_clock_seconds seconds");
-	assert_null(strstr(body, "# TYPE emon_cgroup_cpu_clock_seconds_total"));
-	assert_line(body, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"/a\"} 1.5");
-	assert_line(body, "# TYPE emon_cgroup_energy_joules counter");
-	assert_line(body, "# TYPE emon_build info");
-	assert_line(body, "emon_build_info{version=\"1.2.3 \\\"dev\\\"\"} 1");
-	assert_line(body, "# TYPE emon_flushes counter");
-	assert_line(body, "emon_flushes_total 42");
-	assert_line(body, "# TYPE process_cpu_seconds counter");
-	/* HELP escapes the double quote in OpenMetrics only */
-	assert_non_null(strstr(body, "cgroup=\\\"other\\\""));
-	check_body(body, true);
-	free(body);
-	body = render(m, &f, false);
-	assert_null(strstr(body, "# UNIT"));
-	assert_line(body, "# TYPE emon_flushes_total counter");
-	check_body(body, false);
-	free(body);
-	metrics__free(m);
-}
-
-static void test_processes(void **state)
-{
-	struct metrics *m = metrics(0, 2);
-	struct fix f;
-	char *body;
-
-	(void)state;
-	fix__standard(&f, false);
-	body = render(m, &f, false);
-	/* the top 2 by cpu-clock, the idle task included */
-	assert_line(body, "emon_process_cpu_clock_seconds_total{pid=\"100\",comm=\"burn\"} 2");
-	assert_line(body, "emon_process_context_switches_total{pid=\"0\",comm=\"swapper\"} 9");
-	assert_null(strstr(body, "pid=\"200\""));
-	assert_line(body, "# HELP emon_process_cpu_clock_seconds_total cpu-clock "
-		    "in seconds per process, for the 2 with the most cpu-clock");
-	check_body(body, false);
-	free(body);
-	metrics__free(m);
-
-	/* one series per pid (the larger of a reused pid's entries); comms
-	 * that are not UTF-8 are made valid */
-	m = metrics(0, 10);
-	body = render(m, &f, false);
-	assert_line(body, "emon_process_cpu_clock_seconds_total"
-		    "{pid=\"300\",comm=\"b\xef\xbf\xbd\xef\xbf\xbd" "d\"} 0.4");
-	assert_line(body, "emon_process_cpu_clock_seconds_total{pid=\"200\",comm=\"sh\"} 0.5");
-	assert_null(strstr(body, "pid=\"100\",comm=\"burn\"} 0.000001"));
-	check_body(body, false);
-	free(body);
-	metrics__free(m);
+	fix__init(f, false);
+	fix__cgroup(f, 60, "/system.slice/docker-" ZEROS "7.scope", SEC, 1, 0);
+	fix__cgroup(f, 61, "/system.slice/docker-" ZEROS "8.scope", 2 * SEC, 2, 0);
 }
 
 /* Two cgroups of one path (removed, made again, the old one not gone
- * yet): one series, their sum. */
-static void test_same_path(void **state)
+ * yet). */
+static void fix__same_path(struct fix *f)
 {
-	struct metrics *m = metrics(0, 0);
+	fix__init(f, false);
+	fix__cgroup(f, 50, "/svc", SEC, 1, 0);
+	fix__cgroup(f, 51, "/svc", 2 * SEC, 2, 0);
+}
+
+/* DOCKER/init leaves the standard fixture. */
+static void fix__docker_init_leaves(struct fix *f)
+{
+	f->cgrp[3] = f->cgrp[--f->s.nr_cgrp];
+}
+
+/* Renders before the one checked, with the same metrics. */
+enum earlier { NONE, EARLIER_TEXT, EARLIER_OM };
+
+/*
+ * A body of each fixture, checked (check_body) and searched; earlier
+ * renders, with leave() after them, make the one checked a later one.
+ */
+static const struct body_case {
+	const char *what;
+	void (*fix)(struct fix *f);
+	int top_procs;
+	bool om;
+	enum earlier earlier;
+	void (*leave)(struct fix *f);
+	struct want want[WANTS];
+} body_cases[] = {
+	{ "names", fix__energy, 0, false, NONE, NULL, {
+		/* time events in seconds, exactly; others as integers */
+		{ LINE, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"/a\"} 1.5" },
+		{ LINE, "emon_cgroup_context_switches_total{cgroup=\"/a\"} 3" },
+		/* backslash, double quote and newline escaped */
+		{ LINE, "emon_cgroup_cpu_clock_seconds_total"
+			"{cgroup=\"/we\\\"ird\\\\name\\nx\"} 0.000000007" },
+		{ LINE, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"/\"} 0.5" },
+		/* the system is the sum of the CPUs; the package of its CPUs */
+		{ LINE, "emon_system_cpu_clock_seconds_total 5" },
+		{ LINE, "emon_system_context_switches_total 17" },
+		{ LINE, "emon_package_cpu_clock_seconds_total{package=\"1\"} 5" },
+		{ LINE, "emon_package_context_switches_total{package=\"1\"} 17" },
+		/* energy: attributed, and per measured zone for the package */
+		{ LINE, "emon_system_energy_joules_total{zone=\"package\"} 14.75" },
+		{ LINE, "emon_cgroup_energy_joules_total{cgroup=\"/a\",zone=\"package\"} 2.5" },
+		{ LINE, "emon_package_energy_joules_total{package=\"1\",zone=\"package\"} 20" },
+		{ LINE, "emon_package_energy_joules_total{package=\"1\",zone=\"core\"} 5" },
+		{ LINE, "emon_package_energy_joules_total{package=\"1\",zone=\"dram\"} 3" },
+		{ HAS_NOT, "zone=\"uncore\"" },
+		{ HAS_NOT, "zone=\"psys\"" },
+		/* HELP and TYPE name the sample in 0.0.4 */
+		{ LINE, "# TYPE emon_cgroup_cpu_clock_seconds_total counter" },
+		{ HAS, "# HELP emon_cgroup_cpu_clock_seconds_total cpu-clock" },
+		{ LINE, "# TYPE emon_build_info gauge" },
+		{ LINE, "emon_build_info{version=\"1.2.3 \\\"dev\\\"\"} 1" },
+		/* self figures */
+		{ LINE, "emon_scrape_duration_seconds 0.0125" },
+		{ LINE, "emon_flushes_total 42" },
+		{ LINE, "emon_start_time_seconds 1700000000.5" },
+		{ LINE, "emon_clients 2" },
+		{ LINE, "emon_threads 3" },
+		{ LINE, "emon_thread_slots 32" },
+		{ LINE, "emon_folded_cgroups 0" },
+		{ LINE, "emon_cgroup_folds_total 0" },
+		{ AT_LEAST_0, "process_cpu_seconds_total" },
+		{ ABOVE_0, "process_resident_memory_bytes" },
+		/* no process series without top_procs */
+		{ HAS_NOT, "emon_process_" },
+	} },
+	/* Not supported (not in the snapshot) or never counted: no series,
+	 * never a 0; a cgroup that did not count an event has no series
+	 * for it. */
+	{ "not counted", fix__energy, 3, false, NONE, NULL, {
+		{ HAS_NOT, "cycles" },
+		{ HAS_NOT, "instructions" },
+		{ LINE, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"/b\"} 0.249999993" },
+		{ HAS_NOT, "emon_cgroup_context_switches_total{cgroup=\"/b\"}" },
+		{ LINE, "emon_cgroup_context_switches_total{cgroup=\"/\"} 2" },
+	} },
+	{ "overflow stats", fix__overflow, 0, false, NONE, NULL, {
+		{ LINE, "emon_overflow_total{scope=\"cgroup\"} 5" },
+		{ LINE, "emon_overflow_total{scope=\"process\"} 1234567890123" },
+		/* no energy source: no energy series */
+		{ HAS_NOT, "energy" },
+	} },
+	{ "containers", fix__energy, 0, false, NONE, NULL, {
+		/* docker: its scope and init add up; the label is the
+		 * shortest path */
+		{ LINE, "emon_container_cpu_clock_seconds_total{container_id=\""
+			ID1 "\",runtime=\"docker\",pod_uid=\"\",cgroup=\"" DOCKER "\"} 2.5" },
+		{ LINE, "emon_container_context_switches_total{container_id=\""
+			ID1 "\",runtime=\"docker\",pod_uid=\"\",cgroup=\"" DOCKER "\"} 6" },
+		{ LINE, "emon_container_energy_joules_total{container_id=\""
+			ID1 "\",runtime=\"docker\",pod_uid=\"\",cgroup=\"" DOCKER
+			"\",zone=\"package\"} 3.5" },
+		{ LINE, "emon_container_cpu_clock_seconds_total{container_id=\""
+			ID3 "\",runtime=\"containerd\",pod_uid=\"" UID "\",cgroup=\""
+			KUBE "\"} 0.25" },
+		/* the cgroups keep their own series */
+		{ LINE, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"" DOCKER "/init\"} 0.5" },
+	} },
+	/* two series, each with its own cgroup */
+	{ "container ids", fix__container_ids, 0, false, NONE, NULL, {
+		{ LINE, "emon_container_cpu_clock_seconds_total{container_id=\""
+			ZEROS "7\",runtime=\"docker\",pod_uid=\"\",cgroup=\""
+			"/system.slice/docker-" ZEROS "7.scope\"} 1" },
+		{ LINE, "emon_container_cpu_clock_seconds_total{container_id=\""
+			ZEROS "8\",runtime=\"docker\",pod_uid=\"\",cgroup=\""
+			"/system.slice/docker-" ZEROS "8.scope\"} 2" },
+	} },
+	/* a container's cgroup that leaves keeps its totals in the container */
+	{ "container not backwards", fix__no_energy, 0, false, EARLIER_TEXT,
+	  fix__docker_init_leaves, {
+		{ LINE, "emon_container_cpu_clock_seconds_total{container_id=\""
+			ID1 "\",runtime=\"docker\",pod_uid=\"\",cgroup=\"" DOCKER "\"} 2.5" },
+		{ HAS_NOT, DOCKER "/init" },
+	} },
+	{ "OpenMetrics", fix__energy, 2, true, NONE, NULL, {
+		{ LINE, "# TYPE emon_cgroup_cpu_clock_seconds counter" },
+		{ LINE, "# UNIT emon_cgroup_cpu_clock_seconds seconds" },
+		{ HAS_NOT, "# TYPE emon_cgroup_cpu_clock_seconds_total" },
+		{ LINE, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"/a\"} 1.5" },
+		{ LINE, "# TYPE emon_cgroup_energy_joules counter" },
+		{ LINE, "# TYPE emon_build info" },
+		{ LINE, "emon_build_info{version=\"1.2.3 \\\"dev\\\"\"} 1" },
+		{ LINE, "# TYPE emon_flushes counter" },
+		{ LINE, "emon_flushes_total 42" },
+		{ LINE, "# TYPE process_cpu_seconds counter" },
+		/* HELP escapes the double quote in OpenMetrics only */
+		{ HAS, "cgroup=\\\"other\\\"" },
+	} },
+	{ "0.0.4 after OpenMetrics", fix__energy, 2, false, EARLIER_OM, NULL, {
+		{ HAS_NOT, "# UNIT" },
+		{ LINE, "# TYPE emon_flushes_total counter" },
+	} },
+	{ "top 2 processes", fix__no_energy, 2, false, NONE, NULL, {
+		/* the top 2 by cpu-clock, the idle task included */
+		{ LINE, "emon_process_cpu_clock_seconds_total{pid=\"100\",comm=\"burn\"} 2" },
+		{ LINE, "emon_process_context_switches_total{pid=\"0\",comm=\"swapper\"} 9" },
+		{ HAS_NOT, "pid=\"200\"" },
+		{ LINE, "# HELP emon_process_cpu_clock_seconds_total cpu-clock "
+			"in seconds per process, for the 2 with the most cpu-clock" },
+	} },
+	/* one series per pid (the larger of a reused pid's entries); comms
+	 * that are not UTF-8 are made valid */
+	{ "top 10 processes", fix__no_energy, 10, false, NONE, NULL, {
+		{ LINE, "emon_process_cpu_clock_seconds_total"
+			"{pid=\"300\",comm=\"b\xef\xbf\xbd\xef\xbf\xbd" "d\"} 0.4" },
+		{ LINE, "emon_process_cpu_clock_seconds_total{pid=\"200\",comm=\"sh\"} 0.5" },
+		{ HAS_NOT, "pid=\"100\",comm=\"burn\"} 0.000001" },
+	} },
+	/* cgroups of one path: one series, their sum */
+	{ "same path", fix__same_path, 0, false, NONE, NULL, {
+		{ LINE, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"/svc\"} 3" },
+	} },
+};
+
+/* One case of body_cases, a test of its own (main). */
+static void test_body(void **state)
+{
+	const struct body_case *c = *state;
+	struct metrics *m = metrics(0, c->top_procs);
 	struct fix f;
 	char *body;
 
-	(void)state;
-	fix__init(&f, false);
-	fix__cgroup(&f, 50, "/svc", SEC, 1, 0);
-	fix__cgroup(&f, 51, "/svc", 2 * SEC, 2, 0);
-	body = render(m, &f, false);
-	assert_line(body, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"/svc\"} 3");
-	check_body(body, false);
+	c->fix(&f);
+	if (c->earlier != NONE) {
+		free(render(m, &f, c->earlier == EARLIER_OM));
+		if (c->leave)
+			c->leave(&f);
+	}
+	body = render(m, &f, c->om);
+	check_body(body, c->om);
+	want__check(c->what, body, c->want, ARRAY_SIZE(c->want));
 	free(body);
 	metrics__free(m);
 }
-
 static char fold_names[16][16];
 
 /* A container's cgroup (0.5 s) and /c1 .. /c8 (1 .. 8 s); /c1's
@@ -685,6 +696,12 @@ static void other_expect(const struct fix *f, const __u64 *ids, int n,
 	assert_true(count__scaled_u64(&sum.c[1], cs));
 }
 
+/* "other"'s cpu-clock in seconds */
+static double other_s(const char *body)
+{
+	return sample(body, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"other\"}");
+}
+
 static void assert_other(const char *body, const struct fix *f,
 			 const __u64 *ids, int n)
 {
@@ -692,8 +709,7 @@ static void assert_other(const char *body, const struct fix *f,
 	double j;
 
 	other_expect(f, ids, n, &ns, &cs, &j);
-	assert_true(sample(body, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"other\"}")
-		    == ns / 1e9);
+	assert_true(other_s(body) == ns / 1e9);
 	assert_int_equal((__u64)sample(body, "emon_cgroup_context_switches_total{cgroup=\"other\"}"),
 			 cs);
 	assert_true(sample(body, "emon_cgroup_energy_joules_total{cgroup=\"other\",zone=\"package\"}")
@@ -703,6 +719,30 @@ static void assert_other(const char *body, const struct fix *f,
 static void test_fold(void **state)
 {
 	static const __u64 folded[] = { 100, 101, 102 };
+	static const struct want folded3[] = {
+		{ HAS_NOT, "cgroup=\"/c1\"" },
+		{ HAS_NOT, "cgroup=\"/c2\"" },
+		{ HAS, "cgroup=\"/c3\"" },
+		{ HAS_NOT, "{cgroup=\"" DOCKER "\"" },
+		/* the container keeps its series */
+		{ HAS, "emon_container_cpu_clock_seconds_total{container_id=\"" ID1 },
+		{ LINE, "emon_folded_cgroups 3" },
+		{ LINE, "emon_cgroup_folds_total 3" },
+	};
+	/* folded cgroups leave the snapshot: "other" keeps what it had */
+	static const struct {
+		const char *what;
+		int nr, leave[2];	/* cgroups that leave, in turn */
+		struct want want[2];
+	} left[] = {
+		{ "/c2 left", 1, { 2 }, {
+			{ LINE, "emon_folded_cgroups 2" },
+			{ LINE, "emon_cgroup_folds_total 3" },
+		} },
+		{ "every folded cgroup left", 2, { 0, 1 }, {
+			{ LINE, "emon_folded_cgroups 0" },
+		} },
+	};
 	struct metrics *m;
 	double other1, other2;
 	size_t n0, n;
@@ -730,15 +770,8 @@ static void test_fold(void **state)
 	assert_int_equal(metrics__folded(m), 3);
 	assert_int_equal(metrics__series(m), n);
 	assert_other(body, &f, folded, 3);
-	assert_null(strstr(body, "cgroup=\"/c1\""));
-	assert_null(strstr(body, "cgroup=\"/c2\""));
-	assert_non_null(strstr(body, "cgroup=\"/c3\""));
-	assert_null(strstr(body, "{cgroup=\"" DOCKER "\""));
-	/* the container keeps its series */
-	assert_non_null(strstr(body, "emon_container_cpu_clock_seconds_total{container_id=\"" ID1));
-	assert_line(body, "emon_folded_cgroups 3");
-	assert_line(body, "emon_cgroup_folds_total 3");
-	other1 = sample(body, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"other\"}");
+	want__check("3 folded", body, folded3, ARRAY_SIZE(folded3));
+	other1 = other_s(body);
 	free(body);
 
 	/* sticky: /c1 grows past every other cgroup, and stays folded */
@@ -747,29 +780,20 @@ static void test_fold(void **state)
 	check_body(body, false);
 	assert_null(strstr(body, "cgroup=\"/c1\""));
 	assert_other(body, &f, folded, 3);
-	other2 = sample(body, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"other\"}");
+	other2 = other_s(body);
 	assert_true(other2 == other1 + 99);
 	free(body);
 
-	/* /c2 (folded) leaves the snapshot: "other" keeps what it had */
-	f.cgrp[2] = f.cgrp[--f.s.nr_cgrp];
-	body = render(m, &f, false);
-	check_body(body, false);
-	assert_true(sample(body, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"other\"}")
-		    == other2);
-	assert_line(body, "emon_folded_cgroups 2");
-	assert_line(body, "emon_cgroup_folds_total 3");
-	free(body);
-
-	/* every folded cgroup left: "other" stays, with its last totals */
-	f.cgrp[0] = f.cgrp[--f.s.nr_cgrp];
-	f.cgrp[1] = f.cgrp[--f.s.nr_cgrp];
-	body = render(m, &f, false);
-	check_body(body, false);
-	assert_true(sample(body, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"other\"}")
-		    == other2);
-	assert_line(body, "emon_folded_cgroups 0");
-	free(body);
+	for (size_t i = 0; i < ARRAY_SIZE(left); i++) {
+		for (int k = 0; k < left[i].nr; k++)
+			f.cgrp[left[i].leave[k]] = f.cgrp[--f.s.nr_cgrp];
+		body = render(m, &f, false);
+		check_body(body, false);
+		assert_true(other_s(body) == other2);
+		want__check(left[i].what, body, left[i].want,
+			    ARRAY_SIZE(left[i].want));
+		free(body);
+	}
 	metrics__free(m);
 }
 
@@ -788,7 +812,7 @@ static void test_fold_more(void **state)
 
 		body = render(m, &f, round & 1);
 		assert_true(check_body(body, round & 1) <= 40);
-		other = sample(body, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"other\"}");
+		other = other_s(body);
 		assert_true(other >= prev);
 		prev = other;
 		free(body);
@@ -938,17 +962,8 @@ static void test_large(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
+	static const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_event_name),
-		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_not_counted),
-		cmocka_unit_test(test_overflow_stats),
-		cmocka_unit_test(test_containers),
-		cmocka_unit_test(test_container_ids),
-		cmocka_unit_test(test_container_not_backwards),
-		cmocka_unit_test(test_openmetrics),
-		cmocka_unit_test(test_processes),
-		cmocka_unit_test(test_same_path),
 		cmocka_unit_test(test_fold),
 		cmocka_unit_test(test_fold_more),
 		cmocka_unit_test(test_bad_input),
@@ -956,5 +971,5 @@ int main(void)
 		cmocka_unit_test(test_large),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_tests_and_cases(tests, test_body, body_cases, what);
 }

@@ -3,16 +3,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
 #include "cli/commands.h"
 #include "cli/report.h"
+#include "helpers.h"
 
 #define EPS 1e-9
 
@@ -230,7 +227,7 @@ static void test_bad_input(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 		snprintf(text, sizeof(text), cases[i].text, good, good, good);
@@ -353,7 +350,7 @@ static void test_nice_step(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		assert_near(report__nice_step(cases[i].max, cases[i].want),
 				    cases[i].step, cases[i].step * 1e-9);
 }

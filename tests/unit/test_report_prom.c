@@ -4,14 +4,11 @@
  * keys born in the window, several hosts, malformed answers). */
 #include <errno.h>
 #include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 #include "cli/report_prom.h"
+#include "helpers.h"
 
 #define EPS 1e-9
 

@@ -6,15 +6,10 @@
  * Prometheus histogram.
  */
 #include <errno.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
 #include <json-c/json.h>
 #include "emon_proto.h"
 #include "cli/output.h"
@@ -22,6 +17,7 @@
 #include "cli/report.h"
 #include "daemon/metrics.h"
 #include "engine/snapshot.h"
+#include "helpers.h"
 
 static void sched__fill(struct emon_sched *s, __u64 base)
 {

@@ -9,16 +9,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <cmocka.h>
 #include "daemon/server.h"
 #include "libemon/selfmon_int.h"
+#include "helpers.h"
 
 static struct emon_self_slot slot;
 
@@ -113,7 +109,7 @@ static void test_states(void **state)
 	uint64_t v[2];
 
 	(void)state;
-	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
 		handle(&s);
 		slot.state = cases[k].state;
 		slot.gen = cases[k].gen;

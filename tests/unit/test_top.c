@@ -5,17 +5,12 @@
  * what cannot be counted, sorting, filtering, folding, the selection.
  */
 #include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 #include "cli/top_model.h"
+#include "helpers.h"
 
-#define SEC 1000000000ULL
 #define MAXR 32
 
 enum { EV_CLOCK, EV_CYCLES, EV_INS };
