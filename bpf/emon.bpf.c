@@ -283,13 +283,21 @@ static __always_inline void stat_add(__u32 slot, __u64 n)
 		*v += n;
 }
 
+/*
+ * Software events (counter_only) have no enabled and running times: their
+ * slices carry 0 there, so only the counter is added (the verifier drops
+ * the rest of the loop's body for them: counter_only is a constant).
+ */
 static __always_inline void counts_add(struct emon_count *dst,
 				       const struct emon_count *d)
 {
+	#pragma unroll
 	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
 		if (i >= nr_events)
 			break;
 		dst[i].counter += d[i].counter;
+		if (counter_only & (1u << i))
+			continue;
 		dst[i].enabled += d[i].enabled;
 		dst[i].running += d[i].running;
 	}
@@ -630,6 +638,7 @@ static __always_inline void counter_delta(struct emon_prev *p, __u32 i, __u32 cp
 {
 	struct bpf_perf_event_value v;
 
+	*d = (struct emon_count){};
 	if (counter_only & (1u << i)) {
 		__s64 c = in_place & (1u << i) ? counter_in_place(i * nr_cpus + cpu) :
 			  bpf_perf_event_read(&events, i * nr_cpus + cpu);
@@ -689,7 +698,8 @@ static __always_inline void counter_delta(struct emon_prev *p, __u32 i, __u32 cp
 static __always_inline void account(struct emon_prev *p, struct task_struct *cur,
 				    bool flush, bool switched)
 {
-	struct emon_count d[EMON_MAX_EVENTS] = {};
+	/* each event's entry is set below; those past nr_events are never read */
+	struct emon_count d[EMON_MAX_EVENTS];
 	struct emon_counts *cc, *dh;
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 tgid, start, par, ep, z = 0;
@@ -703,11 +713,15 @@ static __always_inline void account(struct emon_prev *p, struct task_struct *cur
 		now = bpf_ktime_get_ns();
 	if (from_clock)
 		dt = switch_clock(p, ep, now);
+	/* unrolled: with i a constant, the verifier drops every source test
+	 * but the event's own (the knobs are constants too) */
+	#pragma unroll
 	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
 		if (i >= nr_events)
 			break;
 		if ((from_clock | from_switches | from_migrations) & (1u << i)) {
 			d[i].counter = switch_delta(p, i, dt, switched);
+			d[i].enabled = d[i].running = 0;
 			/* a running count, as a counter's would be: a thread's
 			 * slot takes its slices from it (selfmon.bpf.h) */
 			p->c[i].counter += d[i].counter;
