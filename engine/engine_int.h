@@ -50,6 +50,9 @@ struct engine {
 	double pruned_t;		/* the last retention pass */
 	__u64 trees;			/* in use (bit t) */
 	__u32 tree_root[EMON_MAX_TREES];	/* each tree's command (tgid) */
+	/* a freed tree is free for a new user from this read on (see
+	 * engine__tree_free) */
+	__u64 tree_clean_seq[EMON_MAX_TREES];
 	__u64 ovf_warned[2];
 	int clock_short_cpu;
 	bool clock_warned;

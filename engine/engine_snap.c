@@ -171,15 +171,34 @@ int engine__retain(struct engine *e)
 	return err ?: engine__retain_map(e, &e->agg.procs, before, check, e->o.max_keys);
 }
 
+/* A tree id no one uses and whose last user's bits are gone, -1: none. */
+static int engine__tree_free_id(const struct engine *e, bool *waiting)
+{
+	*waiting = false;
+	for (int t = 0; t < e->o.max_trees; t++) {
+		if (e->trees & (1ULL << t))
+			continue;
+		if (e->seq >= e->tree_clean_seq[t])
+			return t;
+		*waiting = true;
+	}
+	return -1;
+}
+
 int engine__tree_new(struct engine *e, pid_t pid)
 {
 	size_t sz = sizeof(struct agg_entry) + e->agg.npkg * sizeof(struct counts);
+	bool waiting;
 	int t, err;
 
-	for (t = 0; t < e->o.max_trees; t++)
-		if (!(e->trees & (1ULL << t)))
-			break;
-	if (t >= e->o.max_trees)
+	t = engine__tree_free_id(e, &waiting);
+	if (t < 0 && waiting) {	/* rare: every free id was let go this read */
+		err = engine__tick(e);
+		if (err)
+			return err;
+		t = engine__tree_free_id(e, &waiting);
+	}
+	if (t < 0)
 		return -EBUSY;
 	memset(e->agg.tree[t], 0, sz);
 	memset(e->agg.ovf_tree[t], 0, sz);
@@ -219,6 +238,14 @@ void engine__tree_free(struct engine *e, int tree)
 		return;
 	e->trees &= ~(1ULL << tree);
 	e->tree_root[tree] = 0;
+	/*
+	 * BPF marks a process's slot with its trees when the slot is taken,
+	 * at its first slice of the interval: the slots taken so far in the
+	 * buffer being written keep this tree's bit until the next read
+	 * empties that buffer. A new user of the id before then would get
+	 * this user's processes' slices of that read.
+	 */
+	e->tree_clean_seq[tree] = e->seq + 1;
 	err = session__tree_release(&e->sess, tree);
 	if (err)
 		pr_warn("releasing command tree %d: %s", tree, strerror(-err));
