@@ -98,6 +98,26 @@ if ! check "the command tree's cpu-clock matches its rusage within 3% (+ steal +
 	sed 's/^/      stderr: /' "$TMP/cmd.err"
 fi
 
+# --- a command that leaves a process running, then the next command ---
+# The first tree's id is free again when its stat leaves, and its burner
+# runs on: the next command must not count it (its rusage: a sleep's).
+"$EMON" stat -e cpu-clock -o /dev/null --socket "$S" -- sh -c "exec $BURN 1 >/dev/null &" \
+	2>"$TMP/left.err"
+check "a command that leaves a burner running: exit 0" [ $? -eq 0 ]
+st0=$(steal_ns)
+"$EMON" stat -e cpu-clock -j -o "$TMP/next.jsonl" --socket "$S" -- \
+	"${RUSAGE_RUN[@]}" "$TMP/rusage" sleep 0.5 2>"$TMP/next.err"
+check "the next command: exit 0" [ $? -eq 0 ]
+steal=$(($(steal_ns) - st0))
+e=$("$PY3" -c "
+import json
+for l in open('$TMP/next.jsonl'):
+    r = json.loads(l)
+    if r['scope'] == 'command': print(r['counters']['cpu-clock'])")
+check "the next command's tree holds its own time only, not the burner's (3% + 20 ms + steal + untraced)" \
+	near_steal "$e" "$(cat "$TMP/rusage")" 3 $((20000000 + steal + $(untraced_ns "$TMP/next.jsonl")))
+pkill -f "$BURN 1\$" 2>/dev/null
+
 # --- an event the daemon does not count: own events, one line ---
 "$EMON" stat -e page-faults --socket "$S" --timeout 200 -o /dev/null 2>"$TMP/own.err"
 check "an event the daemon lacks: exit 0" [ $? -eq 0 ]
