@@ -33,6 +33,7 @@ struct stat_run {
 	struct command cmd;
 	int forwarded;		/* signals passed on to the command */
 	double late_wake;	/* command__forward_late's next call, 0: none */
+	bool no_hist;		/* top: no run-queue histogram shown */
 };
 
 /*

@@ -99,6 +99,7 @@ static int setup_source(struct stat_run *st)
 			       st->o.eng.split_by || st->o.eng.idle_watts,
 		.scopes = wanted_scopes(st),
 		.tree = st->sc.command_mode,
+		.no_hist = st->no_hist,
 	};
 
 	so.eng.events = st->o.events;

@@ -172,6 +172,7 @@ static int top_setup(struct top_run *tr)
 	st->o.all_cpus = true;
 	st->o.by = 1u << SCOPE_SYSTEM | 1u << SCOPE_SOCKET | 1u << SCOPE_CGROUP |
 		   1u << SCOPE_CONTAINER | 1u << SCOPE_PROCESS;
+	st->no_hist = true;
 	ret = stat__setup(st);
 	if (ret)
 		return ret;

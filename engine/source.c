@@ -86,7 +86,8 @@ static int try_daemon(struct source **sp, const struct source_opts *o,
 	s->req.scopes = o->scopes;
 	s->req.tree = -1;
 	if (missing || o->own_options || (o->tree && s->meta.max_trees < 1) ||
-	    (o->eng.sched && (!s->meta.sched_on || s->meta.sched_ms != o->eng.sched_ms))) {
+	    (o->eng.sched && (!s->meta.sched_on ||
+			      (!o->no_hist && s->meta.sched_ms != o->eng.sched_ms)))) {
 		pr_warn("the daemon (pid %u, %s) %s: counting with own events",
 			s->meta.pid, path,
 			missing ? "does not count an event asked for" :
