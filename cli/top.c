@@ -76,18 +76,22 @@ TOP_EVENTS "; columns this host cannot count show '-'.\n"
 ENERGY_OPTIONS_USAGE
 "      --max-cgroups N       BPF map entries (cgroup x CPU) per interval\n"
 "      --max-procs N         BPF map entries (process x CPU) per interval\n"
+"      --sched               the scheduler view's columns too: WAIT%% (run-queue\n"
+"                            wait) and BLK%% (blocked, D), 100 = one task all\n"
+"                            the time, and MIGR/s (migrations a second)\n"
 DAEMON_OPTIONS_USAGE
 "  -v, --verbose             libbpf and decision messages (shown at exit)\n"
 "  -h, --help                this text\n"
 "\n"
-"Keys: c g p views (containers, cgroups, processes); < > or 1..8 sort by a\n"
-"column (again: reverse), r reverse; / filter by name, Esc clears it;\n"
+"Keys: c g p views (containers, cgroups, processes); < > or 1..9, 0 sort by\n"
+"a column (again: reverse), r reverse; / filter by name, Esc clears it;\n"
 "arrows, PgUp, PgDn select; Left, Right, Enter fold and unfold a cgroup;\n"
 "space pauses the display; h help; q quits.\n"
 "\n"
 "Like stat, top attaches to 'emon-perf serve' when its socket answers (no\n"
-"events or BPF programs of its own), else counts with its own. Exit status:\n"
-"0, 1 runtime failure (such as a lost daemon), 2 bad usage or no terminal.\n");
+"events or BPF programs of its own; with --sched, a daemon with --sched),\n"
+"else counts with its own. Exit status: 0, 1 runtime failure (such as a\n"
+"lost daemon), 2 bad usage or no terminal.\n");
 }
 
 static int parse_view(const char *arg, enum top_view *v)
@@ -105,8 +109,13 @@ static int top_opts__one(void *ctx, int c, const char *arg)
 {
 	struct top_run *tr = ctx;
 	struct stat_opts *o = &tr->st.o;
-	int r = opts__engine(&o->eng, c, arg) ?: stat_opts__daemon(o, c, arg);
+	int r;
 
+	if (c == OPT_SCHED_MS) {
+		pr_err("top shows no run-queue histogram: --sched-ms is stat's and serve's (use --sched)");
+		return -EINVAL;
+	}
+	r = opts__engine(&o->eng, c, arg) ?: stat_opts__daemon(o, c, arg);
 	if (r)
 		return r < 0 ? r : 0;
 	switch (c) {
@@ -176,6 +185,9 @@ static int top_setup(struct top_run *tr)
 	ret = stat__setup(st);
 	if (ret)
 		return ret;
+	/* the columns, before the first interval fills the tables */
+	for (int v = 0; v < TOP_VIEW_NR; v++)
+		tr->tab[v].sched = st->out.sched;
 	setup_header(tr);
 	return 0;
 }

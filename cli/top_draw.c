@@ -25,7 +25,8 @@ static SCREEN *screen;
 static const int col_w[TOP_COL_NR] = {
 	[TOP_COL_POWER] = 9, [TOP_COL_SHARE] = 7, [TOP_COL_CPU] = 8,
 	[TOP_COL_CYCLES] = 10, [TOP_COL_INS] = 10, [TOP_COL_IPC] = 6,
-	[TOP_COL_EPI] = 9,
+	[TOP_COL_EPI] = 9, [TOP_COL_WAIT] = 8, [TOP_COL_BLK] = 7,
+	[TOP_COL_MIGR] = 9,
 };
 
 int top_draw__open(void)
@@ -190,7 +191,7 @@ static void paint_titles(const struct top_table *t, const struct top_state *s,
 		cell(HEADER_LINES - 1, 0, 8, "PID", false);
 		x = 9;
 	}
-	for (int c = 0; c < TOP_COL_NR; c++) {
+	for (int c = 0; c < top_table__cols(t); c++) {
 		int w = c == TOP_COL_NAME ? name_w : col_w[c];
 
 		snprintf(buf, sizeof(buf), "%s%s", top_col__title(c),
@@ -239,7 +240,7 @@ static void paint_row(const struct top_table *t, const struct top_state *s,
 	name_cell(t, s, r, buf, sizeof(buf));
 	cell(y, x, name_w - 1, buf, true);
 	x += name_w;
-	for (int c = 1; c < TOP_COL_NR; c++) {
+	for (int c = 1; c < top_table__cols(t); c++) {
 		top_cell__format(c, r->v[c], buf, sizeof(buf));
 		cell(y, x, col_w[c], buf, false);
 		x += col_w[c];
@@ -255,7 +256,7 @@ static void paint_help(void)
 		"",
 		"c g p       containers, cgroups (tree), processes",
 		"< >         sort by the column left / right of the current one",
-		"1..8        sort by column N (again: reverse)",
+		"1..9 0      sort by column N (0: the 10th; again: reverse)",
 		"r           reverse the order",
 		"/           filter by name (Enter keeps it, Esc clears it)",
 		"Esc         clear the filter",
@@ -269,6 +270,8 @@ static void paint_help(void)
 		"CPU% = 100 for one whole CPU. '-': this host cannot count it.",
 		"PKG% = share of the measured package energy; the idle task",
 		"is left out of the rows and shown in the header.",
+		"--sched: WAIT% run-queue wait, BLK% blocked (D) off CPU, both",
+		"with 100 = one task all the time; MIGR/s migrations a second.",
 	};
 	int n = sizeof(text) / sizeof(text[0]), w = 70;
 	int y0 = (LINES - n - 2) / 2, x0 = (COLS - w) / 2;
@@ -289,7 +292,7 @@ void top_draw__paint(const struct top_header *h, const struct top_table *t,
 {
 	int rows = top_draw__rows(), name_w = COLS;
 
-	for (int c = 1; c < TOP_COL_NR; c++)
+	for (int c = 1; c < top_table__cols(t); c++)
 		name_w -= col_w[c];
 	if (t->view == TOP_VIEW_PROCESSES)
 		name_w -= 9;

@@ -24,6 +24,8 @@ const char *top_col__title(enum top_col c)
 		[TOP_COL_SHARE] = "PKG%",	[TOP_COL_CPU] = "CPU%",
 		[TOP_COL_CYCLES] = "CYCLES/s",	[TOP_COL_INS] = "INSNS/s",
 		[TOP_COL_IPC] = "IPC",		[TOP_COL_EPI] = "nJ/INSN",
+		[TOP_COL_WAIT] = "WAIT%",	[TOP_COL_BLK] = "BLK%",
+		[TOP_COL_MIGR] = "MIGR/s",
 	};
 
 	return c < TOP_COL_NR ? t[c] : "?";
@@ -38,8 +40,14 @@ const char *top_view__name(enum top_view v)
 	return v < TOP_VIEW_NR ? n[v] : "?";
 }
 
-/* 1234567 -> "1.23M": rates of billions fit a column. */
-static void format_rate(double v, char *buf, size_t len)
+int top_table__cols(const struct top_table *t)
+{
+	return t->sched ? TOP_COL_NR : TOP_COL_NR_PLAIN;
+}
+
+/* 1234567 -> "1.23M": rates of billions fit a column; below 1000 with
+ * prec decimals. */
+static void format_rate(double v, int prec, char *buf, size_t len)
 {
 	static const char units[] = " kMGTP";
 	int u = 0;
@@ -51,7 +59,7 @@ static void format_rate(double v, char *buf, size_t len)
 	if (u)
 		snprintf(buf, len, "%.2f%c", v, units[u]);
 	else
-		snprintf(buf, len, "%.0f", v);
+		snprintf(buf, len, "%.*f", prec, v);
 }
 
 void top_cell__format(enum top_col c, double v, char *buf, size_t len)
@@ -63,10 +71,15 @@ void top_cell__format(enum top_col c, double v, char *buf, size_t len)
 	switch (c) {
 	case TOP_COL_CYCLES:
 	case TOP_COL_INS:
-		format_rate(v, buf, len);
+		format_rate(v, 0, buf, len);
+		break;
+	case TOP_COL_MIGR:	/* a few a second as often as not */
+		format_rate(v, 1, buf, len);
 		break;
 	case TOP_COL_SHARE:
 	case TOP_COL_CPU:
+	case TOP_COL_WAIT:
+	case TOP_COL_BLK:
 		snprintf(buf, len, "%.1f", v);
 		break;
 	default:
@@ -103,6 +116,12 @@ static void row__columns(const struct top_input *in, double total_j,
 	v[TOP_COL_INS] = value_of(o, r, output__instructions_index(o)) / dt;
 	v[TOP_COL_IPC] = m.ipc;
 	v[TOP_COL_EPI] = m.epi_nj;
+	/* run-queue wait and blocked time as CPU% is cpu-clock: 100 = one
+	 * task all the time (run_delay counts a wait when it ends, at its
+	 * switch-in; a sleep is timed to its wakeup) */
+	v[TOP_COL_WAIT] = o->sched ? r->counts.s.runq_wait_ns / (dt * 1e9) * 100 : NAN;
+	v[TOP_COL_BLK] = o->sched ? r->counts.s.blocked_ns / (dt * 1e9) * 100 : NAN;
+	v[TOP_COL_MIGR] = o->sched ? r->counts.s.migrations / dt : NAN;
 }
 
 /* a -= b, no field below 0 (b is a part of a: the idle task of "/"). */
@@ -116,13 +135,15 @@ static void row__sub(struct row *a, const struct row *b, double dt)
 		x->enabled = x->enabled > y->enabled ? x->enabled - y->enabled : 0;
 		x->running = x->running > y->running ? x->running - y->running : 0;
 	}
+	sched__sub(&a->counts.s, &b->counts.s);
 	if (a->has_energy && b->has_energy) {
 		a->energy_j = fmax(a->energy_j - b->energy_j, 0);
 		a->power_w = dt > 0 ? a->energy_j / dt : NAN;
 	}
 }
 
-/* a += b: a cgroup's subtree. NAN energy (no valid reading) stays NAN. */
+/* a += b: a cgroup's subtree, the scheduler view's too. NAN energy (no
+ * valid reading) stays NAN. */
 static void row__add(struct row *a, const struct row *b, double dt)
 {
 	counts__add(&a->counts, &b->counts, EMON_MAX_EVENTS);
@@ -365,6 +386,7 @@ int top_table__build(struct top_table *t, enum top_view v,
 
 	top_table__reset(t);
 	t->view = v;
+	t->sched = in->o->sched;
 	if (v == TOP_VIEW_CGROUPS)
 		err = build_tree(t, in, idle, sys && sys->has_energy);
 	else

@@ -30,8 +30,14 @@ enum top_col {
 	TOP_COL_INS,		/* per second */
 	TOP_COL_IPC,
 	TOP_COL_EPI,		/* nJ per instruction */
+	/* the scheduler view's (--sched), after the others and only with it */
+	TOP_COL_WAIT,		/* %, run-queue wait: 100 = one task waiting throughout */
+	TOP_COL_BLK,		/* %, off CPU blocked (D), the same scale */
+	TOP_COL_MIGR,		/* migrations per second */
 	TOP_COL_NR,
 };
+/* The columns without --sched. */
+#define TOP_COL_NR_PLAIN TOP_COL_WAIT
 
 struct top_row {
 	char *key;		/* identity: container id, cgroup path, pid */
@@ -46,6 +52,7 @@ struct top_row {
 
 struct top_table {
 	enum top_view view;
+	bool sched;		/* the scheduler view's columns too */
 	struct top_row *rows;
 	int nr, cap;
 	int *shown;		/* row indices to paint, in order */
@@ -129,6 +136,10 @@ int top_table__arrange(struct top_table *t, struct top_state *s, int rows);
 void top_table__exit(struct top_table *t);
 
 void top_summary__build(struct top_summary *sum, const struct top_input *in);
+
+/* The columns t has: TOP_COL_NR with the scheduler view, else
+ * TOP_COL_NR_PLAIN. */
+int top_table__cols(const struct top_table *t);
 
 /* Column titles, and a cell as shown ("-" for NAN), in buf. */
 const char *top_col__title(enum top_col c);

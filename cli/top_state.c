@@ -70,10 +70,13 @@ static void select_pos(struct top_state *s, const struct top_table *t, int pos)
 	s->sel_key = t->nr_shown ? strdup(t->rows[t->shown[pos]].key) : NULL;
 }
 
-/* The default direction: names A to Z, numbers biggest first. */
-static void sort_by(struct top_state *s, int col)
+/* The default direction: names A to Z, numbers biggest first; col
+ * wraps around t's columns. */
+static void sort_by(struct top_state *s, const struct top_table *t, int col)
 {
-	col = (col + TOP_COL_NR) % TOP_COL_NR;
+	int nr = top_table__cols(t);
+
+	col = (col + nr) % nr;
 	if (col == (int)s->sort_col) {
 		s->sort_asc = !s->sort_asc;
 		return;
@@ -128,6 +131,25 @@ static enum top_action tree_key(struct top_state *s, const struct top_table *t,
 	return TOP_ACT_REDRAW;
 }
 
+/* < > sort by the column left or right of the current one (around the
+ * ends), a digit by column N: 1..9, then 0 for the 10th, as on the
+ * keyboard's row. */
+static enum top_action sort_key(struct top_state *s, const struct top_table *t,
+				int key)
+{
+	int col;
+
+	if (key == '<' || key == '>') {
+		sort_by(s, t, s->sort_col + (key == '<' ? -1 : 1));
+		return TOP_ACT_REDRAW;
+	}
+	col = key == '0' ? 9 : key >= '1' && key <= '9' ? key - '1' : -1;
+	if (col < 0 || col >= top_table__cols(t))
+		return TOP_ACT_NONE;
+	sort_by(s, t, col);
+	return TOP_ACT_REDRAW;
+}
+
 static enum top_action move_key(struct top_state *s, const struct top_table *t,
 				int key, int page)
 {
@@ -150,6 +172,8 @@ static enum top_action move_key(struct top_state *s, const struct top_table *t,
 enum top_action top_state__key(struct top_state *s, const struct top_table *t,
 			       int key, int page)
 {
+	enum top_action a;
+
 	if (s->editing)
 		return filter_key(s, key);
 	if (s->help) {
@@ -167,10 +191,6 @@ enum top_action top_state__key(struct top_state *s, const struct top_table *t,
 		free(s->sel_key);
 		s->sel_key = NULL;
 		s->sel = s->first = 0;
-		return TOP_ACT_REDRAW;
-	case '<':
-	case '>':
-		sort_by(s, s->sort_col + (key == '<' ? -1 : 1));
 		return TOP_ACT_REDRAW;
 	case 'r':
 		s->sort_asc = !s->sort_asc;
@@ -196,11 +216,8 @@ enum top_action top_state__key(struct top_state *s, const struct top_table *t,
 	case TOP_KEY_ENTER:
 		return tree_key(s, t, key);
 	}
-	if (key >= '1' && key < '1' + TOP_COL_NR) {
-		sort_by(s, key - '1');
-		return TOP_ACT_REDRAW;
-	}
-	return move_key(s, t, key, page);
+	a = sort_key(s, t, key);
+	return a != TOP_ACT_NONE ? a : move_key(s, t, key, page);
 }
 
 /* --- order --- */

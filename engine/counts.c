@@ -39,6 +39,15 @@ void sched__add(struct emon_sched *dst, const struct emon_sched *src)
 		d[i] += s[i];
 }
 
+void sched__sub(struct emon_sched *dst, const struct emon_sched *part)
+{
+	const __u64 *p = (const __u64 *)part;
+	__u64 *d = (__u64 *)dst;
+
+	for (size_t i = 0; i < SCHED_WORDS; i++)
+		d[i] = d[i] > p[i] ? d[i] - p[i] : 0;
+}
+
 __u64 sched__waits(const struct emon_sched *s)
 {
 	__u64 n = 0;

@@ -27,6 +27,9 @@ bool counts__is_zero(const struct counts *c, int nr);
 void sched__delta(struct emon_sched *dst, const struct emon_sched *cur,
 		  const struct emon_sched *prev);
 void sched__add(struct emon_sched *dst, const struct emon_sched *src);
+/* dst -= part, no field below 0 (part is a part of dst: a task of its
+ * cgroup). */
+void sched__sub(struct emon_sched *dst, const struct emon_sched *part);
 /* Waits in the histogram (switch-ins after a wakeup or a preemption). */
 __u64 sched__waits(const struct emon_sched *s);
 

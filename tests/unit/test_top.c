@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * emon-perf top's model (cli/top_model.h), no terminal: columns from rows,
- * the cgroup tree's subtree sums (the idle task left out of "/"), '-' for
- * what cannot be counted, sorting, filtering, folding, the selection.
+ * emon-perf top's model (cli/top_model.h), no terminal: columns from rows
+ * (the scheduler view's with --sched), the cgroup tree's subtree sums (the
+ * idle task left out of "/"), '-' for what cannot be counted, sorting,
+ * filtering, folding, the selection.
  */
 #include <math.h>
 #include <stdio.h>
@@ -213,14 +214,39 @@ static void test_containers(void **state)
 	fixture__exit(&f);
 }
 
-static void procs(struct fixture *f)
+/* The scheduler view of r: run-queue wait and blocked time (s), migrations. */
+static void sched_of(struct row *r, double wait_s, double blk_s, __u64 migr)
 {
+	r->counts.s.runq_wait_ns = wait_s * SEC;
+	r->counts.s.blocked_ns = blk_s * SEC;
+	r->counts.s.migrations = migr;
+}
+
+/* Four processes; with sched, each with a wait, a blocked time and
+ * migrations of its own: each column sorts them in another order. */
+static void procs(struct fixture *f, bool sched)
+{
+	static const struct {
+		const char *pid, *comm;
+		double cpu_s, wait_s, blk_s;
+		__u64 migr;
+	} p[] = {
+		{ "10", "bash", 0.5, 0.2, 0.8, 1 },
+		{ "11", "burn", 1.5, 1.0, 0.0, 3 },
+		{ "12", "awk",  1.0, 0.6, 0.1, 0 },
+		{ "13", "cc1",  1.0, 0.0, 0.4, 8 },
+	};
+
 	fixture__init(f, false);
+	f->o.sched = sched;
 	add(f, SCOPE_SYSTEM, "all", 4, 0, 0, -1);
-	add(f, SCOPE_PROCESS, "10", 0.5, 0, 0, -1)->comm = "bash";
-	add(f, SCOPE_PROCESS, "11", 1.5, 0, 0, -1)->comm = "burn";
-	add(f, SCOPE_PROCESS, "12", 1.0, 0, 0, -1)->comm = "awk";
-	add(f, SCOPE_PROCESS, "13", 1.0, 0, 0, -1)->comm = "cc1";
+	for (size_t i = 0; i < ARRAY_SIZE(p); i++) {
+		struct row *r = add(f, SCOPE_PROCESS, p[i].pid, p[i].cpu_s, 0, 0, -1);
+
+		r->comm = p[i].comm;
+		if (sched)
+			sched_of(r, p[i].wait_s, p[i].blk_s, p[i].migr);
+	}
 	assert_int_equal(top_table__build(&f->t, TOP_VIEW_PROCESSES, &f->in), 0);
 }
 
@@ -235,7 +261,7 @@ static void test_sort(void **state)
 	struct fixture f;
 
 	(void)state;
-	procs(&f);
+	procs(&f, false);
 	f.s.view = TOP_VIEW_PROCESSES;
 	assert_int_equal(top_table__arrange(&f.t, &f.s, 10), 0);
 	/* CPU% biggest first; a tie by name */
@@ -263,7 +289,7 @@ static void test_filter_and_selection(void **state)
 	struct fixture f;
 
 	(void)state;
-	procs(&f);
+	procs(&f, false);
 	f.s.view = TOP_VIEW_PROCESSES;
 	assert_int_equal(top_table__arrange(&f.t, &f.s, 10), 0);
 	key(&f, TOP_KEY_DOWN);
@@ -297,6 +323,7 @@ static void test_filter_and_selection(void **state)
 	/* keys that mean nothing change nothing */
 	assert_int_equal(top_state__key(&f.s, &f.t, 'z', 10), TOP_ACT_NONE);
 	assert_int_equal(top_state__key(&f.s, &f.t, '9', 10), TOP_ACT_NONE);
+	assert_int_equal(top_state__key(&f.s, &f.t, '0', 10), TOP_ACT_NONE);
 	assert_int_equal(top_state__key(&f.s, &f.t, TOP_KEY_LEFT, 10), TOP_ACT_NONE);
 	/* a filter: no control bytes, no longer than its buffer */
 	key(&f, '/');
@@ -349,6 +376,154 @@ static void test_tree_fold_filter(void **state)
 	fixture__exit(&f);
 }
 
+/*
+ * --sched over 2 s: each row's run-queue wait, blocked time and
+ * migrations, the idle task's (made up: the BPF side counts none for it)
+ * left out of "/" and "host" (blocked time no lower than 0), the tree's
+ * rows their subtree's sums.
+ */
+static const struct {
+	enum scope scope;
+	const char *key;
+	double wait_s, blk_s;
+	__u64 migr;
+} sched_in[] = {
+	{ SCOPE_PROCESS,   "0",      0.2, 0.4, 2 },	/* idle */
+	{ SCOPE_CGROUP,    "/",      1.0, 0.1, 10 },
+	{ SCOPE_CGROUP,    "/a",     0.5, 0.2, 3 },
+	{ SCOPE_CGROUP,    "/a/b/c", 0.3, 0.6, 1 },
+	{ SCOPE_CGROUP,    "/z",     0.1, 0.0, 0 },
+	{ SCOPE_CONTAINER, "host",   1.6, 0.5, 9 },
+	{ SCOPE_CONTAINER, "c0ffee", 0.3, 0.6, 1 },
+	{ SCOPE_PROCESS,   "42",     1.5, 0.3, 7 },
+};
+
+static const struct {
+	enum top_view view;
+	const char *key;
+	double wait, blk, migr;	/* WAIT%, BLK%, MIGR/s */
+} sched_want[] = {
+	/* (1.0 - 0.2 idle) + 0.5 + 0.3 + 0.1 s; (0.1 - 0.4: 0) + 0.2 + 0.6;
+	 * (10 - 2) + 3 + 1 */
+	{ TOP_VIEW_CGROUPS,    "/",      85.0, 40.0, 6.0 },
+	{ TOP_VIEW_CGROUPS,    "/a",     40.0, 40.0, 2.0 },
+	{ TOP_VIEW_CGROUPS,    "/a/b",   15.0, 30.0, 0.5 },	/* no counts of its own */
+	{ TOP_VIEW_CGROUPS,    "/a/b/c", 15.0, 30.0, 0.5 },
+	{ TOP_VIEW_CGROUPS,    "/z",      5.0,  0.0, 0.0 },
+	{ TOP_VIEW_CONTAINERS, "host",   70.0,  5.0, 3.5 },
+	{ TOP_VIEW_CONTAINERS, "c0ffee", 15.0, 30.0, 0.5 },
+	{ TOP_VIEW_PROCESSES,  "42",     75.0, 15.0, 3.5 },
+};
+
+static void sched_rows(struct fixture *f)
+{
+	fixture__init(f, false);
+	f->o.sched = true;
+	add_cgroups(f, -1);
+	add(f, SCOPE_CONTAINER, "host", 2.5, 0, 0, -1)->runtime = "host";
+	add(f, SCOPE_CONTAINER, "c0ffee", 0.5, 0, 0, -1)->runtime = "docker";
+	add(f, SCOPE_PROCESS, "42", 1, 0, 0, -1);
+	for (size_t i = 0; i < ARRAY_SIZE(sched_in); i++)
+		for (int k = 0; k < f->nr; k++)
+			if (f->rows[k].scope == sched_in[i].scope &&
+			    !strcmp(f->rows[k].key, sched_in[i].key))
+				sched_of(&f->rows[k], sched_in[i].wait_s,
+					 sched_in[i].blk_s, sched_in[i].migr);
+}
+
+static void test_sched_columns(void **state)
+{
+	struct fixture f;
+	char buf[32];
+
+	(void)state;
+	sched_rows(&f);
+	for (size_t i = 0; i < ARRAY_SIZE(sched_want); i++) {
+		const struct top_row *r;
+
+		assert_int_equal(top_table__build(&f.t, sched_want[i].view, &f.in), 0);
+		assert_int_equal(top_table__cols(&f.t), TOP_COL_NR);
+		r = row_of(&f.t, sched_want[i].key);
+		print_message("%s: WAIT%% %g BLK%% %g MIGR/s %g\n", r->key,
+			      r->v[TOP_COL_WAIT], r->v[TOP_COL_BLK], r->v[TOP_COL_MIGR]);
+		assert_float_equal(r->v[TOP_COL_WAIT], sched_want[i].wait, 1e-9);
+		assert_float_equal(r->v[TOP_COL_BLK], sched_want[i].blk, 1e-9);
+		assert_float_equal(r->v[TOP_COL_MIGR], sched_want[i].migr, 1e-9);
+	}
+	/* the idle task is no process row with --sched either */
+	assert_int_equal(top_table__build(&f.t, TOP_VIEW_PROCESSES, &f.in), 0);
+	assert_int_equal(f.t.nr, 1);
+	top_cell__format(TOP_COL_WAIT, 75.0, buf, sizeof(buf));
+	assert_string_equal(buf, "75.0");
+	top_cell__format(TOP_COL_BLK, 15.04, buf, sizeof(buf));
+	assert_string_equal(buf, "15.0");
+	top_cell__format(TOP_COL_MIGR, 3.5, buf, sizeof(buf));
+	assert_string_equal(buf, "3.5");
+	top_cell__format(TOP_COL_MIGR, 12345, buf, sizeof(buf));
+	assert_string_equal(buf, "12.35k");
+	fixture__exit(&f);
+}
+
+/* Without --sched the table has the plain columns only, whatever the
+ * rows hold; with it, no interval to divide by is '-'. */
+static void test_sched_off(void **state)
+{
+	struct top_table empty = { 0 };
+	struct fixture f;
+	const struct top_row *r;
+	char buf[32];
+
+	(void)state;
+	assert_int_equal(top_table__cols(&empty), TOP_COL_NR_PLAIN);
+	sched_rows(&f);
+	f.o.sched = false;
+	assert_int_equal(top_table__build(&f.t, TOP_VIEW_PROCESSES, &f.in), 0);
+	assert_int_equal(top_table__cols(&f.t), TOP_COL_NR_PLAIN);
+	r = row_of(&f.t, "42");
+	assert_float_equal(r->v[TOP_COL_CPU], 50.0, 1e-9);
+	for (int c = TOP_COL_NR_PLAIN; c < TOP_COL_NR; c++)
+		assert_true(isnan(r->v[c]));
+	f.o.sched = true;
+	f.in.dt = 0;
+	assert_int_equal(top_table__build(&f.t, TOP_VIEW_PROCESSES, &f.in), 0);
+	r = row_of(&f.t, "42");
+	for (int c = TOP_COL_NR_PLAIN; c < TOP_COL_NR; c++) {
+		top_cell__format(c, r->v[c], buf, sizeof(buf));
+		assert_string_equal(buf, "-");
+	}
+	fixture__exit(&f);
+}
+
+/* 9 and 0 (the 10th) sort by WAIT% and BLK%; < > reach every column,
+ * MIGR/s the last one, around the ends. */
+static void test_sched_sort(void **state)
+{
+	static const struct {
+		int key;
+		enum top_col col;
+		const char *order;
+	} steps[] = {
+		{ '9', TOP_COL_WAIT, "11 12 10 13" },
+		{ '0', TOP_COL_BLK,  "10 13 12 11" },
+		{ '>', TOP_COL_MIGR, "13 11 10 12" },
+		{ '>', TOP_COL_NAME, "12 10 11 13" },
+		{ '<', TOP_COL_MIGR, "13 11 10 12" },
+		{ '<', TOP_COL_BLK,  "10 13 12 11" },
+		{ '0', TOP_COL_BLK,  "11 12 13 10" },	/* again: reversed */
+	};
+	struct fixture f;
+
+	(void)state;
+	procs(&f, true);
+	f.s.view = TOP_VIEW_PROCESSES;
+	for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
+		key(&f, steps[i].key);
+		assert_int_equal(f.s.sort_col, steps[i].col);
+		assert_string_equal(shown(&f.t), steps[i].order);
+	}
+	fixture__exit(&f);
+}
+
 static void test_summary(void **state)
 {
 	struct fixture f;
@@ -391,6 +566,9 @@ int main(void)
 		cmocka_unit_test(test_filter_and_selection),
 		cmocka_unit_test(test_tree_fold_filter),
 		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_sched_columns),
+		cmocka_unit_test(test_sched_off),
+		cmocka_unit_test(test_sched_sort),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
