@@ -92,6 +92,7 @@ check "completion: 'top --vi' gives --view" [ "$(complete_words "$EMON" top --vi
 check "completion: 'top --view pro' gives processes" \
 	[ "$(complete_words "$EMON" top --view pro)" = processes ]
 check "completion: 'top --no-d' gives --no-daemon" [ "$(complete_words "$EMON" top --no-d)" = --no-daemon ]
+check "completion: 'top --sch' gives --sched" [ "$(complete_words "$EMON" top --sch)" = --sched ]
 check "completion: 'report --prom' gives --prometheus" \
 	[ "$(complete_words "$EMON" report --prom)" = --prometheus ]
 check "completion: 'report --prometheus http://p:9090 --range 7' gives 7d" \
