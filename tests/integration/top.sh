@@ -9,8 +9,11 @@
 # too, -v's messages wait for the screen's end; it works on its own
 # events and attached to a daemon (then it holds no perf_event or BPF
 # fd, shows the host power of a fake powercap tree against the tree's own
-# energy, and ends with 1, saying so, when the daemon goes away); bad
-# input and no terminal exit 2 with a one-line error.
+# energy, and ends with 1, saying so, when the daemon goes away); with
+# --sched, beside two burners pinned to one CPU, their cgroup's WAIT%
+# against their run_delay over the same refreshes (own events, a daemon
+# without --sched said why; attached to one with it), and without it no
+# such column; bad input and no terminal exit 2 with a one-line error.
 . "$(dirname "$0")/lib.sh"
 command -v tmux >/dev/null || skip "tmux not installed (Debian tmux)"
 
@@ -41,6 +44,7 @@ done <<'BAD'
 --bogus|'--bogus'
 --socket=|empty path for --socket
 extra|unexpected argument 'extra'
+--sched-ms|--sched-ms is stat's and serve's
 BAD
 
 # --- a burner in a container-named cgroup (a leaf under our test cgroup) ---
@@ -57,6 +61,7 @@ else
 	echo "      (no real-time scheduling here: the burner runs at nice -20)"
 	cg_bg "$cg" nice -n -20 "$BURN" 600
 fi
+RT_BURNER=$CG_BG_PID
 leaf=${cg##*/}
 
 # a shell in a detached pane of W x H, its prompt "READY> "
@@ -108,30 +113,38 @@ shows_burner() {
 	check "$1: the burner's cgroup shows CPU% > 50 within 3 s (after ${t:-timeout} s: $(cpu_of "$leaf")%)" [ -n "$t" ]
 }
 
-# against_cpustat WHAT: over 3 refreshes, each CPU% shown for the leaf vs
-# its cpu.stat rate between the two repaints that bracket it. A repaint is
-# seen within ~50 ms of when it happens and the machine is loaded: 10
-# points of one CPU, plus the steal of the window, may separate them.
-against_cpustat() {
-	"$PY3" - "$TM_SOCK" "$CGROOT$cg/cpu.stat" "$leaf" "$1" <<'PY'
-import subprocess, sys, time
-sock, stat, leaf, what = sys.argv[1:5]
+# against_kernel WHAT NAME CELL REF FILES...: over 3 refreshes, the
+# value top shows in the row named NAME, its CELL-th field from the end
+# (-5: CPU%; -3: WAIT% with --sched), against the kernel's rate of REF
+# between the two repaints that bracket it, as a % of one CPU: REF usage
+# is cpu.stat's usage_usec (FILES: one cpu.stat), run_delay the second
+# field of /proc/PID/schedstat (FILES: each task's, summed: their time
+# on a run queue, waiting). A repaint is seen within ~50 ms of when it
+# happens and the machine is loaded: 10 points of one CPU, plus the
+# steal of the window, may separate them. run_delay must show a wait
+# (50% at least): tasks that wait nothing would pass as 0 against 0.
+against_kernel() {
+	"$PY3" - "$TM_SOCK" "$@" <<'PY'
+import os, subprocess, sys, time
+sock, what, name, cell, ref, files = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6:]
+label = {"usage": "cpu.stat", "run_delay": "run_delay"}[ref]
 def pane():
     return subprocess.run(["tmux", "-S", sock, "capture-pane", "-p"], capture_output=True, text=True).stdout
-def usage():
-    for l in open(stat):
-        if l.startswith("usage_usec"):
-            return int(l.split()[1]) * 1000
+def ref_ns():
+    if ref == "usage":
+        for l in open(files[0]):
+            if l.startswith("usage_usec"):
+                return int(l.split()[1]) * 1000
+    return sum(int(open(f).read().split()[1]) for f in files)
 def steal():
     with open("/proc/stat") as f:
         v = f.readline().split()
-    import os
     return int(v[8]) * 1e9 / os.sysconf("SC_CLK_TCK")
 def shown(p):
     for l in p.splitlines():
         f = l.split()
-        if leaf in f and len(f) > 7:
-            return f[-5], [x for x in p.splitlines() if x.startswith("CPU:")]
+        if name in f and len(f) > 7:
+            return f[cell], [x for x in p.splitlines() if x.startswith("CPU:")]
     return None, None
 # windows of a whole refresh (the first one is half a second): 3 of them
 def whole(m):
@@ -148,7 +161,7 @@ while whole(marks) < 3 and time.monotonic() < t_end:
         if marks and now - marks[-1][0] < 0.3:
             marks[-1] = marks[-1][:3] + (v,)
         else:
-            marks.append((now, usage(), steal(), v))
+            marks.append((now, ref_ns(), steal(), v))
             n += 1
         last = sig
     time.sleep(0.02)
@@ -161,12 +174,16 @@ for (t0, u0, s0, _), (t1, u1, s1, v) in zip(marks, marks[1:]):
     rate = (u1 - u0) / (t1 - t0) / 1e7
     st = (s1 - s0) / (t1 - t0) / 1e7
     tol = 10 + st
-    ok = abs(float(v) - rate) <= tol
+    ok = abs(float(v) - rate) <= tol and (ref != "run_delay" or rate >= 50)
     bad += not ok
-    print(f"{'ok   ' if ok else 'FAIL '} {what}: shown {v}% vs cpu.stat {rate:.1f}% over {t1 - t0:.2f} s (tolerance {tol:.1f} points: 10 + steal)")
+    print(f"{'ok   ' if ok else 'FAIL '} {what}: shown {v}% vs {label} {rate:.1f}% over {t1 - t0:.2f} s (tolerance {tol:.1f} points: 10 + steal)")
 sys.exit(bad != 0)
 PY
 	[ $? -eq 0 ] || FAILS=$((FAILS + 1))
+}
+# against_cpustat WHAT: the burner's leaf's CPU% against its cpu.stat
+against_cpustat() {
+	against_kernel "$1" "$leaf" -5 usage "$CGROOT$cg/cpu.stat"
 }
 
 row_names() { # the NAME cells of the table (processes: after the PID)
@@ -202,6 +219,9 @@ check "own events: the header says why there is no energy" \
 	bash -c "tmux -S '$TM_SOCK' capture-pane -p | grep -q '^Energy: no energy source'"
 check "own events: cycles and instructions shown as '-'" \
 	bash -c "tmux -S '$TM_SOCK' capture-pane -p | grep -q \"'-': cycles, instructions not countable here\""
+titles=$(pane | grep -E '^ *NAME ')
+check "no --sched: the columns end with nJ/INSN, no WAIT%, BLK%, MIGR/s: $titles" \
+	bash -c "grep -qE 'nJ/INSN\$' <<<\"\$1\" && ! grep -qE 'WAIT%|BLK%|MIGR/s' <<<\"\$1\"" _ "$titles"
 against_cpustat "own events"
 ids=$(bpf_ids "$TOP_PID")
 # (cpu-clock comes from the switches, and this VM counts no cycles: its
@@ -380,6 +400,42 @@ t=$(wait_pane "'TOP-EXIT=0' in p and p.rstrip().endswith('READY>')" 1)
 check "attached: q ends it within 1 s (${t:-timeout} s)" [ -n "$t" ]
 check "the daemon still serves after top left" kill -0 "$DPID"
 
+# --- --sched: two burners pinned to CPU 1 in a cgroup of their own, at
+# the same (CFS) priority, so that each waits for the CPU about half the
+# time; the cgroup's WAIT% against their run_delay over the same windows.
+# The real-time burner goes first: it would take CPU 1 from them. ---
+kill "$RT_BURNER"
+wait "$RT_BURNER" 2>/dev/null
+rcg=$(cg_new "runq-$$")
+rleaf=${rcg##*/}
+cg_bg "$rcg" taskset -c 1 "$BURN" 600
+W1=$CG_BG_PID
+cg_bg "$rcg" taskset -c 1 "$BURN" 600
+W2=$CG_BG_PID
+# sched_start WHAT ARGS...: top --sched ARGS in the pane, filtered down to
+# the burners' cgroup; its titles end with the scheduler view's columns
+sched_start() {
+	local what=$1 t
+	shift
+	top_start --sched "$@"
+	t=$(wait_pane "any(l.split()[-4:] == ['nJ/INSN', 'WAIT%', 'BLK%', 'MIGR/s'] for l in p.splitlines())" 5)
+	check "$what: WAIT% BLK% MIGR/s after nJ/INSN" [ -n "$t" ]
+	tm send-keys / "$rleaf" Enter
+	t=$(wait_pane "'\\n3 of ' in p and '$rleaf' in p" 3)
+	check "$what: filtered down to $rleaf" [ -n "$t" ]
+}
+# the daemon runs without --sched: top counts with its own events, and
+# says why as stat does
+sched_start "--sched, the daemon without it" --socket "$S"
+check "  own events, saying why: $(head -1 "$TMP/top.err")" \
+	grep -q "runs without --sched: counting with own events" "$TMP/top.err"
+check "  the header says own events" \
+	bash -c "tmux -S '$TM_SOCK' capture-pane -p | grep -q 'own events (pid $TOP_PID)'"
+against_kernel "--sched, own events" "$rleaf" -3 run_delay /proc/"$W1"/schedstat /proc/"$W2"/schedstat
+tm send-keys q
+t=$(wait_pane "'TOP-EXIT=0' in p and p.rstrip().endswith('READY>')" 1)
+check "--sched: q ends it within 1 s (${t:-timeout} s)" [ -n "$t" ]
+
 # the daemon goes away under top: exit 1, saying so, the terminal intact
 top_start --socket "$S"
 wait_pane "'CPU: busy' in p" 3 >/dev/null
@@ -388,4 +444,15 @@ t=$(wait_pane "'TOP-EXIT=1' in p and p.rstrip().endswith('READY>')" 3)
 check "the daemon gone: top exits 1 within 3 s (${t:-timeout} s)" [ -n "$t" ]
 check "and says so: $(tail -1 "$TMP/top.err" | head -c 150)" grep -q "lost the daemon (pid $DPID" "$TMP/top.err"
 term_ok "the terminal after the daemon went"
+
+# --sched attached to a daemon with --sched
+S2=$TMP/run/emon-sched.sock
+serve_start "$S2" "$TMP/serve-sched.err" --sched --listen none || finish
+sched_start "--sched, attached" --socket "$S2"
+check "  attached: $(head -1 "$TMP/top.err")" grep -q "attached to the daemon (pid $DPID" "$TMP/top.err"
+check "  attached: no BPF fd of its own ($(bpf_fds "$TOP_PID"))" [ "$(bpf_fds "$TOP_PID")" -eq 0 ]
+against_kernel "--sched, attached" "$rleaf" -3 run_delay /proc/"$W1"/schedstat /proc/"$W2"/schedstat
+tm send-keys q
+t=$(wait_pane "'TOP-EXIT=0' in p and p.rstrip().endswith('READY>')" 1)
+check "--sched, attached: q ends it within 1 s (${t:-timeout} s)" [ -n "$t" ]
 finish
