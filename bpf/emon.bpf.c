@@ -864,8 +864,18 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	if (ptgid == ctgid)
 		return 0;
 	v.mask = in_trees(ptgid, parent, true);
-	if (v.mask)
-		bpf_map_update_elem(&tree, &ctgid, &v, BPF_ANY);
+	if (!v.mask)
+		return 0;
+	/*
+	 * A hash map update can fail without the map being full: its
+	 * bucket lock gives up on a deadlock it detects or a holder that
+	 * does not let go in time (rqspinlock, 6.15+). Tried again, then
+	 * counted: a child left out of its tree is said, never silent.
+	 */
+	for (int i = 0; i < 3; i++)
+		if (!bpf_map_update_elem(&tree, &ctgid, &v, BPF_ANY))
+			return 0;
+	stat_inc(EMON_STAT_TREE_LOST);
 	return 0;
 }
 

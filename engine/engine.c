@@ -416,6 +416,9 @@ static void warn_overflow(struct engine *e)
 	if (st[EMON_STAT_PROC_FULL] && !e->ovf_warned[1]++)
 		pr_warn("process map full (--max-procs %u): %llu slices counted in the 'overflow' process row",
 			e->sess.max_procs, (unsigned long long)st[EMON_STAT_PROC_FULL]);
+	if (st[EMON_STAT_TREE_LOST] && !e->ovf_warned[2]++)
+		pr_warn("%llu processes forked in a command's tree could not be followed (the BPF tree map refused them): the command's counts miss theirs",
+			(unsigned long long)st[EMON_STAT_TREE_LOST]);
 	if (st[EMON_STAT_READ_ERR])
 		pr_debug("%llu failed counter reads",
 			 (unsigned long long)st[EMON_STAT_READ_ERR]);

@@ -142,6 +142,7 @@ enum emon_stat {
 	EMON_STAT_PROC_FULL,	/* slices sent to the process overflow row */
 	EMON_STAT_UNTRACED,	/* counts that found switches gone untraced */
 	EMON_STAT_UNTRACED_NS,	/* their time (the clock event's delta): owner estimated */
+	EMON_STAT_TREE_LOST,	/* children of a command's tree the tree map refused */
 	EMON_STAT_NR,
 };
 
