@@ -18,12 +18,12 @@ for l in open('$1'):
 	ru=$(cat "$TMP/rusage") unt=$(untraced_ns "$1")
 	echo "      command cpu-clock $e ns, the tree's rusage $ru ns; steal $((steal / 1000)) us, untraced $((unt / 1000)) us"
 	check "$2: the command row matches the tree's rusage within 3% (+ steal + untraced)" \
-		near_steal "$e" "$ru" 3 $((steal + unt))
+		near_steal "$e" "$ru" 3 $((steal + unt)) || tree_rows "$1"
 }
 
 # a parent and a child that exits first
 st0=$(steal_ns)
-"$EMON" stat -e cpu-clock,context-switches -j -o "$TMP/out.jsonl" -- \
+"$EMON" stat -e cpu-clock,context-switches --by system,process -j -o "$TMP/out.jsonl" -- \
 	"${RUSAGE_RUN[@]}" "$TMP/rusage" sh -c "$BURN 0.4 & $BURN 0.4; wait; exit 7"
 check "the command's exit status (7) comes back" [ $? -eq 7 ]
 steal=$(($(steal_ns) - st0))
@@ -32,10 +32,10 @@ tree_vs_rusage "$TMP/out.jsonl" "a parent and its child"
 # an orphan: its parent sh exits without waiting, and it is reparented
 # (to RUSAGE_RUN's wrapper, a subreaper, so that its rusage is known)
 st0=$(steal_ns)
-"$EMON" stat -e cpu-clock -j -o "$TMP/out2.jsonl" -- \
+"$EMON" stat -e cpu-clock --by system,process -j -o "$TMP/out2.jsonl" 2>"$TMP/err2" -- \
 	"${RUSAGE_RUN[@]}" "$TMP/rusage" sh -c "( $BURN 0.3 & ); $BURN 0.6"
 steal=$(($(steal_ns) - st0))
-tree_vs_rusage "$TMP/out2.jsonl" "an orphaned grandchild included"
+tree_vs_rusage "$TMP/out2.jsonl" "an orphaned grandchild included" || sed 's/^/      stderr: /' "$TMP/err2"
 
 # a signal ends the command: 128 + signal
 "$EMON" stat -e cpu-clock -o /dev/null -- sh -c 'kill -TERM $$'

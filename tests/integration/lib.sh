@@ -127,6 +127,19 @@ for line in open(f):
             val = "null" if v is None else v
 print(val)' "$@"
 }
+# tree_rows FILE: what a -j recording of command mode holds of the tree,
+# for a failed check: the command row and its process rows (--by process),
+# each process's counters; returns 1
+tree_rows() {
+	python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r["scope"] in ("command", "process"):
+        print("      %-8s %-8s %-16s %s" % (r["scope"], r["key"], r.get("comm", ""), r["counters"]))' "$1"
+	return 1
+}
+
 # jsched FILE SCOPE KEY FIELD: that field of "sched" in the last matching row
 jsched() { jfield "$1" "$2" "$3" sched "$4"; }
 # jrow FILE SCOPE KEY EVENT: that counter in the last row matching, or "null"
