@@ -23,7 +23,7 @@ for l in open('$1'):
 
 # a parent and a child that exits first
 st0=$(steal_ns)
-"$EMON" stat -e cpu-clock,context-switches --by system,process -j -o "$TMP/out.jsonl" -- \
+"$EMON" stat -e cpu-clock,context-switches --by system,cpu,process -j -o "$TMP/out.jsonl" -- \
 	"${RUSAGE_RUN[@]}" "$TMP/rusage" sh -c "$BURN 0.4 & $BURN 0.4; wait; exit 7"
 check "the command's exit status (7) comes back" [ $? -eq 7 ]
 steal=$(($(steal_ns) - st0))
@@ -32,7 +32,7 @@ tree_vs_rusage "$TMP/out.jsonl" "a parent and its child"
 # an orphan: its parent sh exits without waiting, and it is reparented
 # (to RUSAGE_RUN's wrapper, a subreaper, so that its rusage is known)
 st0=$(steal_ns)
-"$EMON" stat -e cpu-clock --by system,process -j -o "$TMP/out2.jsonl" 2>"$TMP/err2" -- \
+"$EMON" stat -e cpu-clock --by system,cpu,process -j -o "$TMP/out2.jsonl" 2>"$TMP/err2" -- \
 	"${RUSAGE_RUN[@]}" "$TMP/rusage" sh -c "( $BURN 0.3 & ); $BURN 0.6"
 steal=$(($(steal_ns) - st0))
 tree_vs_rusage "$TMP/out2.jsonl" "an orphaned grandchild included" || sed 's/^/      stderr: /' "$TMP/err2"

@@ -128,14 +128,14 @@ for line in open(f):
 print(val)' "$@"
 }
 # tree_rows FILE: what a -j recording of command mode holds of the tree,
-# for a failed check: the command row and its process rows (--by process),
-# each process's counters; returns 1
+# for a failed check: the system, CPU and command rows and the tree's
+# process rows (--by system,cpu,process), their counters; returns 1
 tree_rows() {
 	python3 -c '
 import json, sys
 for l in open(sys.argv[1]):
     r = json.loads(l)
-    if r["scope"] in ("command", "process"):
+    if r["scope"] in ("system", "cpu", "command", "process"):
         print("      %-8s %-8s %-16s %s" % (r["scope"], r["key"], r.get("comm", ""), r["counters"]))' "$1"
 	return 1
 }

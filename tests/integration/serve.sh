@@ -19,7 +19,7 @@ S=$D/emon.sock
 ncpu=$(nproc)
 
 start_daemon() { # ARGS...: the daemon on $S, $DPID (lib.sh serve_start)
-	serve_start "$S" "$TMP/serve.err" -e cpu-clock,context-switches,major-faults --listen none "$@"
+	serve_start "$S" "$TMP/serve.err" -v -e cpu-clock,context-switches,major-faults --listen none "$@"
 }
 
 start_daemon || exit 1
@@ -78,7 +78,7 @@ check "stat -I 100 printed more intervals ($n1) than -I 1000" [ "$n1" -gt "$(gre
 
 # --- command mode attached: the tree against its own rusage ---
 st0=$(steal_ns)
-"$EMON" stat -e cpu-clock,context-switches -j -o "$TMP/cmd.jsonl" --socket "$S" -- \
+"$EMON" stat -e cpu-clock,context-switches --by system,cpu,process -j -o "$TMP/cmd.jsonl" --socket "$S" -- \
 	"${RUSAGE_RUN[@]}" "$TMP/rusage" sh -c "$BURN 0.3 & $BURN 0.3; wait" \
 	2>"$TMP/cmd.err"
 rc=$?
@@ -94,7 +94,8 @@ ru=$(cat "$TMP/rusage")
 unt=$(untraced_ns "$TMP/cmd.jsonl")
 if ! check "the command tree's cpu-clock matches its rusage within 3% (+ steal + untraced)" \
 	near_steal "$e" "$ru" 3 $((steal + unt)); then
-	echo "      its rows:"; grep '"scope":"command"' "$TMP/cmd.jsonl" | sed 's/^/      /'
+	echo "      its rows:"; sed 's/^/      /' "$TMP/cmd.jsonl"
+	echo "      the daemon's log:"; sed 's/^/      /' "$TMP/serve.err"
 	sed 's/^/      stderr: /' "$TMP/cmd.err"
 fi
 
