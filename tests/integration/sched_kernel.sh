@@ -21,7 +21,7 @@
 #     sum of its on-CPU, wait, sleep and blocked time within 1%) and exit
 #     code 0
 #   - a process that sleeps in a loop: sleep = its span's wall time - on-CPU
-#     - wait (2%). Pinned, as the vfork parent: run_delay of a task moved
+#     - wait (2%), one wakeup per voluntary switch (see below). Pinned, as the vfork parent: run_delay of a task moved
 #     between run queues mixes two CPUs' scheduler clocks, which a loaded
 #     VM's vCPUs let drift apart by more than that (seen: 2.7% in a run).
 #     Pinned by their shell, not by taskset itself: setting its own
@@ -30,6 +30,10 @@
 #     figures for the span cannot see
 #   - a vfork parent (uninterruptible until the child exits): blocked =
 #     its span's wall time - on-CPU - wait (2%)
+#   Both off-CPU truths are known only within the wall time of the two
+#   readings around the span (sched-work's read_ns: a preemption inside the
+#   first, 9 ms under load, counts in run_delay but not in the span), and
+#   the row's total may hold what it did outside the span (its tail)
 # What a process did outside the span it measured (before it, and in its
 # exit after its last read) is allowed for at the span's own rate: its
 # final row's lifetime less its span (lib.sh life_outside_ns; 11-13 ms of
@@ -131,17 +135,28 @@ check "cgroup run-queue wait = the burners' run_delay since they joined, within 
 
 pid=$(truth "$TMP/s.json" pid)
 echo "   sleep loop (pid $pid):"
-check "sleep = wall - on-CPU - wait over its span, within 2%" \
-	near "$(jsched "$TMP/out.jsonl" process "$pid" sleep_ns)" "$(off_ns "$TMP/s.json")" 2
-check "it woke once per sleep: wakeups = voluntary switches (+-2)" \
-	within "$(jsched "$TMP/out.jsonl" process "$pid" wakeups)" "$(truth "$TMP/s.json" vol)" 2
+tail=$(life_outside_ns "$TMP/out.jsonl" "$pid" "$(truth "$TMP/s.json" span_ns)")
+check "sleep = wall - on-CPU - wait over its span, within 2% (+ its readings, + its tail)" \
+	near_plus "$(jsched "$TMP/out.jsonl" process "$pid" sleep_ns)" "$(off_ns "$TMP/s.json")" 2 \
+	"$(( $(truth "$TMP/s.json" read_ns) + tail ))" "readings and tail "
+# A voluntary switch need not end in a sleep: a nanosleep whose timer
+# fires before it reaches schedule() (it was preempted, or its vCPU was,
+# after arming the timer) is woken while still runnable, which ends no
+# sleep and is no wakeup, and schedule() may still switch away (0-3 of
+# 586 on a quiet machine here). So: wakeups <= voluntary switches + 2,
+# and at most 1% + 2 below them.
+w=$(jsched "$TMP/out.jsonl" process "$pid" wakeups) v=$(truth "$TMP/s.json" vol)
+echo "      $w wakeups, $v voluntary switches (tolerance +2, -(2 + 1%))"
+check "it woke once per sleep: wakeups = voluntary switches (+2, -(2 + 1%): switches with no sleep)" \
+	[ "$w" -le $((v + 2)) -a "$w" -ge $((v - 2 - v / 100)) ]
 pid=$(truth "$TMP/v.json" pid)
 echo "   vfork parent (pid $pid):"
-check "blocked = wall - on-CPU - wait over its span, within 2%" \
-	near "$(jsched "$TMP/out.jsonl" process "$pid" blocked_ns)" "$(off_ns "$TMP/v.json")" 2
 # (what it slept outside its span, before it or in its exit, is not its
 # blocked wait's: at most its tail)
 tail=$(life_outside_ns "$TMP/out.jsonl" "$pid" "$(truth "$TMP/v.json" span_ns)")
+check "blocked = wall - on-CPU - wait over its span, within 2% (+ its readings, + its tail)" \
+	near_plus "$(jsched "$TMP/out.jsonl" process "$pid" blocked_ns)" "$(off_ns "$TMP/v.json")" 2 \
+	"$(( $(truth "$TMP/v.json" read_ns) + tail ))" "readings and tail "
 sl=$(jsched "$TMP/out.jsonl" process "$pid" sleep_ns) bl=$(off_ns "$TMP/v.json")
 echo "      sleep $sl ns, blocked $bl ns, $tail ns of its life outside its span"
 check "a blocked wait is not a sleep: sleep < 1% of blocked (+ its tail)" python3 -c "
