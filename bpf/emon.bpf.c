@@ -482,13 +482,21 @@ static __always_inline __u32 proc_first_seen(__u32 par, __u32 ep,
 	h = s == NO_SLOT ? NULL : proc_slot(par, s);
 	if (!h)
 		return NO_SLOT;
+	/*
+	 * The whole header before the slot is published in proc_idx: on_exec
+	 * runs with interrupts on, and a flush IPI that lands between the two
+	 * finds the slot through proc_idx and counts the running slice there,
+	 * then userspace may drain it before on_exec goes on: a header not yet
+	 * written there loses that slice from the process's command tree.
+	 */
 	h->key = *k;
-	slot_ref_set(&proc_idx, k, ref, par, ep, s);
 	if (cur)	/* direct BTF loads: no helper call */
 		__builtin_memcpy(h->comm, task->group_leader->comm, EMON_COMM_LEN);
 	else
 		BPF_CORE_READ_STR_INTO(&h->comm, task, group_leader, comm);
 	h->trees = in_trees(k->tgid, task, cur);
+	h->flags = 0;	/* a late on_exec's write may have left one */
+	slot_ref_set(&proc_idx, k, ref, par, ep, s);
 	return s;
 }
 
@@ -883,8 +891,9 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
  * A process exec'ed: rename its entry on this CPU (made now if it has none)
  * and mark the name as the newest, so this interval's row carries the name
  * it ends with, not its parent's. Runs in the task's context with migration
- * but not preemption off: a sched_switch in between adds to the same entry's
- * counts, never to its header.
+ * off but not preemption or interrupts: a sched_switch in between adds to
+ * the same entry's counts, never to its header, and a flush in between
+ * finds the header whole (proc_first_seen publishes it last).
  */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid)
@@ -901,7 +910,12 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid)
 	s = proc_get(pv, par, ep, bpf_get_smp_processor_id(), p->tgid,
 		     proc_start(p), p, true);
 	h = s == NO_SLOT ? NULL : proc_slot(par, s);
-	if (!h)
+	/*
+	 * A flush came in meanwhile (interrupts are on here): that buffer
+	 * may be drained and soon another key's. The next interval's first
+	 * slice names the process anew.
+	 */
+	if (!h || *(volatile __u32 *)&pv->ep != ep)
 		return 0;
 	__builtin_memcpy(h->comm, p->group_leader->comm, EMON_COMM_LEN);
 	h->flags |= EMON_PROC_EXEC;
