@@ -21,9 +21,10 @@
 #     sum of its on-CPU, wait, sleep and blocked time within 1%) and exit
 #     code 0
 #   - a process that sleeps in a loop: sleep = its span's wall time - on-CPU
-#     - wait (2%), one wakeup per voluntary switch (see below). Pinned, as the vfork parent: run_delay of a task moved
-#     between run queues mixes two CPUs' scheduler clocks, which a loaded
-#     VM's vCPUs let drift apart by more than that (seen: 2.7% in a run).
+#     - wait (2%), one wakeup per voluntary switch (see below). Pinned, as
+#     the vfork parent: run_delay of a task moved between run queues mixes
+#     two CPUs' scheduler clocks, which a loaded VM's vCPUs let drift apart
+#     by more than that (seen: 2.7% in a run).
 #     Pinned by their shell, not by taskset itself: setting its own
 #     affinity waits, uninterruptibly, for the stopper to move it (seen:
 #     14 ms under load), blocked time before the span that the kernel's
