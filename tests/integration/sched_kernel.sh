@@ -134,12 +134,19 @@ check "cgroup on-CPU = cpu.stat usage within 1%" \
 check "cgroup run-queue wait = the burners' run_delay since they joined, within 2% (+ the moves' own, + their tails)" \
 	near_plus "$(jsched "$TMP/out.jsonl" cgroup "$cg" runq_wait_ns)" "$cg_wait" 2 "$((join_wait + tails))"
 
-pid=$(truth "$TMP/s.json" pid)
-echo "   sleep loop (pid $pid):"
-tail=$(life_outside_ns "$TMP/out.jsonl" "$pid" "$(truth "$TMP/s.json" span_ns)")
-check "sleep = wall - on-CPU - wait over its span, within 2% (+ its readings, + its tail)" \
-	near_plus "$(jsched "$TMP/out.jsonl" process "$pid" sleep_ns)" "$(off_ns "$TMP/s.json")" 2 \
-	"$(( $(truth "$TMP/s.json" read_ns) + tail ))" "readings and tail "
+# offcheck W FIELD WHAT: workload W's process row's sched FIELD against
+# its span's wall - on-CPU - wait within 2%, + its readings, + its tail
+# (what it did outside its span: left in $tail)
+offcheck() {
+	pid=$(truth "$TMP/$1.json" pid)
+	tail=$(life_outside_ns "$TMP/out.jsonl" "$pid" "$(truth "$TMP/$1.json" span_ns)")
+	echo "   $3 (pid $pid):"
+	check "$2 = wall - on-CPU - wait over its span, within 2% (+ its readings, + its tail)" \
+		near_plus "$(jsched "$TMP/out.jsonl" process "$pid" "$2")" "$(off_ns "$TMP/$1.json")" 2 \
+		"$(( $(truth "$TMP/$1.json" read_ns) + tail ))" "readings and tail "
+}
+
+offcheck s sleep_ns "sleep loop"
 # A voluntary switch need not end in a sleep: a nanosleep whose timer
 # fires before it reaches schedule() (it was preempted, or its vCPU was,
 # after arming the timer) is woken while still runnable, which ends no
@@ -150,14 +157,9 @@ w=$(jsched "$TMP/out.jsonl" process "$pid" wakeups) v=$(truth "$TMP/s.json" vol)
 echo "      $w wakeups, $v voluntary switches (tolerance +2, -(2 + 1%))"
 check "it woke once per sleep: wakeups = voluntary switches (+2, -(2 + 1%): switches with no sleep)" \
 	[ "$w" -le $((v + 2)) -a "$w" -ge $((v - 2 - v / 100)) ]
-pid=$(truth "$TMP/v.json" pid)
-echo "   vfork parent (pid $pid):"
+offcheck v blocked_ns "vfork parent"
 # (what it slept outside its span, before it or in its exit, is not its
 # blocked wait's: at most its tail)
-tail=$(life_outside_ns "$TMP/out.jsonl" "$pid" "$(truth "$TMP/v.json" span_ns)")
-check "blocked = wall - on-CPU - wait over its span, within 2% (+ its readings, + its tail)" \
-	near_plus "$(jsched "$TMP/out.jsonl" process "$pid" blocked_ns)" "$(off_ns "$TMP/v.json")" 2 \
-	"$(( $(truth "$TMP/v.json" read_ns) + tail ))" "readings and tail "
 sl=$(jsched "$TMP/out.jsonl" process "$pid" sleep_ns) bl=$(off_ns "$TMP/v.json")
 echo "      sleep $sl ns, blocked $bl ns, $tail ns of its life outside its span"
 check "a blocked wait is not a sleep: sleep < 1% of blocked (+ its tail)" python3 -c "

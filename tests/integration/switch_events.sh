@@ -6,11 +6,14 @@
 # reports its own se.nr_migrations (/proc/self/sched), its context
 # switches (/proc/self/status) and its CPU time (/proc/self/schedstat).
 # Its command row (the whole tree: this one process) must show:
-#  - cpu-migrations: at least N - 1 (its first move may be to the CPU it
-#    is on); at most its nr_migrations (the kernel
-#    counts one at a switch-in, however many moves came before it) + 2
-#    (moves on its way out, after the report);
-#  - context-switches: the switches it reported, + at most 10 (exiting);
+#  - cpu-migrations: its se.nr_migrations (each move; the switch program,
+#    as the kernel's perf event, counts one at a switch-in however many
+#    moves came before it, and a switch-in kept out of the tracepoint
+#    lets its move merge with the next: less the switches untraced during
+#    the run, on any CPU, that emon-perf -v counts), + at most 2 (moves on
+#    its way out, after the report);
+#  - context-switches: the switches it reported (less the untraced ones),
+#    + at most 10 (exiting);
 #  - task-clock = cpu-clock exactly (both are the slices' time), within 2%
 #    + the steal of the run + 20 ms (exiting, after the report) of its
 #    sum_exec_runtime, which leaves out steal;
@@ -39,7 +42,7 @@ run = int(open("/proc/self/schedstat").read().split()[0])
 print(os.getpid(), mig, sw, run, flush=True)
 PY
 st0=$(steal_ns)
-"$EMON" stat -e cpu-clock,task-clock,context-switches,cpu-migrations -j -o "$TMP/o.jsonl" \
+"$EMON" stat -v -e cpu-clock,task-clock,context-switches,cpu-migrations -j -o "$TMP/o.jsonl" \
 	-- "$PY3" "$TMP/mover.py" $N >"$TMP/mover.out" 2>"$TMP/err" &
 epid=$!
 fds=
@@ -58,10 +61,15 @@ c=$(jrow "$TMP/o.jsonl" command "$pid" context-switches)
 cc=$(jrow "$TMP/o.jsonl" command "$pid" cpu-clock)
 tc=$(jrow "$TMP/o.jsonl" command "$pid" task-clock)
 echo "      emon-perf: cpu-migrations $m, context-switches $c, cpu-clock $cc ns, task-clock $tc ns"
-check "cpu-migrations $m: at least $((N - 1)) of its $N moves, at most its nr_migrations $mig + 2" \
-	[ "$m" -ge $((N - 1)) ] && [ "$m" -le $((mig + 2)) ]
-check "context-switches $c: its $sw switches, + at most 10 on its way out" \
-	[ "$c" -ge "$sw" ] && [ "$c" -le $((sw + 10)) ]
+# switches the kernel kept out of the tracepoint during the run, on any
+# CPU (emon-perf -v says how many slices followed one at each read)
+u=$(sed -n 's/.* \([0-9]*\) slices (.* followed context switches the kernel did not trace.*/\1/p' "$TMP/err" |
+	awk '{ n += $1 } END { print n + 0 }')
+echo "      untraced switches during the run, all CPUs: $u"
+check "cpu-migrations $m: its nr_migrations $mig (- $u untraced: a switch-in kept out of the tracepoint lets its move merge with the next), + at most 2 on its way out" \
+	[ "$m" -ge $((mig - u)) -a "$m" -le $((mig + 2)) ]
+check "context-switches $c: its $sw switches (- $u untraced), + at most 10 on its way out" \
+	[ "$c" -ge $((sw - u)) -a "$c" -le $((sw + 10)) ]
 check "task-clock = cpu-clock ($tc, $cc)" [ "$tc" = "$cc" ]
 check "cpu-clock: its CPU time within 2% + steal ($((steal / 1000)) us) + 20 ms" \
 	near_steal "$cc" "$run" 2 $((steal + 20000000))
