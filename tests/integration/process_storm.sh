@@ -96,8 +96,8 @@ check "the cgroup's cpu-clock matches perf stat -G within 1% (+ its part of the 
 check "the cgroup's context-switches match perf stat -G within 1%" near "$ecs" "$pcs" 1
 check "the cgroup's cpu-clock matches cpu.stat within 5% (+ steal + untraced time)" near_steal "$e" "$u" 5 "$((steal + unt))"
 
-"$PY3" - "$TMP/rss" "$secs" <<'PY'
-import os, sys
+"$PY3" - "$TMP/rss" "$secs" "$TMP/out.jsonl" <<'PY'
+import collections, json, os, sys
 secs = float(sys.argv[2])
 s = [tuple(map(float, l.split())) for l in open(sys.argv[1]) if len(l.split()) == 3]
 if len(s) < 4:
@@ -111,7 +111,7 @@ peak = max(r for t, r, f in s)
 print(f"      RSS: {len(s)} samples, first half max {first / 1024:.1f} MiB, "
       f"second half max {second / 1024:.1f} MiB, peak {peak / 1024:.1f} MiB")
 # Memory follows the busiest interval (per-read buffers, the interval's
-# entries and rows: ~1 KiB per process of an interval, pooled), which a
+# entries and rows: ~6 KiB per process of an interval, pooled), which a
 # 5 s storm may reach late; it is bounded by the map sizes. Flat (no leak:
 # 100 B per process would be 10+ MiB) is asserted on the 30 s stress run,
 # whose second half comes long after the peak.
@@ -121,12 +121,28 @@ print(f"      RSS: {len(s)} samples, first half max {first / 1024:.1f} MiB, "
 # bound, ASan's own shadow and redzones)
 bound_mib = 256 * (3 if os.environ.get("SAN_LOGS") else 1)
 bounded = peak <= bound_mib * 1024
-flat = second <= first * 1.10 + 4096
+# On a busy machine the busiest interval can come late in a 30 s run too
+# (a read held back by the load covers more of the storm: seen 73.9 ->
+# 85.6 MiB): what the second half's busiest interval has beyond the
+# first half's (process rows) is allowed at the first half's own memory
+# per row of its busiest interval (an upper bound: the base is in it;
+# 5.9 KiB here unloaded, 196 MiB for 34,055 rows).
+rows = collections.Counter()
+for l in open(sys.argv[3]):
+    r = json.loads(l)
+    rows[r["interval"]] += r["scope"] == "process"
+busy1 = max((n for t, n in rows.items() if t <= half), default=0)
+busy2 = max((n for t, n in rows.items() if t > half), default=0)
+per_row = first / busy1 if busy1 else 0
+more = max(0, busy2 - busy1) * per_row
+print(f"      busiest interval: {busy1} process rows in the first half ({per_row:.1f} KiB a row), "
+      f"{busy2} in the second (+{more / 1024:.1f} MiB allowed)")
+flat = second <= first * 1.10 + 4096 + more
 print(f"      bounded (<= {bound_mib} MiB): {bounded}; flat: {flat}" + ("" if secs >= 20 else " (not asserted: short run)"))
 sys.exit(0 if bounded and (flat or secs < 20) else 1)
 PY
 rc=$?
 what="RSS bounded (<= 256 MiB, 768 under make asan)"
-[ "$secs" -ge 20 ] && what="$what, and flat (second half <= first half + 10% + 4 MiB)"
+[ "$secs" -ge 20 ] && what="$what, and flat (second half <= first half + 10% + 4 MiB, + the first half's KiB a row for the rows its busiest interval has beyond the first half's)"
 check "$what" [ $rc -eq 0 ]
 finish
