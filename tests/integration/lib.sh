@@ -197,6 +197,14 @@ print(sum(json.loads(l).get("untraced_ns", 0) for l in open(sys.argv[1])
           if json.loads(l)["scope"] == "system"))' "$1"
 }
 
+# untraced_switches FILE: how many switches went untraced (as above) on any
+# CPU during a run whose emon-perf -v stderr is FILE: the slices that
+# followed one, summed over its reads; 0 when none was said
+untraced_switches() {
+	sed -n 's/.* \([0-9]*\) slices (.* followed context switches the kernel did not trace.*/\1/p' "$1" |
+		awk '{ n += $1 } END { print n + 0 }'
+}
+
 # untraced_during FILE CGROUP: untraced_ns as above, summed over only the
 # intervals of a -I recording with --by cgroup in which CGROUP or a cgroup
 # under it ran: the time whose owner was guessed while it could have been

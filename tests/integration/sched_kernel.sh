@@ -136,7 +136,8 @@ check "cgroup run-queue wait = the burners' run_delay since they joined, within 
 
 # offcheck W FIELD WHAT: workload W's process row's sched FIELD against
 # its span's wall - on-CPU - wait within 2%, + its readings, + its tail
-# (what it did outside its span: left in $tail)
+# (its pid and what it did outside its span: left in $pid and $tail, for
+# the checks after it)
 offcheck() {
 	pid=$(truth "$TMP/$1.json" pid)
 	tail=$(life_outside_ns "$TMP/out.jsonl" "$pid" "$(truth "$TMP/$1.json" span_ns)")

@@ -61,10 +61,7 @@ c=$(jrow "$TMP/o.jsonl" command "$pid" context-switches)
 cc=$(jrow "$TMP/o.jsonl" command "$pid" cpu-clock)
 tc=$(jrow "$TMP/o.jsonl" command "$pid" task-clock)
 echo "      emon-perf: cpu-migrations $m, context-switches $c, cpu-clock $cc ns, task-clock $tc ns"
-# switches the kernel kept out of the tracepoint during the run, on any
-# CPU (emon-perf -v says how many slices followed one at each read)
-u=$(sed -n 's/.* \([0-9]*\) slices (.* followed context switches the kernel did not trace.*/\1/p' "$TMP/err" |
-	awk '{ n += $1 } END { print n + 0 }')
+u=$(untraced_switches "$TMP/err")
 echo "      untraced switches during the run, all CPUs: $u"
 check "cpu-migrations $m: its nr_migrations $mig (- $u untraced: a switch-in kept out of the tracepoint lets its move merge with the next), + at most 2 on its way out" \
 	[ "$m" -ge $((mig - u)) -a "$m" -le $((mig + 2)) ]
