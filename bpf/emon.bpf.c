@@ -235,11 +235,13 @@ struct {
 
 /*
  * Command trees: the tgids of each command's process tree (emon.h's
- * struct emon_tree_val: its group leader's task_struct address, 0 for the
- * command itself, put here by userspace, and the trees it is in). A pid
- * is reused as soon as it is reaped, before the task is freed (on_free),
- * so membership is the pid *and* that task: an unrelated process given a
- * tree member's pid is not the command's.
+ * struct emon_tree_val: the process's start time, 0 for the command
+ * itself until its exec, and the trees it is in). A pid is reused as soon
+ * as it is reaped, before the task is freed (on_free), so membership is
+ * the pid *and* the start time: an unrelated process given a tree
+ * member's pid is not the command's. Not the group leader's task_struct:
+ * an exec from a thread other than the leader makes that thread the
+ * leader (de_thread()), and the process would leave its tree mid-life.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -437,16 +439,16 @@ static __always_inline __u32 proc_start(struct task_struct *task)
 static __always_inline __u64 in_trees(__u32 tgid, struct task_struct *task, bool cur)
 {
 	struct emon_tree_val *v;
-	__u64 leader;
+	__u64 start;
 
 	if (!follow_tree)
 		return 0;
 	v = bpf_map_lookup_elem(&tree, &tgid);
 	if (!v)
 		return 0;
-	leader = cur ? (__u64)task->group_leader :
-		       (__u64)BPF_CORE_READ(task, group_leader);
-	return !v->leader || v->leader == leader ? v->mask : 0;
+	start = cur ? task->group_leader->start_time :
+		      BPF_CORE_READ(task, group_leader, start_time);
+	return !v->start || v->start == start ? v->mask : 0;
 }
 
 /* Rare path: a process of trees found no room: each tree's overflow part. */
@@ -867,7 +869,8 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
-	struct emon_tree_val v = { .leader = (__u64)child->group_leader };
+	/* a new process: child is its group leader */
+	struct emon_tree_val v = { .start = child->start_time };
 
 	if (ptgid == ctgid)
 		return 0;
@@ -902,6 +905,13 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid)
 	struct emon_prev *pv;
 	__u32 z = 0, par, ep, s;
 
+	if (follow_tree) {	/* the command's own exec: see tree */
+		__u32 tgid = p->tgid;
+		struct emon_tree_val *v = bpf_map_lookup_elem(&tree, &tgid);
+
+		if (v && !v->start)
+			v->start = p->group_leader->start_time;
+	}
 	pv = bpf_map_lookup_elem(&prev, &z);
 	if (!pv)
 		return 0;
@@ -925,7 +935,10 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid)
 /*
  * A process of a tree is gone for good (its task is freed after the whole
  * thread group was reaped), so its pid may now be given to a process that
- * is not the command's.
+ * is not the command's. Its entry only: the pid may be another process's
+ * already. A command that never exec'd (start 0) keeps its entry until
+ * its tree is released: it cannot be told from a process its pid had
+ * before it.
  */
 SEC("tp_btf/sched_process_free")
 int BPF_PROG(on_free, struct task_struct *p)
@@ -936,7 +949,7 @@ int BPF_PROG(on_free, struct task_struct *p)
 	if (p->pid != tgid)
 		return 0;
 	v = bpf_map_lookup_elem(&tree, &tgid);
-	if (v && (!v->leader || v->leader == (__u64)p))
+	if (v && v->start && v->start == p->start_time)
 		bpf_map_delete_elem(&tree, &tgid);
 	return 0;
 }

@@ -829,9 +829,9 @@ int session__start(struct session *s)
 
 int session__tree_add(struct session *s, __u32 tgid, int tree)
 {
-	/* leader 0: the command, stopped before its exec by whoever forked
-	 * it, keeps its pid until they reap it */
-	struct emon_tree_val v = { .leader = 0, .mask = 1ULL << tree };
+	/* start 0: the command, stopped before its exec by whoever forked
+	 * it, keeps its pid until they reap it; its exec fills it in */
+	struct emon_tree_val v = { .start = 0, .mask = 1ULL << tree };
 	int fd = bpf_map__fd(s->skel->maps.tree), ofd;
 	__u32 slot;
 

@@ -75,14 +75,16 @@ struct emon_proc_hdr {
 
 /*
  * Command trees followed at once (a daemon serves many attached stat
- * commands): the tree map's value, keyed by tgid. leader is the group
- * leader's task_struct (0: the command itself, put there by userspace
- * before it execs); mask says which trees the process is in, inherited at
- * fork (nested commands: several bits).
+ * commands): the tree map's value, keyed by tgid. start is the process's
+ * start time (its group leader's start_time, which an exec from another
+ * thread keeps), so that a later process given the pid is not taken for
+ * it; 0 for the command itself, put there by userspace before it execs,
+ * until its exec fills it in. mask says which trees the process is in,
+ * inherited at fork (nested commands: several bits).
  */
 #define EMON_MAX_TREES 64
 struct emon_tree_val {
-	__u64 leader;
+	__u64 start;
 	__u64 mask;
 };
 

@@ -37,6 +37,18 @@ st0=$(steal_ns)
 steal=$(($(steal_ns) - st0))
 tree_vs_rusage "$TMP/out2.jsonl" "an orphaned grandchild included" || sed 's/^/      stderr: /' "$TMP/err2"
 
+# an exec from a thread other than the leader: that thread becomes the
+# group leader (de_thread()), and the process stays in its tree
+st0=$(steal_ns)
+"$EMON" stat -e cpu-clock --by system,cpu,process -j -o "$TMP/out3.jsonl" 2>"$TMP/err3" -- \
+	"${RUSAGE_RUN[@]}" "$TMP/rusage" "$PY3" -c "
+import os, threading
+threading.Thread(target=os.execv, args=('$BURN', ['$BURN', '0.3'])).start()
+threading.Event().wait()"
+steal=$(($(steal_ns) - st0))
+tree_vs_rusage "$TMP/out3.jsonl" "a process that execs from a thread other than its leader" ||
+	sed 's/^/      stderr: /' "$TMP/err3"
+
 # a signal ends the command: 128 + signal
 "$EMON" stat -e cpu-clock -o /dev/null -- sh -c 'kill -TERM $$'
 check "a command killed by SIGTERM gives 143" [ $? -eq 143 ]
