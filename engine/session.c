@@ -31,6 +31,7 @@
  * O(events) per context switch whatever is watched.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -827,11 +828,53 @@ int session__start(struct session *s)
 	return err;
 }
 
+/*
+ * Whether start (a task's start_time: CLOCK_MONOTONIC ns) is when process
+ * pid started, to the clock tick /proc/PID/stat gives it in (boot time).
+ */
+static bool proc_started_at(__u32 pid, __u64 start)
+{
+	struct timespec mono, boot;
+	unsigned long long ticks;
+	char path[32], buf[1024], *p;
+	long hz = sysconf(_SC_CLK_TCK);
+	__u64 at;
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || hz <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* the name may hold spaces and ')' */
+	for (i = 2; p && i < 22; i++)	/* to field 22, starttime */
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &ticks) != 1 ||
+	    clock_gettime(CLOCK_MONOTONIC, &mono) || clock_gettime(CLOCK_BOOTTIME, &boot))
+		return false;
+	/* boot time = monotonic time + the time spent suspended */
+	at = start + (__u64)(boot.tv_sec - mono.tv_sec) * 1000000000ULL +
+	     (__u64)(boot.tv_nsec - mono.tv_nsec);
+	at /= 1000000000ULL / (__u64)hz;
+	return at + 1 >= ticks && at <= ticks + 1;
+}
+
 int session__tree_add(struct session *s, __u32 tgid, int tree)
 {
-	/* start 0: the command, stopped before its exec by whoever forked
-	 * it, keeps its pid until they reap it; its exec fills it in */
-	struct emon_tree_val v = { .start = 0, .mask = 1ULL << tree };
+	/*
+	 * start 0: the command, stopped before its exec by whoever forked
+	 * it, keeps its pid until they reap it; its exec fills in its start
+	 * time. A command already in a tree (an emon-perf stat run inside a
+	 * command that another one follows, both attached to one daemon)
+	 * keeps its entry, its start time and trees, and joins this tree
+	 * too; not an entry that its pid's earlier process left.
+	 */
+	struct emon_tree_val v = { 0 }, old;
 	int fd = bpf_map__fd(s->skel->maps.tree), ofd;
 	__u32 slot;
 
@@ -846,6 +889,10 @@ int session__tree_add(struct session *s, __u32 tgid, int tree)
 			return -errno;
 	}
 	s->trees |= 1ULL << tree;
+	if (!bpf_map_lookup_elem(fd, &tgid, &old) && old.start &&
+	    proc_started_at(tgid, old.start))
+		v = old;
+	v.mask |= 1ULL << tree;
 	if (bpf_map_update_elem(fd, &tgid, &v, BPF_ANY))
 		return -errno;
 	return 0;

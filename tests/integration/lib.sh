@@ -144,6 +144,17 @@ for l in open(sys.argv[1]):
 jsched() { jfield "$1" "$2" "$3" sched "$4"; }
 # jrow FILE SCOPE KEY EVENT: that counter in the last row matching, or "null"
 jrow() { jfield "$1" "$2" "$3" counters "$4"; }
+# jcommand FILE EVENT: that counter in the last command row, "missing" if none
+jcommand() {
+	python3 -c '
+import json, sys
+val = "missing"
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["scope"] == "command":
+        val = r["counters"][sys.argv[2]]
+print("null" if val is None else val)' "$1" "$2"
+}
 
 # bpf_ids PID: the BPF programs and links PID holds, "prog N" / "link N"
 bpf_ids() {

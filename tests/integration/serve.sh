@@ -7,7 +7,9 @@
 #    (cpu-clock and context-switches come from the switch itself), each stat none and
 #    no BPF object, one sched_switch program is loaded; each stat's totals
 #    match cpu.stat within 0.5% (+ steal + untraced time)
-#  - command mode attached: the tree's cpu-clock matches its rusage
+#  - command mode attached: the tree's cpu-clock matches its rusage; so
+#    do both trees of an attached stat run inside a command that another
+#    attached stat follows (the inner tree is in the outer one)
 #  - a stat asking for an event the daemon does not count uses its own
 #  - the daemon dies under an attached stat: it prints, says why, exits 1
 #  - SIGKILL leaves a socket behind: the next daemon replaces it and counts;
@@ -85,11 +87,7 @@ rc=$?
 steal=$(($(steal_ns) - st0))
 check "attached command mode exits 0" [ $rc -eq 0 ]
 check "and says it attached" grep -q "attached to the daemon" "$TMP/cmd.err"
-e=$("$PY3" -c "
-import json
-for l in open('$TMP/cmd.jsonl'):
-    r = json.loads(l)
-    if r['scope'] == 'command': print(r['counters']['cpu-clock'])")
+e=$(jcommand "$TMP/cmd.jsonl" cpu-clock)
 ru=$(cat "$TMP/rusage")
 unt=$(untraced_ns "$TMP/cmd.jsonl")
 if ! check "the command tree's cpu-clock matches its rusage within 3% (+ steal + untraced)" \
@@ -98,6 +96,29 @@ if ! check "the command tree's cpu-clock matches its rusage within 3% (+ steal +
 	echo "      the daemon's log:"; sed 's/^/      /' "$TMP/serve.err"
 	sed 's/^/      stderr: /' "$TMP/cmd.err"
 fi
+
+# --- a stat attached inside a command that another attached stat follows ---
+# The daemon follows both trees; the inner command stays in the outer one
+# (its root keeps the outer tree's bit when the inner stat has it followed)
+inner=$(printf '%q ' "$EMON" stat -e cpu-clock -j -o "$TMP/inner.jsonl" --socket "$S" -- \
+	"${RUSAGE_RUN[@]}" "$TMP/rusage_in" "$BURN" 0.3)
+st0=$(steal_ns)
+"$EMON" stat -e cpu-clock --by system,cpu,process -j -o "$TMP/outer.jsonl" --socket "$S" -- \
+	"${RUSAGE_RUN[@]}" "$TMP/rusage" bash -c "$inner 2>$TMP/inner.err; $BURN 0.2" 2>"$TMP/outer.err"
+rc=$?
+steal=$(($(steal_ns) - st0))
+check "nested attached commands: exit 0" [ $rc -eq 0 ]
+for w in inner outer; do
+	ru=$(cat "$TMP/rusage$([ $w = inner ] && echo _in)")
+	e=$(jcommand "$TMP/$w.jsonl" cpu-clock)
+	unt=$(untraced_ns "$TMP/$w.jsonl")
+	echo "      $w command cpu-clock $e ns, its tree's rusage $ru ns; steal $((steal / 1000)) us, untraced $((unt / 1000)) us"
+	if ! check "nested attached commands: the $w tree's cpu-clock matches its rusage within 3% (+ steal + untraced)" \
+		near_steal "$e" "$ru" 3 $((steal + unt)); then
+		tree_rows "$TMP/$w.jsonl"
+		sed 's/^/      stderr: /' "$TMP/$w.err"
+	fi
+done
 
 # --- a command that leaves a process running, then the next command ---
 # The first tree's id is free again when its stat leaves, and its burner
@@ -110,11 +131,7 @@ st0=$(steal_ns)
 	"${RUSAGE_RUN[@]}" "$TMP/rusage" sleep 0.5 2>"$TMP/next.err"
 check "the next command: exit 0" [ $? -eq 0 ]
 steal=$(($(steal_ns) - st0))
-e=$("$PY3" -c "
-import json
-for l in open('$TMP/next.jsonl'):
-    r = json.loads(l)
-    if r['scope'] == 'command': print(r['counters']['cpu-clock'])")
+e=$(jcommand "$TMP/next.jsonl" cpu-clock)
 check "the next command's tree holds its own time only, not the burner's (3% + 20 ms + steal + untraced)" \
 	near_steal "$e" "$(cat "$TMP/rusage")" 3 $((20000000 + steal + $(untraced_ns "$TMP/next.jsonl")))
 pkill -f "$BURN 1\$" 2>/dev/null
