@@ -554,6 +554,45 @@ static __always_inline __u32 proc_get(struct emon_prev *p, __u32 par, __u32 ep,
 	return slot_cached(c, id, ep, proc_first_seen(par, ep, &k, ref, task, cur));
 }
 
+/*
+ * The slot found for a key holds that key's header: the cache and the ref
+ * are per CPU and only written with the slot they name, so this never
+ * fails. If it ever does, the slice goes to a new slot of the key's own
+ * (the other key's counts stay whole), and the count says so.
+ */
+static __always_inline struct emon_cgrp_hdr *
+cgrp_slot_of(struct emon_prev *p, __u32 par, __u32 ep, __u32 cpu, __u64 cgid,
+	     struct task_struct *task)
+{
+	__u32 s = cgrp_get(p, par, ep, cpu, cgid, task);
+	struct emon_cgrp_hdr *h = s == NO_SLOT ? NULL : cgrp_slot(par, s);
+	struct emon_cgrp_key k = { .cgid = cgid, .cpu = cpu };
+
+	if (!h || (h->key.cgid == cgid && h->key.cpu == cpu))
+		return h;
+	stat_inc(EMON_STAT_SLOT_KEY);
+	s = cgrp_first_seen(par, ep, &k, bpf_map_lookup_elem(&cgrp_idx, &k), task);
+	s = slot_cached(&p->cgrp_cache[cgid & (SLOT_CACHE - 1)], cgid, ep, s);
+	return s == NO_SLOT ? NULL : cgrp_slot(par, s);
+}
+
+static __always_inline struct emon_proc_hdr *
+proc_slot_of(struct emon_prev *p, __u32 par, __u32 ep, __u32 cpu, __u32 tgid,
+	     __u32 start, struct task_struct *task, bool cur)
+{
+	__u32 s = proc_get(p, par, ep, cpu, tgid, start, task, cur);
+	struct emon_proc_hdr *h = s == NO_SLOT ? NULL : proc_slot(par, s);
+	struct emon_proc_key k = { .tgid = tgid, .cpu = cpu, .start = start };
+
+	if (!h || (h->key.tgid == tgid && h->key.start == start && h->key.cpu == cpu))
+		return h;
+	stat_inc(EMON_STAT_SLOT_KEY);
+	s = proc_first_seen(par, ep, &k, bpf_map_lookup_elem(&proc_idx, &k), task, cur);
+	s = slot_cached(&p->proc_cache[tgid & (SLOT_CACHE - 1)],
+			(__u64)tgid << 32 | start, ep, s);
+	return s == NO_SLOT ? NULL : proc_slot(par, s);
+}
+
 /* The task's cgroup v2 id: what bpf_get_current_cgroup_id() gives for it. */
 static __always_inline __u64 task_cgid(struct task_struct *t)
 {
@@ -584,10 +623,8 @@ static __always_inline void owner_add(struct emon_prev *p, __u32 par, __u32 ep,
 				      bool cur, const struct emon_count *d)
 {
 	void *val;
-	__u32 s;
 
-	s = cgrp_get(p, par, ep, cpu, cgid, task);
-	val = s == NO_SLOT ? NULL : cgrp_slot(par, s);
+	val = cgrp_slot_of(p, par, ep, cpu, cgid, task);
 	if (val)
 		counts_add(val + sizeof(struct emon_cgrp_hdr), d);
 	else
@@ -595,8 +632,7 @@ static __always_inline void owner_add(struct emon_prev *p, __u32 par, __u32 ep,
 	if (steps < EMON_STEP_ALL)
 		return;
 
-	s = proc_get(p, par, ep, cpu, tgid, start, task, cur);
-	val = s == NO_SLOT ? NULL : proc_slot(par, s);
+	val = proc_slot_of(p, par, ep, cpu, tgid, start, task, cur);
 	if (!val) {
 		__u64 trees = in_trees(tgid, task, cur);
 
@@ -903,7 +939,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid)
 {
 	struct emon_proc_hdr *h;
 	struct emon_prev *pv;
-	__u32 z = 0, par, ep, s;
+	__u32 z = 0, par, ep;
 
 	if (follow_tree) {	/* the command's own exec: see tree */
 		__u32 tgid = p->tgid;
@@ -917,9 +953,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid)
 		return 0;
 	ep = pv->ep;
 	par = ep & 1;
-	s = proc_get(pv, par, ep, bpf_get_smp_processor_id(), p->tgid,
-		     proc_start(p), p, true);
-	h = s == NO_SLOT ? NULL : proc_slot(par, s);
+	h = proc_slot_of(pv, par, ep, bpf_get_smp_processor_id(), p->tgid,
+			 proc_start(p), p, true);
 	/*
 	 * A flush came in meanwhile (interrupts are on here): that buffer
 	 * may be drained and soon another key's. The next interval's first

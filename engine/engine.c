@@ -419,6 +419,9 @@ static void warn_overflow(struct engine *e)
 	if (st[EMON_STAT_TREE_LOST] && !e->ovf_warned[2]++)
 		pr_warn("%llu processes forked in a command's tree could not be followed (the BPF tree map refused them): the command's counts miss theirs",
 			(unsigned long long)st[EMON_STAT_TREE_LOST]);
+	if (st[EMON_STAT_SLOT_KEY] && !e->ovf_warned[3]++)
+		pr_warn("%llu slices found their key's BPF slot holding another key and were counted in a new one (a bug: please report it)",
+			(unsigned long long)st[EMON_STAT_SLOT_KEY]);
 	if (st[EMON_STAT_READ_ERR])
 		pr_debug("%llu failed counter reads",
 			 (unsigned long long)st[EMON_STAT_READ_ERR]);

@@ -53,7 +53,7 @@ struct engine {
 	/* a freed tree is free for a new user from this read on (see
 	 * engine__tree_free) */
 	__u64 tree_clean_seq[EMON_MAX_TREES];
-	__u64 ovf_warned[3];	/* cgroup map, process map, tree map */
+	__u64 ovf_warned[4];	/* cgroup map, process map, tree map, slot keys */
 	int clock_short_cpu;
 	bool clock_warned;
 };

@@ -145,6 +145,7 @@ enum emon_stat {
 	EMON_STAT_UNTRACED,	/* counts that found switches gone untraced */
 	EMON_STAT_UNTRACED_NS,	/* their time (the clock event's delta): owner estimated */
 	EMON_STAT_TREE_LOST,	/* children of a command's tree the tree map refused */
+	EMON_STAT_SLOT_KEY,	/* slots found for a key that held another key's header */
 	EMON_STAT_NR,
 };
 
