@@ -332,7 +332,17 @@ static __always_inline __u32 slot_alloc(__u32 kind, __u32 par, __u32 max)
 	return s < max ? s : NO_SLOT;
 }
 
-/* Remember key's slot in buffer par for epoch ep. */
+/*
+ * The order of stores that a flush IPI may come between (on_exec runs
+ * with interrupts on, on this CPU): the compiler must keep it.
+ */
+#define store_order() asm volatile("" ::: "memory")
+
+/*
+ * Remember key's slot in buffer par for epoch ep. The slot before the
+ * epoch: a flush between the two finds an old epoch, not an old slot
+ * under the new one.
+ */
 static __always_inline void slot_ref_set(void *idx_map, void *key,
 					 struct emon_slot_ref *ref,
 					 __u32 par, __u32 ep, __u32 s)
@@ -341,6 +351,7 @@ static __always_inline void slot_ref_set(void *idx_map, void *key,
 
 	if (ref) {		/* only this CPU writes its keys' refs */
 		ref->slot[par & 1] = s;
+		store_order();
 		ref->ep[par & 1] = ep;
 		return;
 	}
@@ -368,13 +379,20 @@ static __always_inline void *proc_slot(__u32 par, __u32 s)
 	return bpf_map_lookup_elem(&proc_data, &k);
 }
 
-/* A slot found or taken for a key: remember it in the CPU's cache. */
+/*
+ * A slot found or taken for a key: remember it in the CPU's cache. The
+ * entry is emptied first and filled last: a flush between the stores
+ * finds no entry, never this id with the last key's slot.
+ */
 static __always_inline __u32 slot_cached(struct slot_cache *c, __u64 id,
 					 __u32 ep, __u32 s)
 {
 	if (s != NO_SLOT) {
+		c->slot = 0;
+		store_order();
 		c->id = id;
 		c->ep = ep;
+		store_order();
 		c->slot = s + 1;
 	}
 	return s;
@@ -556,9 +574,11 @@ static __always_inline __u32 proc_get(struct emon_prev *p, __u32 par, __u32 ep,
 
 /*
  * The slot found for a key holds that key's header: the cache and the ref
- * are per CPU and only written with the slot they name, so this never
- * fails. If it ever does, the slice goes to a new slot of the key's own
- * (the other key's counts stay whole), and the count says so.
+ * are per CPU and only written with the slot they name (in an order that
+ * a flush inside on_exec cannot tear), so this never fails where it runs,
+ * with interrupts off. If it ever does, the slice goes to a new slot of
+ * the key's own (the other key's counts stay whole), and the count says
+ * so. Not in on_exec: a flush there may leave it a drained buffer.
  */
 static __always_inline struct emon_cgrp_hdr *
 cgrp_slot_of(struct emon_prev *p, __u32 par, __u32 ep, __u32 cpu, __u64 cgid,
@@ -939,7 +959,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid)
 {
 	struct emon_proc_hdr *h;
 	struct emon_prev *pv;
-	__u32 z = 0, par, ep;
+	__u32 z = 0, par, ep, s;
 
 	if (follow_tree) {	/* the command's own exec: see tree */
 		__u32 tgid = p->tgid;
@@ -953,14 +973,15 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid)
 		return 0;
 	ep = pv->ep;
 	par = ep & 1;
-	h = proc_slot_of(pv, par, ep, bpf_get_smp_processor_id(), p->tgid,
-			 proc_start(p), p, true);
+	s = proc_get(pv, par, ep, bpf_get_smp_processor_id(), p->tgid,
+		     proc_start(p), p, true);
+	h = s == NO_SLOT ? NULL : proc_slot(par, s);
 	/*
 	 * A flush came in meanwhile (interrupts are on here): that buffer
-	 * may be drained and soon another key's. The next interval's first
-	 * slice names the process anew.
+	 * may be drained (its headers zeroed) and soon another key's. The
+	 * next interval's first slice names the process anew.
 	 */
-	if (!h || *(volatile __u32 *)&pv->ep != ep)
+	if (!h || *(volatile __u32 *)&pv->ep != ep || h->key.tgid != p->tgid)
 		return 0;
 	__builtin_memcpy(h->comm, p->group_leader->comm, EMON_COMM_LEN);
 	h->flags |= EMON_PROC_EXEC;
