@@ -120,7 +120,8 @@ _emon_perf()
 		return ;;
 	-I | --interval-print | -x | --field-separator | --timeout | --idle-watts | \
 	--max-cgroups | --max-procs | --listen | --processes | --max-series | \
-	--max-clients | --max-keys | --retain | --min-flush-ms | --top | -d | --delay | \
+	--max-clients | --max-held-mb | --max-keys | --retain | --min-flush-ms | --top | \
+	-d | --delay | \
 	--end | --match | --threads)
 		return ;;	# a value of the user's own
 	esac

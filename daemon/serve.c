@@ -50,6 +50,7 @@ struct serve_opts {
 	int top_procs;
 	long max_series;
 	long max_clients;
+	long max_held_mb;	/* --max-held-mb: unread answers' memory */
 	double min_flush_ms;
 	long threads;		/* --threads: self-monitoring slots, 0: off */
 	const char *pin_dir;
@@ -75,6 +76,7 @@ enum {
 	OPT_PROCESSES,
 	OPT_MAX_SERIES,
 	OPT_MAX_CLIENTS,
+	OPT_MAX_HELD,
 	OPT_MAX_KEYS,
 	OPT_RETAIN,
 	OPT_MIN_FLUSH,
@@ -90,6 +92,7 @@ static const struct option long_opts[] = {
 	{ "listen",		required_argument, NULL, OPT_LISTEN },
 	{ "processes",		required_argument, NULL, OPT_PROCESSES },
 	{ "max-series",		required_argument, NULL, OPT_MAX_SERIES },
+	{ "max-held-mb",	required_argument, NULL, OPT_MAX_HELD },
 	{ "max-clients",	required_argument, NULL, OPT_MAX_CLIENTS },
 	{ "max-keys",		required_argument, NULL, OPT_MAX_KEYS },
 	{ "retain",		required_argument, NULL, OPT_RETAIN },
@@ -128,6 +131,8 @@ static void serve_usage(FILE *f)
 "      --max-series N        /metrics series at most (default 20000): beyond,\n"
 "                            the smallest cgroups fold into cgroup=\"other\"\n"
 "      --max-clients N       socket clients at once (default 1024)\n"
+"      --max-held-mb MB      memory for answers clients have not read yet\n"
+"                            (default 256): past it, requests wait\n"
 "      --max-keys N          cgroups and processes kept (default 100000)\n"
 "      --retain S            a removed cgroup or exited process keeps its final\n"
 "                            totals this long (default 300 s)\n"
@@ -189,6 +194,8 @@ static int serve_opts__one(void *ctx, int c, const char *arg)
 		return opts__long("--max-series", arg, 100, 10000000, &o->max_series);
 	case OPT_MAX_CLIENTS:
 		return opts__long("--max-clients", arg, 1, 4000, &o->max_clients);
+	case OPT_MAX_HELD:
+		return opts__long("--max-held-mb", arg, 1, 1 << 20, &o->max_held_mb);
 	case OPT_MAX_KEYS:
 		if (opts__long("--max-keys", arg, 100, 1 << 26, &v))
 			return -EINVAL;
@@ -227,6 +234,7 @@ static int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 	o->listen = DEFAULT_LISTEN;
 	o->max_series = 20000;
 	o->max_clients = 1024;
+	o->max_held_mb = 256;
 	o->min_flush_ms = 10;
 	o->eng.retain_s = 300;
 	o->eng.max_keys = 100000;
@@ -351,6 +359,7 @@ static int serve_setup(struct serve *sv)
 		.min_flush_s = sv->o.min_flush_ms / 1e3,
 		.request_timeout_s = 5,
 		.answer_timeout_s = 30,
+		.max_held = (size_t)sv->o.max_held_mb << 20,
 	};
 	struct metrics_opts mo = {
 		.max_series = sv->o.max_series,

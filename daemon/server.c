@@ -42,6 +42,7 @@
 struct payload {
 	unsigned int refs;
 	size_t len;
+	size_t *held;		/* the count of answer bytes it is in, or NULL */
 	char data[];
 };
 
@@ -83,6 +84,7 @@ struct server {
 	int nr;
 	struct client *polled[1 + 1 + 4096];	/* who each pollfd is */
 	int npending;
+	size_t held;		/* bytes of snapshot answers not yet sent */
 	double last_flush;
 	__u64 flushes;
 	pthread_mutex_t lock;	/* internal[]: other threads add to it */
@@ -99,14 +101,40 @@ static struct payload *payload__new(const void *p, size_t len)
 		return NULL;
 	pl->refs = 1;
 	pl->len = len;
+	pl->held = NULL;
 	memcpy(pl->data, p, len);
 	return pl;
 }
 
 static void payload__put(struct payload *pl)
 {
-	if (pl && !--pl->refs)
+	if (pl && !--pl->refs) {
+		if (pl->held)
+			*pl->held -= pl->len;
 		free(pl);
+	}
+}
+
+/*
+ * Snapshot answers that clients have not read yet, and that their
+ * sockets could not take, hold memory: past max_held, requests wait for a
+ * flush until some of it is read (or its reader timed out). One answer is
+ * always allowed, however large.
+ */
+static bool server__held_full(const struct server *s)
+{
+	return s->o.max_held && s->held && s->held >= s->o.max_held;
+}
+
+/* A flush is wanted now (rate limits aside): requests that can be answered. */
+static bool server__want(const struct server *s)
+{
+	bool want;
+
+	pthread_mutex_lock((pthread_mutex_t *)&s->lock);
+	want = (s->npending && !server__held_full(s)) || s->nr_internal;
+	pthread_mutex_unlock((pthread_mutex_t *)&s->lock);
+	return want;
 }
 
 static void client__close(struct server *s, int i)
@@ -504,11 +532,8 @@ void server__handle(struct server *s, const struct pollfd *pfd, int n, double no
 double server__next(const struct server *s)
 {
 	double next = engine__next_tick(s->e);
-	bool want;
+	bool want = server__want(s);
 
-	pthread_mutex_lock((pthread_mutex_t *)&s->lock);
-	want = s->npending || s->nr_internal;
-	pthread_mutex_unlock((pthread_mutex_t *)&s->lock);
 	if (want && s->last_flush + s->o.min_flush_s < next)
 		next = s->last_flush + s->o.min_flush_s;
 	/* timeouts are checked at least once a second */
@@ -555,10 +580,16 @@ static struct payload *answer__get(struct server *s, const struct emon_snap_req 
 			return shared[i];
 		}
 	}
+	if (server__held_full(s))
+		return NULL;	/* it waits: see server__held_full() */
 	if (engine__encode(s->e, req, &buf, &len))
 		return NULL;
 	pl = payload__new(buf, len);
 	free(buf);
+	if (pl) {
+		pl->held = &s->held;
+		s->held += len;
+	}
 	if (pl && req->tree < 0 && *nshared < MAX_SHARED) {
 		keys[*nshared] = *req;
 		shared[(*nshared)++] = pl;
@@ -573,7 +604,7 @@ static void server__answer(struct server *s, double now, int err)
 	struct internal_req in[MAX_INTERNAL];
 	struct payload *shared[MAX_SHARED];
 	struct emon_snap_req keys[MAX_SHARED];
-	int nin, nshared = 0;
+	int nin, nshared = 0, deferred = 0;
 
 	for (int i = 0; i < s->o.max_clients; i++) {
 		struct client *c = s->c[i];
@@ -582,9 +613,13 @@ static void server__answer(struct server *s, double now, int err)
 
 		if (!c || !c->pending)
 			continue;
+		pl = err ? NULL : answer__get(s, &c->req, shared, keys, &nshared);
+		if (!pl && !err && server__held_full(s)) {
+			deferred++;
+			continue;	/* pending still, for a later flush */
+		}
 		c->pending = false;
 		s->npending--;
-		pl = err ? NULL : answer__get(s, &c->req, shared, keys, &nshared);
 		if (!pl) {
 			bad = client__error(c, err ? -err : ENOMEM, false, now,
 					    "cannot take a snapshot");
@@ -597,6 +632,9 @@ static void server__answer(struct server *s, double now, int err)
 	}
 	for (int i = 0; i < nshared; i++)
 		payload__put(shared[i]);
+	if (deferred)
+		pr_debug("%d requests wait: %zu bytes of answers unread (--max-held-mb)",
+			 deferred, s->held);
 	pthread_mutex_lock(&s->lock);
 	nin = s->nr_internal;
 	memcpy(in, s->internal, nin * sizeof(in[0]));
@@ -614,12 +652,9 @@ static void server__answer(struct server *s, double now, int err)
 
 void server__run(struct server *s, double now)
 {
-	bool want;
+	bool want = server__want(s);
 	int err = 0;
 
-	pthread_mutex_lock(&s->lock);
-	want = s->npending || s->nr_internal;
-	pthread_mutex_unlock(&s->lock);
 	if (now >= engine__next_tick(s->e) ||
 	    (want && now >= s->last_flush + s->o.min_flush_s)) {
 		err = engine__tick(s->e);

@@ -3,7 +3,8 @@
  * The daemon's local API (docs/protocol.md) on a UNIX stream socket:
  * clients ask for snapshots and command trees. Single-threaded, all
  * non-blocking; what one client can cost is bounded (connections,
- * request size and time, answers unread, flushes per second).
+ * request size and time, answers unread and the memory they hold,
+ * flushes per second).
  */
 #ifndef DAEMON_SERVER_H
 #define DAEMON_SERVER_H
@@ -21,6 +22,7 @@ struct server_opts {
 	double min_flush_s;		/* at most one flush per this */
 	double request_timeout_s;	/* a request must arrive whole within */
 	double answer_timeout_s;	/* an answer must be read within */
+	size_t max_held;		/* bytes of snapshot answers held (0: no bound) */
 	struct selfmon *self;		/* thread slots (serve --threads), NULL: none */
 };
 
