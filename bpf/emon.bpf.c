@@ -101,6 +101,9 @@ struct slot_cache {
 struct emon_prev {
 	__u32 primed;
 	__u32 ep;		/* the epoch of its last flush: it writes buffer ep & 1 */
+	/* it was offline through a flush round: the time since its last
+	 * count is not counted (see epoch_catch_up()) */
+	__u32 gap;
 	/*
 	 * Events whose last read failed (bit i: event i): their next good
 	 * reading is a baseline, not a delta. Userspace replacing a CPU's
@@ -576,10 +579,20 @@ static __always_inline __u32 proc_get(struct emon_prev *p, __u32 par, __u32 ep,
  * The slot found for a key holds that key's header: the cache and the ref
  * are per CPU and only written with the slot they name (in an order that
  * a flush inside on_exec cannot tear), so this never fails where it runs,
- * with interrupts off. If it ever does, the slice goes to a new slot of
- * the key's own (the other key's counts stay whole), and the count says
- * so. Not in on_exec: a flush there may leave it a drained buffer.
+ * with interrupts off, in the current epoch. If it ever does, the slice
+ * goes to a new slot of the key's own (the other key's counts stay
+ * whole), and the count says so. A CPU going offline can still switch
+ * after a flush round found it offline and userspace drained its buffer:
+ * its slices there go to new slots of their own too, which the buffer's
+ * next read takes, and that is not counted. Not in on_exec: a flush there
+ * may leave it a drained buffer.
  */
+static __always_inline void slot_key_wrong(__u32 ep)
+{
+	if (ep == epoch)
+		stat_inc(EMON_STAT_SLOT_KEY);
+}
+
 static __always_inline struct emon_cgrp_hdr *
 cgrp_slot_of(struct emon_prev *p, __u32 par, __u32 ep, __u32 cpu, __u64 cgid,
 	     struct task_struct *task)
@@ -590,7 +603,7 @@ cgrp_slot_of(struct emon_prev *p, __u32 par, __u32 ep, __u32 cpu, __u64 cgid,
 
 	if (!h || (h->key.cgid == cgid && h->key.cpu == cpu))
 		return h;
-	stat_inc(EMON_STAT_SLOT_KEY);
+	slot_key_wrong(ep);
 	s = cgrp_first_seen(par, ep, &k, bpf_map_lookup_elem(&cgrp_idx, &k), task);
 	s = slot_cached(&p->cgrp_cache[cgid & (SLOT_CACHE - 1)], cgid, ep, s);
 	return s == NO_SLOT ? NULL : cgrp_slot(par, s);
@@ -606,7 +619,7 @@ proc_slot_of(struct emon_prev *p, __u32 par, __u32 ep, __u32 cpu, __u32 tgid,
 
 	if (!h || (h->key.tgid == tgid && h->key.start == start && h->key.cpu == cpu))
 		return h;
-	stat_inc(EMON_STAT_SLOT_KEY);
+	slot_key_wrong(ep);
 	s = proc_first_seen(par, ep, &k, bpf_map_lookup_elem(&proc_idx, &k), task, cur);
 	s = slot_cached(&p->proc_cache[tgid & (SLOT_CACHE - 1)],
 			(__u64)tgid << 32 | start, ep, s);
@@ -778,7 +791,8 @@ static __always_inline void account(struct emon_prev *p, struct task_struct *cur
 	if (flush || from_clock)
 		now = bpf_ktime_get_ns();
 	if (from_clock)
-		dt = switch_clock(p, ep, now);
+		dt = switch_clock(p, now);
+	p->gap = 0;
 	/* unrolled: with i a constant, the verifier drops every source test
 	 * but the event's own (the knobs are constants too) */
 	#pragma unroll
@@ -856,6 +870,22 @@ static __always_inline void account(struct emon_prev *p, struct task_struct *cur
 
 #include "sched.bpf.h"
 
+/*
+ * A CPU that was offline through a whole flush round (its epoch two or
+ * more behind the current one): its slot cache and its refs name buffers
+ * drained since, whose slots other keys have now. It goes on in the epoch
+ * being written, and the time since its last count, offline time
+ * included, is not counted (switch_clock()). First in every program that
+ * counts, before anything takes a slot.
+ */
+static __always_inline void epoch_catch_up(struct emon_prev *p)
+{
+	if (epoch - p->ep < 2)
+		return;
+	p->ep = epoch;
+	p->gap = 1;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev_task,
 	     struct task_struct *next)
@@ -865,6 +895,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev_task,
 
 	if (!p || steps == EMON_STEP_NONE)
 		return 0;
+	epoch_catch_up(p);
 	/* first: its clock reads stay clear of the counter reads' time */
 	sched_switch(p, ctx);
 	account(p, prev_task, false, true);
@@ -884,6 +915,7 @@ int flush(void *ctx)
 
 	if (!p)
 		return 0;
+	epoch_catch_up(p);
 	sched_flush(p);		/* into the buffer this flush ends */
 	account(p, bpf_get_current_task_btf(), true, false);
 	/* a task moved while it ran elsewhere counts in its new cgroup from here */
@@ -914,6 +946,7 @@ int BPF_PROG(on_attach, struct cgroup *dst, const char *path,
 	/* not us (the writer did not move), or a v1 hierarchy */
 	if (!p || p->cgid == bpf_get_current_cgroup_id())
 		return 0;
+	epoch_catch_up(p);
 	sched_attach(p);
 	account(p, bpf_get_current_task_btf(), false, false);
 	set_running(p, bpf_get_current_task_btf(), 0);
@@ -973,6 +1006,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid)
 		return 0;
 	ep = pv->ep;
 	par = ep & 1;
+	if (epoch - ep >= 2)	/* back from offline: the next count catches up */
+		return 0;
 	s = proc_get(pv, par, ep, bpf_get_smp_processor_id(), p->tgid,
 		     proc_start(p), p, true);
 	h = s == NO_SLOT ? NULL : proc_slot(par, s);

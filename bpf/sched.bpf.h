@@ -205,7 +205,7 @@ static __always_inline void sched_count(struct emon_prev *p,
 					struct sched_task *ts)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), ep = p->ep, par = ep & 1;
-	__u32 s, idx, z = 0, slot = ts->waits ? ts->slot : EMON_SCHED_SLOTS;
+	__u32 idx, z = 0, slot = ts->waits ? ts->slot : EMON_SCHED_SLOTS;
 	struct emon_sched *d, *dst;
 	__u64 cgid;
 
@@ -221,8 +221,7 @@ static __always_inline void sched_count(struct emon_prev *p,
 	/* the cgroup its slice is counted in (account()): the one it had at
 	 * its last count, unless switches went untraced since */
 	cgid = p->cgid && p->pid == cur->pid ? p->cgid : task_cgid(cur);
-	s = cgrp_get(p, par, ep, cpu, cgid, cur);
-	dst = s == NO_SLOT ? NULL : sched_of(cgrp_slot(par, s), sizeof(struct emon_cgrp_hdr));
+	dst = sched_of(cgrp_slot_of(p, par, ep, cpu, cgid, cur), sizeof(struct emon_cgrp_hdr));
 	if (!dst) {
 		idx = 2 + par * EMON_OVF_NR + EMON_OVF_CGRP;
 		dst = bpf_map_lookup_elem(&sched_cpu, &idx);
@@ -230,8 +229,8 @@ static __always_inline void sched_count(struct emon_prev *p,
 	if (dst)
 		sched_add(dst, d, slot);
 
-	s = proc_get(p, par, ep, cpu, cur->tgid, proc_start(cur), cur, true);
-	dst = s == NO_SLOT ? NULL : sched_of(proc_slot(par, s), sizeof(struct emon_proc_hdr));
+	dst = sched_of(proc_slot_of(p, par, ep, cpu, cur->tgid, proc_start(cur), cur, true),
+		       sizeof(struct emon_proc_hdr));
 	if (!dst) {
 		idx = 2 + par * EMON_OVF_NR + EMON_OVF_PROC;
 		dst = bpf_map_lookup_elem(&sched_cpu, &idx);

@@ -62,11 +62,12 @@ static __always_inline __u64 switch_delta(const struct emon_prev *p, __u32 i,
  *
  * A CPU that missed a whole flush round (epoch moved on twice) was
  * offline: its perf events stopped, and so does its clock: the time up to
- * its next flush (the offline time with it) is not counted.
+ * its first count since (the offline time with it) is not counted
+ * (p->gap, set by epoch_catch_up()).
  */
-static __always_inline __u64 switch_clock(struct emon_prev *p, __u32 ep, __u64 now)
+static __always_inline __u64 switch_clock(struct emon_prev *p, __u64 now)
 {
-	__u64 dt = p->primed && epoch - ep < 2 ? now - p->ts : 0;
+	__u64 dt = p->primed && !p->gap ? now - p->ts : 0;
 
 	p->ts = now;
 	return dt;
