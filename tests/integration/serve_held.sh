@@ -12,7 +12,7 @@
 
 S=$TMP/run/emon.sock
 serve_start "$S" "$TMP/serve.err" -e cpu-clock --listen none --max-held-mb "${HELD_MB:-1}" || exit 1
-"$TOOLS/forker" -d 1 -r 8000 -o "$TMP/forker.out" || { echo "FAIL: forker"; exit 1; }
+"$TOOLS/forker" -d 2 -r 8000 -o "$TMP/forker.out" || { echo "FAIL: forker"; exit 1; }
 echo "      $(cat "$TMP/forker.out")"
 rss0=$(awk '$1 == "VmRSS:" { print $2 }' /proc/$DPID/status)
 
