@@ -13,48 +13,20 @@ serve_start "$S" "$TMP/serve.err" -e cpu-clock,context-switches --listen none \
 	--max-clients 600 --max-keys 1000 || exit 1
 rss0=$(awk '$1 == "VmRSS:" { print $2 }' /proc/$DPID/status)
 
-"$PY3" - "$S" >"$TMP/client.out" 2>&1 <<'PY'
+PYTHONPATH=$(dirname "$0") "$PY3" - "$S" >"$TMP/client.out" 2>&1 <<'PY'
 import os, socket, struct, sys, time
+import emon_client
+from emon_client import HDR, MAGIC, V, recv_msg, say, snap_req
 path = sys.argv[1]
-MAGIC, V = 0x4e4f4d45, 2	# EMON_PROTO_VERSION
-HDR = struct.Struct("<IHHII")
-ok = True
-
-def say(cond, what):
-    global ok
-    print(("ok    " if cond else "FAIL  ") + what)
-    ok &= cond
 
 def conn():
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(path)	# blocking: waits while the backlog is full
-    s.settimeout(10)
-    return s
-
-def recv_msg(s):
-    h = b""
-    while len(h) < HDR.size:
-        b = s.recv(HDR.size - len(h))
-        if not b:
-            return None
-        h += b
-    magic, ver, typ, ln, tag = HDR.unpack(h)
-    body = b""
-    while len(body) < ln:
-        b = s.recv(min(1 << 20, ln - len(body)))
-        if not b:
-            return None
-        body += b
-    return typ, tag, body
+    return emon_client.conn(path)
 
 def closed(s):
     try:
         return s.recv(1) == b""
     except (ConnectionResetError, socket.timeout):
         return True
-
-def snap_req(s, tag=1, scopes=3):
-    s.sendall(HDR.pack(MAGIC, V, 2, 16, tag) + struct.pack("<IIiI", scopes, 0, -1, 0))
 
 # the hello, then a good snapshot
 s = conn()
@@ -144,7 +116,7 @@ say(len(seqs) < 100, f"their requests shared flushes: {len(seqs)} flushes for 50
 # the slow one is closed after the request timeout (5 s)
 time.sleep(5.5)
 say(closed(slow), "a request not whole within 5 s: closed")
-sys.exit(0 if ok else 1)
+sys.exit(1 if emon_client.failed else 0)
 PY
 rc=$?
 cat "$TMP/client.out"

@@ -16,49 +16,24 @@ serve_start "$S" "$TMP/serve.err" -e cpu-clock --listen none --max-held-mb "${HE
 echo "      $(cat "$TMP/forker.out")"
 rss0=$(awk '$1 == "VmRSS:" { print $2 }' /proc/$DPID/status)
 
-"$PY3" - "$S" "$DPID" >"$TMP/client.out" 2>&1 <<'PY'
-import select, socket, struct, sys, time
+PYTHONPATH=$(dirname "$0") "$PY3" - "$S" "$DPID" >"$TMP/client.out" 2>&1 <<'PY'
+import select, socket, sys, time
+import emon_client
+from emon_client import PROCS, recv_msg, say
 path, dpid = sys.argv[1], sys.argv[2]
-MAGIC, V = 0x4e4f4d45, 2	# EMON_PROTO_VERSION
-HDR = struct.Struct("<IHHII")
-PROCS = 2	# EMON_SNAP_PROCS
-ok = True
-
-def say(cond, what):
-    global ok
-    print(("ok    " if cond else "FAIL  ") + what)
-    ok &= cond
 
 def rss_kb():
     for l in open(f"/proc/{dpid}/status"):
         if l.startswith("VmRSS:"):
             return int(l.split()[1])
 
-def recv_msg(s):
-    h = b""
-    while len(h) < HDR.size:
-        b = s.recv(HDR.size - len(h))
-        if not b:
-            return None
-        h += b
-    magic, ver, typ, ln, tag = HDR.unpack(h)
-    body = b""
-    while len(body) < ln:
-        b = s.recv(min(1 << 20, ln - len(body)))
-        if not b:
-            return None
-        body += b
-    return typ, tag, body
-
 def conn():
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(path)
-    s.settimeout(10)
+    s = emon_client.conn(path)
     recv_msg(s)	# the hello
     return s
 
 def ask(s, tag):
-    s.sendall(HDR.pack(MAGIC, V, 2, 16, tag) + struct.pack("<IIiI", PROCS, 0, -1, 0))
+    emon_client.snap_req(s, tag, scopes=PROCS)
 
 s = conn()
 ask(s, 1)
@@ -95,7 +70,7 @@ say(m is not None and m[0] == 3 and m[1] == 7,
 print(f"GREW {grew}")
 print(f"SIZE {size}")
 print(f"HOGS {n}")
-sys.exit(0 if ok else 1)
+sys.exit(1 if emon_client.failed else 0)
 PY
 rc=$?
 grep -v '^GREW\|^SIZE\|^HOGS' "$TMP/client.out"
