@@ -20,9 +20,12 @@
 # microsecond between the stamps moves that many).
 # A bucket off by more passes only when the difference is waits that
 # crossed its edges: the two cumulative histograms (waits under each edge)
-# differ by at most 5% of the waits at every edge (seen: 2.7%). A wait
-# put in the wrong bucket by a bug (a factor of 2, lost or doubled waits)
-# moves whole buckets and fails both.
+# differ by at most 10% of the waits at every edge (seen: 2.7% on a quiet
+# machine; 6.1% under make test-loaded, 34 of a sleep loop's 555 waits
+# across 16 us, the same 555 in all: under load each tool's programs run
+# longer, and the other's stamps move by that). A wait put in the wrong
+# bucket by a bug (a factor of 2, lost or doubled waits) moves whole
+# buckets, a third of the waits or more here, and fails both.
 #
 # runqlat -c CGROUP is run too and printed, not held to that: it filters
 # on the task running when it records (the one switched *out*, and the
@@ -91,7 +94,7 @@ for o, t in zip(ours, theirs):
     run += o - t
     cdf.append(run)
 ks = max(abs(d) for d in cdf[:-1]) if len(cdf) > 1 else 0
-shifted = ks <= 0.05 * tt
+shifted = ks <= 0.10 * tt
 for i in sorted(big):
     lo = 0 if i == 0 else 1 << (i + 3)
     # 5%, plus what a 2 us shift moves across the lower edge of a bucket
@@ -101,26 +104,28 @@ for i in sorted(big):
     flag = "" if good else f"  <- over {tol:.1f}" + (", moved across its edges" if shifted else "")
     print(f"      bucket {lo:>7}-{(1 << (i + 4)) - 1:<7} us: {ours[i]:>6} vs {theirs[i]:>6}{flag}")
     ok &= good or shifted
-print(f"      waits under an edge differ by {ks} at most ({ks / tt * 100 if tt else 0:.1f}% of {tt}; 5% allowed where a bucket is over)")
+print(f"      waits under an edge differ by {ks} at most ({ks / tt * 100 if tt else 0:.1f}% of {tt}; 10% allowed where a bucket is over)")
 sys.exit(0 if ok else 1)' "$@"
 }
-# runqlat's histograms: {pid: [count per bucket]}, or the single one ("all")
+# parse_rq FILE [PID...]: runqlat's histograms, {pid: [count per bucket]}
+# (those PIDs' only: on a busy machine -P holds thousands), or the single
+# one ("all")
 parse_rq() {
 	python3 -c '
 import json, re, sys
-h, cur = {}, "all"
+h, cur, want = {}, "all", set(sys.argv[2:])
 for line in open(sys.argv[1]):
     m = re.match(r"\s*pid = (\d+)", line)
     if m:
         cur = m.group(1)
         continue
     m = re.match(r"\s*(\d+) -> (\d+)\s*: (\d+)", line)
-    if m:
+    if m and (not want or cur in want):
         i = int(m.group(2)).bit_length() - 1
         b = h.setdefault(cur, [])
         b += [0] * (i + 1 - len(b))
         b[i] = int(m.group(3))
-print(json.dumps(h))' "$1"
+print(json.dumps(h))' "$@"
 }
 # ours FILE SCOPE KEY: our histogram's counts
 ours() {
@@ -134,7 +139,7 @@ for line in open(f):
         h = [c for _, c in r["sched"]["runq_latency_us"]]
 print(json.dumps(h))' "$@"
 }
-P=$(parse_rq "$TMP/rqP.txt")
+P=$(parse_rq "$TMP/rqP.txt" $pids)
 sum=$(python3 -c '
 import json, sys
 h, out = json.loads(sys.argv[1]), []
