@@ -14,7 +14,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -29,6 +28,7 @@
 #include <sys/un.h>
 #include "daemon/selfmon.h"
 #include "daemon/server.h"
+#include "engine/procfs.h"
 #include "engine/log.h"
 
 #define MAX_INTERNAL 16
@@ -263,20 +263,9 @@ static int client__error(struct client *c, int err, bool fatal, double now,
 /* The parent pid of pid from /proc, -1 when gone or unreadable. */
 static pid_t parent_of(pid_t pid)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd, ppid;
+	char buf[512], *p = procfs__stat(pid, buf, sizeof(buf));
+	int ppid;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');	/* comm may hold anything */
 	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
 		return -1;
 	return ppid;

@@ -31,7 +31,6 @@
  * O(events) per context switch whatever is watched.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +42,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "engine/log.h"
+#include "engine/procfs.h"
 #include "engine/session.h"
 #include "emon.skel.h"
 
@@ -836,23 +836,14 @@ static bool proc_started_at(__u32 pid, __u64 start)
 {
 	struct timespec mono, boot;
 	unsigned long long ticks;
-	char path[32], buf[1024], *p;
+	char buf[1024], *p = procfs__stat(pid, buf, sizeof(buf));
 	long hz = sysconf(_SC_CLK_TCK);
 	__u64 at;
-	ssize_t n;
-	int fd, i;
+	int i;
 
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (hz <= 0)
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0 || hz <= 0)
-		return false;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');	/* the name may hold spaces and ')' */
-	for (i = 2; p && i < 22; i++)	/* to field 22, starttime */
+	for (i = 2; p && i < 22; i++)	/* from field 2's ')' to field 22, starttime */
 		p = strchr(p + 1, ' ');
 	if (!p || sscanf(p + 1, "%llu", &ticks) != 1 ||
 	    clock_gettime(CLOCK_MONOTONIC, &mono) || clock_gettime(CLOCK_BOOTTIME, &boot))
