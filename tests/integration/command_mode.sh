@@ -12,11 +12,7 @@
 # clock fell short, untraced slices) with its warnings
 tree_vs_rusage() {
 	local e ru unt
-	e=$("$PY3" -c "
-import json
-for l in open('$1'):
-    r = json.loads(l)
-    if r['scope'] == 'command': print(r['counters']['cpu-clock'])")
+	e=$(jcommand "$1" cpu-clock)
 	ru=$(cat "$TMP/rusage") unt=$(untraced_ns "$1")
 	echo "      command cpu-clock $e ns, the tree's rusage $ru ns; steal $((steal / 1000)) us, untraced $((unt / 1000)) us"
 	check "$2: the command row matches the tree's rusage within 3% (+ steal + untraced)" \

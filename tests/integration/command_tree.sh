@@ -18,12 +18,6 @@ tree_cpu_ns() {
 	sed -n 's/.*children_cpu_s=\([0-9.]*\) self_cpu_s=\([0-9.]*\).*/\1 \2/p' "$1" |
 		awk '{ printf "%.0f\n", ($1 + $2) * 1e9 }'
 }
-cmd_row() { # FILE EVENT: the command row's counter (the last interval)
-	"$PY3" -c '
-import json, sys
-v = [json.loads(l)["counters"][sys.argv[2]] for l in open(sys.argv[1]) if json.loads(l)["scope"] == "command"]
-print(v[-1] if v else 0)' "$1" "$2"
-}
 
 # a storm as the command
 st0=$(steal_ns)
@@ -32,7 +26,7 @@ st0=$(steal_ns)
 check "storm: exits with the command's status 0" [ $? -eq 0 ]
 steal=$(($(steal_ns) - st0))
 cat "$TMP/forker.txt"
-e=$(cmd_row "$TMP/storm.jsonl" cpu-clock) k=$(tree_cpu_ns "$TMP/forker.txt")
+e=$(jcommand "$TMP/storm.jsonl" cpu-clock) k=$(tree_cpu_ns "$TMP/forker.txt")
 echo "      command row cpu-clock $e ns, the tree's CPU time (rusage) $k ns, steal $((steal / 1000000)) ms"
 check "storm: the command row matches the tree's CPU time within 5% (+ steal)" near_steal "$e" "$k" 5 "$steal"
 check "storm: nothing on stderr" [ ! -s "$TMP/err" ]
@@ -43,7 +37,7 @@ n=400
 "$EMON" stat --energy none -e cpu-clock --max-procs 64 -j -o "$TMP/small.jsonl" -- \
 	sh -c "for i in \$(seq $n); do $BURN 0.002; done" 2>"$TMP/err"
 check "--max-procs 64: exits 0" [ $? -eq 0 ]
-e=$(cmd_row "$TMP/small.jsonl" cpu-clock)
+e=$(jcommand "$TMP/small.jsonl" cpu-clock)
 echo "      command row cpu-clock $e ns for $((n * 2)) ms of known work; stderr:"
 sed 's/^/      | /' "$TMP/err"
 check "--max-procs 64: the command row has the $n processes' known work (>= 97%)" \
@@ -78,7 +72,7 @@ wait $epid
 if [ -z "$got" ]; then
 	echo "      could not give pid $P to another process (ns_last_pid): pid reuse not tried"
 else
-	e=$(cmd_row "$TMP/reuse.jsonl" cpu-clock)
+	e=$(jcommand "$TMP/reuse.jsonl" cpu-clock)
 	echo "      command row cpu-clock $e ns; an unrelated burner reused its child's pid $P for 1 s of CPU"
 	check "pid reuse: the unrelated process is not counted (command row < 0.5 s)" [ "$e" -lt 500000000 ]
 fi

@@ -144,9 +144,10 @@ for l in open(sys.argv[1]):
 jsched() { jfield "$1" "$2" "$3" sched "$4"; }
 # jrow FILE SCOPE KEY EVENT: that counter in the last row matching, or "null"
 jrow() { jfield "$1" "$2" "$3" counters "$4"; }
-# jcommand FILE EVENT: that counter in the last command row, "missing" if none
+# jcommand FILE EVENT: that counter in the command row of the last
+# interval, "missing" if none
 jcommand() {
-	python3 -c '
+	"$PY3" -c '
 import json, sys
 val = "missing"
 for line in open(sys.argv[1]):
