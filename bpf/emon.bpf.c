@@ -599,11 +599,12 @@ cgrp_slot_of(struct emon_prev *p, __u32 par, __u32 ep, __u32 cpu, __u64 cgid,
 {
 	__u32 s = cgrp_get(p, par, ep, cpu, cgid, task);
 	struct emon_cgrp_hdr *h = s == NO_SLOT ? NULL : cgrp_slot(par, s);
-	struct emon_cgrp_key k = { .cgid = cgid, .cpu = cpu };
+	struct emon_cgrp_key k;
 
 	if (!h || (h->key.cgid == cgid && h->key.cpu == cpu))
 		return h;
 	slot_key_wrong(ep);
+	k = (struct emon_cgrp_key){ .cgid = cgid, .cpu = cpu };
 	s = cgrp_first_seen(par, ep, &k, bpf_map_lookup_elem(&cgrp_idx, &k), task);
 	s = slot_cached(&p->cgrp_cache[cgid & (SLOT_CACHE - 1)], cgid, ep, s);
 	return s == NO_SLOT ? NULL : cgrp_slot(par, s);
@@ -615,11 +616,12 @@ proc_slot_of(struct emon_prev *p, __u32 par, __u32 ep, __u32 cpu, __u32 tgid,
 {
 	__u32 s = proc_get(p, par, ep, cpu, tgid, start, task, cur);
 	struct emon_proc_hdr *h = s == NO_SLOT ? NULL : proc_slot(par, s);
-	struct emon_proc_key k = { .tgid = tgid, .cpu = cpu, .start = start };
+	struct emon_proc_key k;
 
 	if (!h || (h->key.tgid == tgid && h->key.start == start && h->key.cpu == cpu))
 		return h;
 	slot_key_wrong(ep);
+	k = (struct emon_proc_key){ .tgid = tgid, .cpu = cpu, .start = start };
 	s = proc_first_seen(par, ep, &k, bpf_map_lookup_elem(&proc_idx, &k), task, cur);
 	s = slot_cached(&p->proc_cache[tgid & (SLOT_CACHE - 1)],
 			(__u64)tgid << 32 | start, ep, s);
