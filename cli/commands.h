@@ -11,9 +11,9 @@ int cmd_report(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 
-#define EMON_VERSION "0.2.0"
-
-/* Shared by every command: one-line errors, "emon-perf: ..." on stderr. */
-#include "engine/log.h"
+/* Shared by every command: one-line errors, "emon-perf: ..." on stderr;
+ * the version. */
+#include "common/log.h"
+#include "common/version.h"
 
 #endif

@@ -1,18 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Numeric option values, shared by the commands: a bad one is a one-line
- * error naming the option and the value (the caller exits 2). */
+/* The engine's and the daemon connection's options, spelled alike in the
+ * commands that take them (stat, top, serve); option values and the getopt
+ * loop are common/opts.h's. */
 #ifndef CLI_OPTS_H
 #define CLI_OPTS_H
 
-#include <getopt.h>
 #include <stddef.h>
-#include <stdio.h>
-
-/* A whole number in [min, max] (max LONG_MAX: no bound), or -EINVAL. */
-int opts__long(const char *opt, const char *s, long min, long max, long *out);
-/* A finite number in [min, max] (max INFINITY: no bound), or -EINVAL. */
-int opts__double(const char *opt, const char *s, double min, double max,
-		 double *out);
+#include "common/opts.h"
 
 struct engine_opts;
 
@@ -76,17 +70,6 @@ enum {
 	{ "verbose",		no_argument,	   NULL, 'v' }, \
 	{ "help",		no_argument,	   NULL, 'h' }, \
 	{ 0 }
-
-/*
- * Parse the options of 'emon-perf cmd' (getopt_long over spec and lo) into
- * ctx, one at a time through one() (-v, --verbose: verbose here), which returns 0 or an error it has
- * said. 0 (optind: the first operand), 1 once -h printed the usage to
- * stdout, -EINVAL after a one-line error naming an unknown option, one
- * missing its value or a bad value.
- */
-int opts__parse(int argc, char **argv, const char *spec, const struct option *lo,
-		const char *cmd, void (*usage)(FILE *f),
-		int (*one)(void *ctx, int c, const char *arg), void *ctx);
 
 /* Option c with its argument into o: 1 when c is an engine option, 0 when
  * it is not, -EINVAL for a bad value (said). */

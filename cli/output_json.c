@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli/utf8.h"
+#include "common/utf8.h"
 #include "cli/output.h"
 #include "cli/output_sched.h"
 

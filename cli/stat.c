@@ -26,7 +26,7 @@
 #include "cli/command.h"
 #include "cli/commands.h"
 #include "cli/stat.h"
-#include "cli/sigwake.h"
+#include "common/sigwake.h"
 #include "cli/stat_run.h"
 #include "engine/session.h"
 

@@ -25,7 +25,7 @@
 #include <unistd.h>
 #include "cli/commands.h"
 #include "cli/opts.h"
-#include "cli/sigwake.h"
+#include "common/sigwake.h"
 #include "cli/stat_run.h"
 #include "cli/top_draw.h"
 #include "cli/top_model.h"

@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <microhttpd.h>
 #include "daemon/http.h"
-#include "engine/log.h"
+#include "common/log.h"
 
 #ifndef MHD_HTTP_CONTENT_TOO_LARGE	/* libmicrohttpd before 0.9.74 */
 #define MHD_HTTP_CONTENT_TOO_LARGE 413

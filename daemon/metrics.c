@@ -20,11 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli/output_sched.h"
-#include "cli/utf8.h"
+#include "engine/sched_fields.h"
+#include "common/utf8.h"
 #include "daemon/metrics.h"
 #include "engine/container.h"
-#include "engine/idmap.h"
+#include "common/idmap.h"
 
 enum mscope_id {
 	MS_SYSTEM,
@@ -1018,7 +1018,7 @@ static void energy__emit(struct render *r, enum mscope_id id)
 	}
 }
 
-/* The scheduler view's counters, named as its fields (cli/output_sched.h). */
+/* The scheduler view's counters, named as its fields (engine/sched_fields.h). */
 static const struct {
 	const char *fam, *help;
 } sched_fam[SCHED_NR_FIELDS] = {

@@ -39,7 +39,7 @@
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include "daemon/selfmon.h"
-#include "engine/log.h"
+#include "common/log.h"
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL	/* linux/pidfd.h, 6.9 */

@@ -28,8 +28,8 @@
 #include <sys/un.h>
 #include "daemon/selfmon.h"
 #include "daemon/server.h"
-#include "engine/procfs.h"
-#include "engine/log.h"
+#include "common/procfs.h"
+#include "common/log.h"
 
 #define MAX_INTERNAL 16
 #define MAX_SHARED 8		/* distinct snapshot requests encoded per flush */

@@ -8,7 +8,7 @@
 #define ENGINE_AGGREGATE_H
 
 #include "engine/counts.h"
-#include "engine/idmap.h"
+#include "common/idmap.h"
 #include "engine/session.h"
 
 struct agg_entry {

@@ -6,7 +6,7 @@
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include "engine/idmap.h"
+#include "common/idmap.h"
 
 /* The cgroup2 mount point listed in a mounts file (/proc/mounts). */
 int cgroup__find_mount(const char *mounts_file, char *out, size_t len);

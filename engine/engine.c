@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "engine/engine_int.h"
-#include "engine/log.h"
+#include "common/log.h"
 
 #define READ_PERIOD_S 1.0
 #define MIN_PERIOD_S 0.05

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "engine/engine_int.h"
-#include "engine/log.h"
+#include "common/log.h"
 
 /* How often the daemon's retention pass runs. */
 #define RETAIN_EVERY_S 5.0

@@ -41,8 +41,8 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "engine/log.h"
-#include "engine/procfs.h"
+#include "common/log.h"
+#include "common/procfs.h"
 #include "engine/session.h"
 #include "emon.skel.h"
 

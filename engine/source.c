@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "engine/log.h"
+#include "common/log.h"
 #include "engine/source.h"
+#include "common/version.h"
 #include "pmu/event.h"
 
 int source__event_pos(const struct source *s, const char *name)
@@ -65,7 +66,7 @@ static bool is_socket(const char *path)
 static int try_daemon(struct source **sp, const struct source_opts *o,
 		      const struct pmu_event_list *l)
 {
-	const char *path = o->socket ?: getenv(SOURCE_SOCKET_ENV) ?: SOURCE_DEFAULT_SOCKET;
+	const char *path = o->socket ?: getenv(EMON_SOCKET_ENV) ?: EMON_DEFAULT_SOCKET;
 	const char *missing = NULL;
 	struct source *s;
 	char why[512];

@@ -11,8 +11,6 @@
 #include <sys/types.h>
 #include "engine/engine.h"
 
-#define SOURCE_DEFAULT_SOCKET "/run/emon-perf/emon.sock"
-#define SOURCE_SOCKET_ENV "EMON_PERF_SOCKET"
 
 struct source_opts {
 	struct engine_opts eng;	/* for an own engine; eng.events: what is asked */

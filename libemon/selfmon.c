@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include "common/version.h"
 #include "libemon/selfmon_int.h"
 #include "libemon/sock.h"
 
@@ -152,7 +153,7 @@ struct emon_self *emon_self_open(const char *socket_path)
 	if (!s)
 		return NULL;
 	if (!path)
-		path = getenv("EMON_PERF_SOCKET");
+		path = getenv(EMON_SOCKET_ENV);
 	if (!path || !*path)
 		path = EMON_SELF_DEFAULT_SOCKET;
 	s->owner = pthread_self();

@@ -7,7 +7,7 @@
 #define EMON_TESTS_UNIT_AGGREGATE_WANT_H
 
 #include "engine/aggregate.h"
-#include "engine/idmap.h"
+#include "common/idmap.h"
 #include "helpers.h"
 
 /* An entry of a map: its keys, its first event's total, its name (a

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "engine/idmap.h"
+#include "common/idmap.h"
 
 static size_t idmap__hash(__u64 a, __u64 b)
 {

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
-#include "cli/sigwake.h"
+#include "common/sigwake.h"
 
 struct sigwake sigwake = { .fd = -1 };
 static int wake_fd = -1;	/* the pipe's write end */

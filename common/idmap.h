@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* Open-addressing hash map from a two-word key to a pointer. */
-#ifndef ENGINE_IDMAP_H
-#define ENGINE_IDMAP_H
+#ifndef COMMON_IDMAP_H
+#define COMMON_IDMAP_H
 
 #include <linux/types.h>
 #include <stddef.h>

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "engine/procfs.h"
+#include "common/procfs.h"
 
 char *procfs__stat(pid_t pid, char *buf, size_t len)
 {

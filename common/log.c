@@ -2,7 +2,7 @@
 /* Messages go to stderr, one line each, prefixed with the tool's name. */
 #include <stdarg.h>
 #include <stdio.h>
-#include "engine/log.h"
+#include "common/log.h"
 
 int verbose;
 

@@ -29,7 +29,7 @@
 #include <sys/resource.h>
 #include "cli/commands.h"
 #include "cli/opts.h"
-#include "cli/sigwake.h"
+#include "common/sigwake.h"
 #include "daemon/http.h"
 #include "daemon/metrics.h"
 #include "daemon/privs.h"
@@ -123,7 +123,7 @@ static void serve_usage(FILE *f)
 "                            blocked, migrations, wakeups, switches and run-queue\n"
 "                            latency histograms, per scope (clients and /metrics)\n"
 "      --sched-ms            --sched, with the histograms in milliseconds\n"
-"      --socket PATH         the local API's socket (default " SOURCE_DEFAULT_SOCKET ");\n"
+"      --socket PATH         the local API's socket (default " EMON_DEFAULT_SOCKET ");\n"
 "                            directory 0750, socket 0660\n"
 "      --socket-group NAME   the group that may use the socket\n"
 "      --listen ADDR:PORT    HTTP for /metrics (default " DEFAULT_LISTEN "); none: off\n"
@@ -229,7 +229,7 @@ static int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 	int ret;
 
 	memset(o, 0, sizeof(*o));
-	o->socket = SOURCE_DEFAULT_SOCKET;
+	o->socket = EMON_DEFAULT_SOCKET;
 	o->gid = (gid_t)-1;
 	o->listen = DEFAULT_LISTEN;
 	o->max_series = 20000;

@@ -4,8 +4,8 @@
  * (stat, top, serve): the handler only records and writes a byte; the
  * loop wakes, reads what happened and acts outside the handler.
  */
-#ifndef CLI_SIGWAKE_H
-#define CLI_SIGWAKE_H
+#ifndef COMMON_SIGWAKE_H
+#define COMMON_SIGWAKE_H
 
 #include <signal.h>
 #include <stdbool.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* UTF-8 for the front ends that write names (JSON lines, /metrics):
  * cgroup names and comms are any bytes. */
-#ifndef CLI_UTF8_H
-#define CLI_UTF8_H
+#ifndef COMMON_UTF8_H
+#define COMMON_UTF8_H
 
 #include <linux/types.h>
 

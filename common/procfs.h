@@ -4,8 +4,8 @@
  * name may hold anything, spaces and ')' too, so the fields after it are
  * read from past the line's last ')'.
  */
-#ifndef ENGINE_PROCFS_H
-#define ENGINE_PROCFS_H
+#ifndef COMMON_PROCFS_H
+#define COMMON_PROCFS_H
 
 #include <stddef.h>
 #include <sys/types.h>
