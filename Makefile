@@ -54,14 +54,19 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(O)/%.skel.h,$(BPF_SRCS))
 
-# Every userspace source but main() goes into a library the tests link
-# (libemon-core.a: libemon.a is the self-monitoring library below), and
-# libemon's socket client, which the daemon source shares with libemon.
-LIB_SRCS := $(filter-out cli/main.c,$(wildcard pmu/*.c rapl/*.c engine/*.c cli/*.c daemon/*.c)) \
-	libemon/sock.c
-LIB_OBJS := $(patsubst %.c,$(O)/obj/%.o,$(LIB_SRCS))
+# The userspace layers, lowest first, each a folder and an archive
+# ($(O)/lib<layer>.a); a layer includes only itself and those below it
+# (tests/layering.sh checks it in make test): common <- pmu, rapl, libemon
+# <- engine <- daemon <- cli. libemon's socket client (libemon/sock.c),
+# which the engine's daemon source shares, comes from libemon.a below.
+# Everything but main() is in them, and the tests link them.
+LAYERS := common pmu rapl engine daemon cli
+$(foreach l,$(LAYERS),$(eval $(l)_SRCS := $(filter-out cli/main.c,$(wildcard $(l)/*.c))))
+LIB_SRCS := $(foreach l,$(LAYERS),$($(l)_SRCS)) libemon/sock.c
 MAIN_OBJ := $(O)/obj/cli/main.o
-LIB := $(O)/libemon-core.a
+# link order: upper layers first
+LIB := $(O)/libcli.a $(O)/libdaemon.a $(O)/libengine.a $(O)/librapl.a \
+	$(O)/libpmu.a $(O)/libemon.a $(O)/libcommon.a
 
 # libemon: thread self-monitoring for applications, at the top of the
 # tree; plain libc, no libbpf (cc -Iinclude prog.c libemon.a -lpthread).
@@ -116,9 +121,12 @@ $(O)/obj/%.o: %.c | $(SKELS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
-$(LIB): $(LIB_OBJS)
-	$(call msg,AR,$@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+define layer_archive
+$(O)/lib$(1).a: $(patsubst %.c,$(O)/obj/%.o,$($(1)_SRCS))
+	$$(call msg,AR,$$@)
+	$$(Q)rm -f $$@ && ar rcs $$@ $$^
+endef
+$(foreach l,$(LAYERS),$(eval $(call layer_archive,$(l))))
 
 BIN ?= emon-perf
 $(BIN): $(MAIN_OBJ) $(LIB)
@@ -170,10 +178,10 @@ $(O)/tools/%: tools/%.c $(LIB)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LIBS) -o $@
 
-$(O)/tests/%: tests/unit/%.c $(LIB) $(SELF_A)
+$(O)/tests/%: tests/unit/%.c $(LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(SELF_A) $(LIBS) -lcmocka -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LIBS) -lcmocka -o $@
 
 unit: $(UNIT_BINS)
 

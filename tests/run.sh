@@ -61,6 +61,11 @@ result() { # name rc
 }
 
 if [ $mode = all ] || [ $mode = unit ]; then
+	# the source tree's layering, include circles and file sizes
+	if [[ -z $filter || layering == *$filter* ]]; then
+		tests/layering.sh >"$log/out" 2>&1
+		result unit/layering $?
+	fi
 	for t in "$OUTPUT"/tests/test_*; do
 		[ -x "$t" ] || continue
 		name=unit/$(basename "$t")
