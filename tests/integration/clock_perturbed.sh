@@ -3,15 +3,19 @@
 # every cgroup switch the kernel reschedules each PMU context that holds
 # cgroup events, and a cpu-clock event does not count between its del and
 # add. A cross-cgroup ping-pong on the last CPU, emon-perf counting
-# system-wide for 3 s (the wall time between its reads is the reference):
+# system-wide for 3 s, reading every 100 ms (-I 100: each interval is one
+# of its read periods, so the wall time between two reads, the reference,
+# is an interval's):
 #  - alone: every CPU row's cpu-clock is the run's length (1%), no warning;
 #  - beside perf stat --for-each-cgroup counting cpu-clock, with cpu-clock
 #    from the switch itself (the default): it has no perf_event to stop,
 #    so every CPU row is the run's length (1%) and there is no warning;
 #  - the same with cpu-clock read from its perf_event
 #    (EMON_SWITCH_EVENTS=counters): the CPU of the ping-pong falls short,
-#    and emon-perf says so once, naming that CPU and a figure that matches
-#    the shortfall of a 1 s interval (1 point);
+#    and emon-perf says so once, naming that CPU and the figure of the
+#    read period its rule fired on: the second in a row whose worst CPU is
+#    that one, short by over 1%, found again from the rows (the counts the
+#    kernel's counter gave over that interval against its length);
 #  - beside perf counting task-clock (a PMU of its own; what the other
 #    tests compare against, PERF_TIME in lib.sh): nothing lost, no warning.
 . "$(dirname "$0")/lib.sh"
@@ -36,13 +40,13 @@ run() {
 	fi
 	EMON_SWITCH_EVENTS=${SWITCH_EVENTS:-} taskset -c 0 "$EMON" stat -a --energy none \
 		-e cpu-clock,context-switches --by system,cpu \
-		--timeout 3000 -I 1000 -j -o "$TMP/$name.jsonl" 2>"$TMP/$name.err"
+		--timeout 3000 -I 100 -j -o "$TMP/$name.jsonl" 2>"$TMP/$name.err"
 	check "$name: exits 0" [ $? -eq 0 ]
 	[ -n "$pf" ] && wait "$pf"
 	wait "$pp"
 	sed 's/^/      | /' "$TMP/$name.err"
-	# the ping-pong CPU's shortfall against the run's length, and in each
-	# 1 s interval (a read period: what the warning's figure is about)
+	# the ping-pong CPU's shortfall against the run's length, and the
+	# intervals (read periods) around the one the warning's rule fires on
 	"$PY3" - "$TMP/$name.jsonl" "$W" <<'PY' >"$TMP/$name.res"
 import json, sys, collections
 rows = [json.loads(l) for l in open(sys.argv[1])]
@@ -53,10 +57,26 @@ for r in rows:
     if r["scope"] == "cpu":
         cpu[str(r["key"])][r["interval"]] = r["counters"]["cpu-clock"]
 short = {k: 100 * (1 - sum(v.values()) / (ends[-1] * 1e9)) for k, v in cpu.items()}
-per = [100 * (1 - cpu[sys.argv[2]].get(t, 0) / (length[t] * 1e9)) for t in ends]
+def deficit(k, t):
+    return 1 - cpu[k].get(t, 0) / (length[t] * 1e9)
+# engine/engine.c check_clock(): each read, the CPU that fell shortest; it
+# warns when the same CPU is short by over 1% two reads in a row
+per, prev = [], None
+for i, t in enumerate(ends):
+    if length[t] < 0.01:
+        continue
+    k = max(cpu, key=lambda k: deficit(k, t))
+    if deficit(k, t) <= 0.01:
+        prev = None
+    elif k == prev:
+        per = [100 * deficit(k, u) for u in ends[max(i - 1, 0):i + 2]]
+        break
+    else:
+        prev = k
 print(" ".join(f"cpu{k} {v:.2f}%" for k, v in sorted(short.items())) +
-      f"; cpu{sys.argv[2]} by interval: " + " ".join(f"{v:.2f}%" for v in per), file=sys.stderr)
-print(f"{short[sys.argv[2]]:.2f} {max(abs(v) for v in short.values()):.2f} " + ",".join(f"{v:.2f}" for v in per))
+      f"; the rule fires at an interval short by: " + " ".join(f"{v:.2f}%" for v in per[1:2] or per) +
+      " (its neighbours " + " ".join(f"{v:.2f}%" for v in per[:1] + per[2:]) + ")", file=sys.stderr)
+print(f"{short[sys.argv[2]]:.2f} {max(abs(v) for v in short.values()):.2f} " + (",".join(f"{v:.2f}" for v in per) or "nan"))
 PY
 	read -r SHORT WORST PER <"$TMP/$name.res"
 }
@@ -79,14 +99,13 @@ check "beside perf -G cpu-clock: one warning" [ "$(grep -c 'cpu-clock on cpu' "$
 said=$(grep -o "cpu-clock on cpu$W counted [0-9.]*%" "$TMP/perf_cpu_clock.err" | grep -o '[0-9.]*%' | tr -d %)
 check "beside perf -G cpu-clock: the warning names cpu$W and says perf stat -G" \
 	grep -q "cpu-clock on cpu$W counted .*perf stat -G" "$TMP/perf_cpu_clock.err"
-# the figure is a read period's (the second short one in a row): a busy
-# machine moves the loss between periods, so it is matched against the
-# shortfall of each interval, within 1 point (the interval's timestamps
-# against the engine's own read times); the first interval counts too:
-# the engine's read periods start short and double up to 1 s, so two
-# short ones in a row can both fall in it (perf -G starts first)
-check "beside perf -G cpu-clock: its figure (${said:-none}%) is an interval's shortfall ($PER%) within 1 point" \
-	"$PY3" -c "import sys; sys.exit(not any(abs(float('${said:-nan}') - v) <= 1 for v in [$PER]))"
+# the figure is the read period's its rule fired on (the second short one
+# in a row on that CPU), which the rows give as an interval's: within 0.5
+# point of it (the figure is rounded to 0.1; the CPU's own flush times
+# against the interval's), or of a neighbour's, should a busy machine
+# have made the loop take a read of its own between two prints
+check "beside perf -G cpu-clock: its figure (${said:-none}%) is the shortfall of the interval its rule fires on, or a neighbour's ($PER%), within 0.5 point" \
+	"$PY3" -c "import sys; sys.exit(not any(abs(float('${said:-nan}') - v) <= 0.5 for v in [$PER]))"
 check "beside perf -G cpu-clock: nothing else on stderr" \
 	[ "$(grep -vc 'cpu-clock on cpu' "$TMP/perf_cpu_clock.err")" -eq 0 ]
 
