@@ -7,8 +7,8 @@
 # the tree's CPU time from the kernel ($TMP/rusage, RUSAGE_RUN in lib.sh)
 # within 3% + steal + untraced time: cpu-clock is wall time on a CPU,
 # which in a busy VM includes interrupt time that the scheduler's
-# accounting leaves out (README, "Reading the numbers"). On a failure:
-# the run's rows, and its -v log (every read: its flush, a CPU whose
+# accounting leaves out (docs/stat.md, "Reading the numbers"). On a
+# failure: the run's rows, and its -v log (every read: its flush, a CPU whose
 # clock fell short, untraced slices) with its warnings
 tree_vs_rusage() {
 	local e ru unt

@@ -199,9 +199,10 @@ near_steal() {
 # The sandbox these tests run in keeps its agent's threads out of the
 # sched_switch tracepoint (they switch thousands of times a second, 4-50
 # ms of CPU time a second here); emon-perf splits such slices by CFS run
-# time where it can (README), so up to that much time can land in another
-# task and cgroup than the kernel's. Like steal, the comparisons of a time
-# allow it; on a kernel that traces every switch it is 0.
+# time where it can (docs/stat.md, "Reading the numbers"), so up to that
+# much time can land in another task and cgroup than the kernel's. Like
+# steal, the comparisons of a time allow it; on a kernel that traces every
+# switch it is 0.
 untraced_ns() {
 	"$PY3" -c '
 import json, sys

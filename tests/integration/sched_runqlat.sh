@@ -30,8 +30,8 @@
 # runqlat -c CGROUP is run too and printed, not held to that: it filters
 # on the task running when it records (the one switched *out*, and the
 # waker), not on the one that waited, so on a machine where other tasks
-# share the CPU it misses most of the cgroup's switch-ins (README). Its
-# count can only be a part of ours: that is checked.
+# share the CPU it misses most of the cgroup's switch-ins (docs/sched.md,
+# Limits). Its count can only be a part of ours: that is checked.
 . "$(dirname "$0")/lib.sh"
 SW=$TOOLS/sched-work
 command -v runqlat >/dev/null || skip "runqlat not installed (libbpf-tools: tools/install-deps.sh --with-test)"

@@ -5,7 +5,7 @@
 # task-clock (PERF_TIME in lib.sh) on the same run; both allow the time
 # whose owner emon-perf estimated (untraced_ns in lib.sh). cpu.stat is
 # printed too: for fork-heavy loads in a VM it falls several percent below
-# any cpu-clock (perf's alike), see README.
+# any cpu-clock (perf's alike), see docs/stat.md, "Reading the numbers".
 . "$(dirname "$0")/lib.sh"
 command -v perf >/dev/null || skip "perf not installed"
 
