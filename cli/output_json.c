@@ -262,7 +262,7 @@ static void json__row(const struct output *o, const char *head, const struct row
 		fputs(",\"split_by\":", f);
 		json__string(f, o->split_by);
 	}
-	/* only on kernels that keep tasks out of tracepoints (README) */
+	/* only on kernels that keep tasks out of tracepoints (docs/stat.md) */
 	if (r->untraced_ns) {
 		fputs(",\"untraced_ns\":", f);
 		json__u64(f, r->untraced_ns);
