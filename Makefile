@@ -6,7 +6,10 @@
 #   make run        install what is missing (root), build, and count per
 #                   cgroup and process for 5 s (ARGS= to change)
 #   make test       install what is missing (root), build, unit +
-#                   integration tests (integration needs root)
+#                   integration tests (integration needs root), the
+#                   integration tests again reading every event from its
+#                   counter, and all again under ASan + UBSan
+#   make test-counters  that counter pass alone
 #   make stress     longer fault and load tests (root)
 #   make test-loaded  integration + stress tests while stress-ng keeps
 #                   every CPU busy (root; CI runs it after make test)
@@ -86,7 +89,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOL_BINS := $(patsubst tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
 
-.PHONY: all clean test test-loaded unit integration stress bench bench-serve bench-selfmon deps \
+.PHONY: all clean test test-counters test-loaded unit integration stress bench bench-serve bench-selfmon deps \
 	tools run selfmon \
 	selfmon-progs \
 	fuzz fuzzers asan install uninstall
@@ -188,13 +191,22 @@ unit: $(UNIT_BINS)
 # As root, first install what is missing (a no-op when all is there).
 as_root_deps = if [ "$$(id -u)" -eq 0 ]; then tools/install-deps.sh $(1); fi
 
-# Unit, short fuzz runs and integration tests, then the same unit and
-# integration tests on the sanitizer build; both run, either fails it.
+# Unit, short fuzz runs and integration tests, the integration tests again
+# with every event read from its counter (test-counters), then the unit and
+# integration tests on the sanitizer build; all run, any fails it.
 test:
 	$(Q)$(call as_root_deps,--with-test)
 	$(Q)$(MAKE) --no-print-directory emon-perf tools selfmon unit fuzzers
 	$(Q)ret=0; OUTPUT=$(O) FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) tests/run.sh || \
-		ret=1; $(MAKE) --no-print-directory asan || ret=1; exit $$ret
+		ret=1; $(MAKE) --no-print-directory test-counters || ret=1; \
+		$(MAKE) --no-print-directory asan || ret=1; exit $$ret
+
+# The integration tests with every event read from its per-CPU perf_event
+# (EMON_SWITCH_EVENTS=counters): the path cycles and instructions take,
+# which the switch-derived software events skip by default.
+test-counters: emon-perf tools selfmon
+	$(Q)echo "counter pass: integration tests with every event read from its counter"
+	$(Q)OUTPUT=$(O) tests/run.sh --counters
 
 ARGS ?= -a --by system,cgroup,process --timeout 5000
 run:

@@ -18,6 +18,7 @@
 # stops while the CPU is offline), page-faults from a counter; run 2 reads
 # cpu-clock from its perf_event (EMON_SWITCH_EVENTS=counters): how a dead
 # event is told apart and replaced.
+# counter pass: its run 2 reads every event from its counter already; run 1 counts the default fds
 # Note: taking a CPU offline disturbs anything else running (processes
 # pinned to it are moved): run it on a quiet machine.
 . "$(dirname "$0")/lib.sh"

@@ -2,10 +2,13 @@
 # One perf_event per CPU per event that needs a counter, whatever the
 # number of cgroups watched: 1 and 200 cgroups both give online CPUs x 1
 # fds for cpu-clock,context-switches,page-faults (the switch program
-# counts the first two itself: no perf_event for them).
+# counts the first two itself: no perf_event for them; in the counter pass
+# each has one).
 . "$(dirname "$0")/lib.sh"
 
 ncpu=$(nproc)
+# page-faults; all three in the counter pass
+nev=$(per_mode 1 3)
 for k in 1 200; do
 	list=
 	for i in $(seq $k); do list=$list${list:+,}$(cg_new "k$k/c$i"); done
@@ -23,6 +26,6 @@ for k in 1 200; do
 	kill -INT $pid
 	wait $pid
 	check "K=$k: its BPF programs and links are gone after SIGINT" bpf_gone "$ids"
-	check "K=$k cgroups: $fds perf_event fds = $ncpu CPUs x 1 event with a counter" [ "$fds" -eq "$ncpu" ]
+	check "K=$k cgroups: $fds perf_event fds = $ncpu CPUs x $nev event(s) with a counter" [ "$fds" -eq $((ncpu * nev)) ]
 done
 finish

@@ -27,6 +27,10 @@ if [ -n "${EMON_SCHED:-}" ]; then
 fi
 
 skip() { echo "SKIP: $*"; exit 77; }
+# per_mode DEFAULT COUNTERS: what a check expects by default, or in the
+# counter pass (tests/run.sh --counters: EMON_SWITCH_EVENTS=counters), where
+# every event is read from a perf_event of its own on every CPU
+per_mode() { [ "${EMON_SWITCH_EVENTS:-}" = counters ] && echo "$2" || echo "$1"; }
 # How much RSS may grow and still be flat: 1 MiB, plus ASan's quarantine
 # of freed memory (capped at 16 MiB by tests/run.sh) under make asan.
 RSS_SLACK_KB=1024

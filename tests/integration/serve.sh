@@ -19,6 +19,9 @@
 D=$TMP/run
 S=$D/emon.sock
 ncpu=$(nproc)
+# perf_events the daemon holds: major-faults on every CPU; all three events
+# in the counter pass
+nfds=$((ncpu * $(per_mode 1 3)))
 
 start_daemon() { # ARGS...: the daemon on $S, $DPID (lib.sh serve_start)
 	serve_start "$S" "$TMP/serve.err" -v -e cpu-clock,context-switches,major-faults --listen none "$@"
@@ -27,7 +30,7 @@ start_daemon() { # ARGS...: the daemon on $S, $DPID (lib.sh serve_start)
 start_daemon || exit 1
 check "socket directory is 0750" [ "$(stat -c %a "$D")" = 750 ]
 check "socket is 0660" [ "$(stat -c %a "$S")" = 660 ]
-check "the daemon holds ncpu x 1 event with a counter (major-faults) = $ncpu perf_events" [ "$(perf_fds $DPID)" -eq "$ncpu" ]
+check "the daemon holds ncpu x the events with a counter = $nfds perf_events" [ "$(perf_fds $DPID)" -eq "$nfds" ]
 
 # --- two attached stats at once, against cpu.stat ---
 a=$(cg_new a) b=$(cg_new b)
@@ -52,7 +55,7 @@ progs=$(for id in $(bpf_ids $DPID | awk '$1 == "prog" { print $2 }'); do
 	bpftool prog show id "$id" 2>/dev/null; done | grep -c ' name on_switch ')
 echo "      on_switch programs on the machine: $(bpftool prog show 2>/dev/null | grep -c ' name on_switch ')"
 check "one sched_switch program, the daemon's, for all of them ($progs)" [ "$progs" -eq 1 ]
-check "the daemon still holds $ncpu perf_events" [ "$(perf_fds $DPID)" -eq "$ncpu" ]
+check "the daemon still holds $nfds perf_events" [ "$(perf_fds $DPID)" -eq "$nfds" ]
 for i in 1 2; do
 	eval "p=\$spid$i"
 	check "stat $i holds no perf_event" [ "$(perf_fds $p)" -eq 0 ]
