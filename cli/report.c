@@ -2,8 +2,9 @@
 /*
  * emon-perf report, the printing side: the summary table as text (its
  * cells are report_table.c's, the HTML page report_html.c's) and the
- * command line. Reading and summing the recording is report_load.c; the same
- * model from a Prometheus server's history is report_prom*.c.
+ * command line. The model is report_model.c, filled by one of its sources:
+ * a recording (report_file.c) or a Prometheus server's history
+ * (report_prom*.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -307,17 +308,10 @@ int cmd_report(int argc, char **argv)
 	 * URL is the client's to tell */
 	if (o.prom.url && !prom_url__shown(o.prom.url, &shown))
 		o.path = shown;
-	report__init(&r, o.path);
-	if (o.prom.url) {
-		ret = report__load_prom(&r, &o.prom);
-		if (ret)
-			goto out;
+	report__init(&r, o.path, o.prom.url ? &report_prom_source : &report_file_source);
+	err = report__load(&r, &o.prom);
+	if (!err)
 		err = report__select(&r, o.scope, o.top);
-	} else {
-		err = report__load(&r);
-		if (!err)
-			err = report__select(&r, o.scope, o.top);
-	}
 	if (err) {
 		pr_err("report: %s", r.err);
 		ret = err == -ENOMEM || err == -EIO ? 1 : 2;
