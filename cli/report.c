@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/report.h"
 #include "cli/prom_client.h"
 #include "cli/report_prom.h"
@@ -272,20 +273,21 @@ static int report__html_file(struct report *r, const char *path)
 
 	err = report__load_series(r);
 	if (err) {
-		pr_err("report: %s", r->err);
-		ret = err == -ENOMEM || err == -EIO ? 1 : 2;
+		ret = cli__fail(err, "report: %s", r->err);
 		goto out;
 	}
+	/* the page is output, not input: a write that fails is a runtime
+	 * failure (-EIO) whatever the errno */
 	f = fopen(path, "w");
 	if (!f) {
-		pr_err("report: cannot write %s: %s", path, strerror(errno));
+		ret = cli__fail(-EIO, "report: cannot write %s: %s", path, strerror(errno));
 		goto out;
 	}
 	err = report__write_html(r, f);
 	if (fclose(f) && !err)
 		err = -errno;
 	if (err) {
-		pr_err("report: cannot write %s: %s", path, strerror(-err));
+		ret = cli__fail(-EIO, "report: cannot write %s: %s", path, strerror(-err));
 		unlink(path);
 		goto out;
 	}
@@ -313,14 +315,12 @@ int cmd_report(int argc, char **argv)
 	if (!err)
 		err = report__select(&r, o.scope, o.top);
 	if (err) {
-		pr_err("report: %s", r.err);
-		ret = err == -ENOMEM || err == -EIO ? 1 : 2;
+		ret = cli__fail(err, "report: %s", r.err);
 		goto out;
 	}
 	ret = 0;
 	if (report__print_text(&r, stdout)) {
-		pr_err("report: cannot write the table: %s", strerror(errno));
-		ret = 1;
+		ret = cli__fail(-EIO, "report: cannot write the table: %s", strerror(errno));
 		goto out;
 	}
 	if (o.html)
