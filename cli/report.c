@@ -2,8 +2,9 @@
 /*
  * emon-perf report, the printing side: the summary table as text (its
  * cells are report_table.c's, the HTML page report_html.c's) and the
- * command line. Reading and summing the recording is report_load.c; the same
- * model from a Prometheus server's history is report_prom*.c.
+ * command line. The model is report_model.c, filled by one of its sources:
+ * a recording (report_file.c) or a Prometheus server's history
+ * (report_prom*.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/report.h"
 #include "cli/prom_client.h"
 #include "cli/report_prom.h"
@@ -271,20 +273,21 @@ static int report__html_file(struct report *r, const char *path)
 
 	err = report__load_series(r);
 	if (err) {
-		pr_err("report: %s", r->err);
-		ret = err == -ENOMEM || err == -EIO ? 1 : 2;
+		ret = cli__fail(err, "report: %s", r->err);
 		goto out;
 	}
+	/* the page is output, not input: a write that fails is a runtime
+	 * failure (-EIO) whatever the errno */
 	f = fopen(path, "w");
 	if (!f) {
-		pr_err("report: cannot write %s: %s", path, strerror(errno));
+		ret = cli__fail(-EIO, "report: cannot write %s: %s", path, strerror(errno));
 		goto out;
 	}
 	err = report__write_html(r, f);
 	if (fclose(f) && !err)
 		err = -errno;
 	if (err) {
-		pr_err("report: cannot write %s: %s", path, strerror(-err));
+		ret = cli__fail(-EIO, "report: cannot write %s: %s", path, strerror(-err));
 		unlink(path);
 		goto out;
 	}
@@ -307,26 +310,17 @@ int cmd_report(int argc, char **argv)
 	 * URL is the client's to tell */
 	if (o.prom.url && !prom_url__shown(o.prom.url, &shown))
 		o.path = shown;
-	report__init(&r, o.path);
-	if (o.prom.url) {
-		ret = report__load_prom(&r, &o.prom);
-		if (ret)
-			goto out;
+	report__init(&r, o.path, o.prom.url ? &report_prom_source : &report_file_source);
+	err = report__load(&r, &o.prom);
+	if (!err)
 		err = report__select(&r, o.scope, o.top);
-	} else {
-		err = report__load(&r);
-		if (!err)
-			err = report__select(&r, o.scope, o.top);
-	}
 	if (err) {
-		pr_err("report: %s", r.err);
-		ret = err == -ENOMEM || err == -EIO ? 1 : 2;
+		ret = cli__fail(err, "report: %s", r.err);
 		goto out;
 	}
 	ret = 0;
 	if (report__print_text(&r, stdout)) {
-		pr_err("report: cannot write the table: %s", strerror(errno));
-		ret = 1;
+		ret = cli__fail(-EIO, "report: cannot write the table: %s", strerror(errno));
 		goto out;
 	}
 	if (o.html)

@@ -10,6 +10,12 @@
  * keys x intervals). The report__ functions print no messages: errors land
  * in report.err, with the file and line, for cmd_report() to print.
  *
+ * The model (report_model.c: keys, their sums and series, the view) knows
+ * its rows' source only through a const ops table, struct report_source:
+ * a recording (report_file.c) or a Prometheus server's history
+ * (report_prom*.c). Each source fills the model through report__key() and
+ * the fields below, and includes nothing of the other.
+ *
  * A null counter is unknown, not zero: a key whose rows never counted an
  * event shows "-" for it and for what derives from it (IPC, EPI).
  */
@@ -61,7 +67,25 @@ enum report_rank {
 	RANK_INSTRUCTIONS,
 };
 
-struct report_prom;
+struct report;
+
+/* Where a report's rows come from; r->src_priv is the source's own. */
+struct report_source {
+	const char *name;
+	/* Pass 1: every key's totals and r->times; 0 or -errno, r->err
+	 * naming the culprit. arg: the source's query (NULL for a file). */
+	int (*load)(struct report *r, const void *arg);
+	/* Pass 2: add each interval's part to the keys that have a series
+	 * (r->series_pass is set). */
+	int (*load_series)(struct report *r);
+	/* Where a scope without rows has none, and why when it is known:
+	 * the end of "no <scope> rows ..." */
+	const char *(*no_rows)(const struct report *r, int scope);
+	void (*free)(void *priv);
+};
+
+extern const struct report_source report_file_source;	/* report_file.c */
+extern const struct report_source report_prom_source;	/* report_prom.c */
 
 struct report {
 	const char *path;	/* the recording, or the Prometheus URL */
@@ -82,13 +106,14 @@ struct report {
 	int top;		/* keys shown: min(--top, nr_sorted) */
 	/* pass 2 (charts) */
 	bool series_pass;
-	/* from Prometheus (report_prom*.c) instead of a recording */
-	struct report_prom *prom;
+	const struct report_source *src;
+	void *src_priv;
+	/* from Prometheus (report_prom*.c) */
 	char *window;		/* "from ... to ..., step ...": the query's */
 	int nr_hosts;		/* hosts seen; a host column when > 1 */
 	/* first error */
 	int err_line;		/* 0 when not about a line */
-	char err[256];
+	char err[768];
 };
 
 /* Derived figures of one key, NAN where they cannot be known. */
@@ -104,11 +129,17 @@ struct report_metrics {
 	double runq_ms, sleep_ms, blocked_ms;	/* --sched recordings */
 };
 
-void report__init(struct report *r, const char *path);
+void report__init(struct report *r, const char *path,
+		  const struct report_source *src);
 void report__exit(struct report *r);
-/* Pass 1: sum every row of the file; 0, -ENOENT/-EIO, -EINVAL (bad line),
- * -ENODATA (no rows), -ENOMEM; r->err says which. */
-int report__load(struct report *r);
+/* Pass 1: every key's totals from the source. A recording: 0, -ENOENT/
+ * -EIO, -EINVAL (bad line), -ENODATA (no rows), -ENOMEM; r->err says
+ * which. */
+int report__load(struct report *r, const void *arg);
+/* The first error: r->err is "path:line: " (line 0: "path: ", line -1:
+ * nothing, the message names its culprit) and the message; returns err. */
+int report__fail(struct report *r, int line, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* Choose the scope (scope < 0: container, else cgroup, else process, ...)
  * and sort its keys; -ENOENT when the recording has no row of that scope. */
 int report__select(struct report *r, int scope, int top);
@@ -162,6 +193,11 @@ void report_key__label(const struct report *r, const struct report_key *k,
  * when new; NULL when out of memory. */
 struct report_key *report__key(struct report *r, enum scope scope,
 			       const char *host, const char *key);
+/* The same, NULL when it is not there (never added). */
+struct report_key *report__find(struct report *r, enum scope scope,
+				const char *host, const char *key);
+/* The counter (RC_*) a ranking sorts by; -1 for RANK_ENERGY. */
+int report_rank__count(enum report_rank rank);
 /* *dst = a copy of src unless equal (src NULL: unchanged); -ENOMEM */
 int report__strset(char **dst, const char *src);
 

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "cli/commands.h"
 #include "cli/prom_client.h"
 #include "cli/report_prom.h"
 
@@ -67,12 +66,6 @@ static char *query__build(const struct report_prom_scope *ps,
 	return n < 0 ? NULL : q;
 }
 
-/* Exit status for a client error: 1 for what the user cannot fix here. */
-static int client__status(int err)
-{
-	return err == -ENOMEM || err == -EIO ? 1 : 2;
-}
-
 /* The window's parameters of every range query. */
 struct span {
 	char start[32], end[32], step[32];
@@ -80,7 +73,7 @@ struct span {
 };
 
 /* One range query into r: the values (peaks false) or, for a family with
- * a reset, the peaks. An exit status. */
+ * a reset, the peaks. 0 or -errno, r->err naming the culprit. */
 static int report__query(struct report *r, struct prom_client *c,
 			 const struct report_prom_query *q, int scope_i, int fam,
 			 const struct span *sp, bool peaks)
@@ -91,41 +84,37 @@ static int report__query(struct report *r, struct prom_client *c,
 				 "step", sp->step, NULL };
 	char *query = query__build(ps, &report_prom_fams[fam], q->match,
 				   peaks ? sp->step_ms : 0);
-	int err, ret = 1;
+	int err;
 
 	if (!query) {
-		pr_err("report: out of memory");
+		err = report__fail(r, -1, -ENOMEM, "out of memory");
 		goto out;
 	}
 	params[1] = query;
 	err = prom_client__get(c, "/api/v1/query_range", params, &data);
 	if (err) {
-		pr_err("report: %s%s%s%s", c->err, err == -EINVAL && q->match ?
-		       " (is --match '" : "", err == -EINVAL && q->match ? q->match : "",
-		       err == -EINVAL && q->match ? "' right?)" : "");
-		ret = client__status(err);
+		report__fail(r, -1, err, "%s%s%s%s", c->err, err == -EINVAL && q->match ?
+			     " (is --match '" : "", err == -EINVAL && q->match ? q->match : "",
+			     err == -EINVAL && q->match ? "' right?)" : "");
 		goto out;
 	}
 	if (!json_object_object_get_ex(data, "resultType", &type) ||
 	    strcmp(json_object_get_string(type), "matrix") ||
 	    !json_object_object_get_ex(data, "result", &res) ||
 	    !json_object_is_type(res, json_type_array)) {
-		pr_err("report: %s does not answer as a Prometheus server (no matrix for a range query)",
-		       c->shown);
-		ret = 2;
+		err = report__fail(r, -1, -EPROTO,
+				   "%s does not answer as a Prometheus server (no matrix for a range query)",
+				   c->shown);
 		goto out;
 	}
 	err = peaks ? report__prom_add_peaks(r, ps->scope, fam, json_object_get(res)) :
 		      report__prom_add(r, ps->scope, fam, json_object_get(res));
-	if (err) {
-		pr_err("report: out of memory");
-		goto out;
-	}
-	ret = 0;
+	if (err)
+		err = report__fail(r, -1, -ENOMEM, "out of memory");
 out:
 	json_object_put(data);
 	free(query);
-	return ret;
+	return err;
 }
 
 /* Whether the server has ever had a metric of the daemon's. */
@@ -189,24 +178,20 @@ static int report__prom_span(struct report *r, const struct report_prom_query *q
 	*end = q->end > 0 ? q->end : floor((double)time(NULL));
 	*step = q->step > 0 ? q->step : step__default(q->range);
 	n = ceil(q->range / *step - 1e-9);
-	if (n + 1 > REPORT_PROM_MAX_POINTS) {
-		pr_err("report: --step %gs is too fine for --range %gs: %.0f points, Prometheus gives at most %d",
-		       *step, q->range, n + 1, REPORT_PROM_MAX_POINTS);
-		return 2;
-	}
+	if (n + 1 > REPORT_PROM_MAX_POINTS)
+		return report__fail(r, -1, -E2BIG,
+				    "--step %gs is too fine for --range %gs: %.0f points, Prometheus gives at most %d",
+				    *step, q->range, n + 1, REPORT_PROM_MAX_POINTS);
 	*start = *end - n * *step;
-	if (report__prom_window(r, *start, *step, (int)n)) {
-		pr_err("report: out of memory");
-		return 1;
-	}
+	if (report__prom_window(r, *start, *step, (int)n))
+		return report__fail(r, -1, -ENOMEM, "out of memory");
 	time__iso(from, sizeof(from), *start);
 	time__iso(to, sizeof(to), *end);
 	if (asprintf(&r->window, "from %s to %s (Unix %.3f to %.3f), step %g s%s%s",
 		     from, to, *start, *end, *step, q->match ? ", --match " : "",
 		     q->match ?: "") < 0) {
 		r->window = NULL;
-		pr_err("report: out of memory");
-		return 1;
+		return report__fail(r, -1, -ENOMEM, "out of memory");
 	}
 	return 0;
 }
@@ -217,31 +202,29 @@ static int report__prom_total(struct report *r, struct prom_client *c)
 
 	if (err == -ENODATA) {
 		if (!server__has_emon(c))
-			pr_err("report: %s has no emon-perf metrics (does it scrape 'emon-perf serve'? see README, Prometheus)",
-			       c->shown);
-		else
-			pr_err("report: %s has no emon-perf data %s", c->shown, r->window);
-		return 2;
+			return report__fail(r, -1, err, "%s has no emon-perf metrics (does it scrape 'emon-perf serve'? see README, Prometheus)",
+					    c->shown);
+		return report__fail(r, -1, err, "%s has no emon-perf data %s",
+				    c->shown, r->window);
 	}
-	if (err) {
-		pr_err("report: %s", r->err);
-		return err == -ENOMEM ? 1 : 2;
-	}
+	if (err)
+		return err;	/* r->err says which */
 	if (r->has_energy)
 		report__energy_meta(r, c);
 	return 0;
 }
 
-int report__load_prom(struct report *r, const struct report_prom_query *q)
+static int prom__load(struct report *r, const void *arg)
 {
-	double start, end, step;
+	const struct report_prom_query *q = arg;
+	double start = 0, end = 0, step = 0;	/* set unless report__prom_span() fails */
 	struct prom_client c;
 	struct span sp;
 	int i, f, ret;
 
-	if (prom_client__init(&c, q->url)) {
-		pr_err("report: %s", c.err);
-		ret = 2;
+	ret = prom_client__init(&c, q->url);
+	if (ret) {
+		report__fail(r, -1, ret, "%s", c.err[0] ? c.err : "out of memory");
 		goto out;
 	}
 	ret = report__prom_span(r, q, &start, &end, &step);
@@ -265,3 +248,22 @@ out:
 	prom_client__exit(&c);
 	return ret;
 }
+
+/* Where the daemon's metrics have no rows of a scope. */
+static const char *prom__no_rows(const struct report *r, int scope)
+{
+	(void)r;
+	if (scope == SCOPE_CPU || scope == SCOPE_COMMAND)
+		return "from Prometheus (the daemon exports no cpu or command scope)";
+	if (scope == SCOPE_PROCESS)
+		return "in this window (the daemon exports processes with --processes top:N)";
+	return "in this window";
+}
+
+const struct report_source report_prom_source = {
+	.name		= "prometheus",
+	.load		= prom__load,
+	.load_series	= report__prom_series,
+	.no_rows	= prom__no_rows,
+	.free		= report_prom__free,
+};

@@ -86,17 +86,20 @@ int report__prom_sum(struct report *r);
 /* Pass 2 (charts): per-step series of the keys report__load_series()
  * gave one. */
 int report__prom_series(struct report *r);
-void report_prom__free(struct report_prom *p);
+/* The source's state (r->src_priv), for report_prom_source's free. */
+void report_prom__free(void *priv);
 
-/* Fetch every family of every scope from the server at url (--match:
- * extra label matchers, NULL for none) into r. The exit status of the
- * command on failure (1 or 2, after a one-line message), 0 on success. */
+/* report_prom_source's load (report_prom.c) fetches every family of
+ * every scope from the server at url (--match: extra label matchers,
+ * NULL for none) into r: report__load(r, &query). 0 or -errno with r->err
+ * naming the culprit (the URL, --step, --match): -EHOSTUNREACH (no
+ * answer), -EPROTO (no Prometheus), -EINVAL (a query it rejects), -E2BIG
+ * (too many points), -ENODATA (no data in the window), -EIO, -ENOMEM. */
 struct report_prom_query {
 	const char *url;
 	double range, step;	/* seconds; step 0: chosen from the range */
 	double end;		/* Unix seconds; 0: now */
 	const char *match;
 };
-int report__load_prom(struct report *r, const struct report_prom_query *q);
 
 #endif

@@ -114,11 +114,13 @@ int prom_time__parse(const char *str, double *t)
 	return *t > 0 ? 0 : -EINVAL;
 }
 
+/* The source's state in the model, made by the first call that keeps a
+ * result (r->src is report_prom_source: report_prom.c). */
 static struct report_prom *report__prom(struct report *r)
 {
-	if (!r->prom)
-		r->prom = calloc(1, sizeof(*r->prom));
-	return r->prom;
+	if (!r->src_priv)
+		r->src_priv = calloc(1, sizeof(struct report_prom));
+	return r->src_priv;
 }
 
 int report__prom_window(struct report *r, double start, double step, int n)
@@ -170,8 +172,10 @@ int report__prom_add(struct report *r, enum scope scope, enum report_fam fam,
 	return 0;
 }
 
-void report_prom__free(struct report_prom *p)
+void report_prom__free(void *priv)
 {
+	struct report_prom *p = priv;
+
 	if (!p)
 		return;
 	for (int s = 0; s < SCOPE_NR; s++) {
@@ -245,7 +249,7 @@ static int series__parts(struct json_object *series, struct json_object **metric
 bool report__prom_resets(const struct report *r, enum scope scope,
 			 enum report_fam fam)
 {
-	const struct report_prom *p = r->prom;
+	const struct report_prom *p = r->src_priv;
 	struct json_object *res = p ? p->res[scope][fam] : NULL, *metric, *values;
 	size_t i, j;
 	double v, prev;
@@ -270,7 +274,7 @@ bool report__prom_resets(const struct report *r, enum scope scope,
 int report__prom_add_peaks(struct report *r, enum scope scope,
 			   enum report_fam fam, struct json_object *result)
 {
-	struct report_prom *p = r->prom;
+	struct report_prom *p = r->src_priv;
 	struct json_object *index = NULL, *metric, *values;
 	int err = -EINVAL;
 	size_t i;
@@ -416,7 +420,7 @@ static double series__gain(const struct report_prom *p, enum scope scope,
 static int report__prom_walk(struct report *r, const struct report_prom_scope *ps,
 			     enum report_fam fam, struct json_object *series)
 {
-	struct report_prom *p = r->prom;
+	struct report_prom *p = r->src_priv;
 	struct json_object *metric, *values, *first;
 	double prev = NAN, v, inc, scale = report_prom_fams[fam].scale;
 	struct report_key *k;
@@ -458,21 +462,18 @@ static int report__prom_walk(struct report *r, const struct report_prom_scope *p
 static int report__prom_fail(struct report *r, int err, const struct report_prom_scope *ps,
 			     enum report_fam fam)
 {
-	r->err_line = 0;
 	if (err == -ENOMEM)
-		snprintf(r->err, sizeof(r->err), "%s: out of memory", r->path);
-	else
-		snprintf(r->err, sizeof(r->err),
-			 "%s: a malformed answer for emon_%s_%s (not a matrix of [time, \"value\"] per series%s%s)",
-			 r->path, ps->name, report_prom_fams[fam].name,
-			 ps->key ? ", or no label " : "", ps->key ?: "");
-	return err;
+		return report__fail(r, 0, err, "out of memory");
+	return report__fail(r, 0, err,
+			    "a malformed answer for emon_%s_%s (not a matrix of [time, \"value\"] per series%s%s)",
+			    ps->name, report_prom_fams[fam].name,
+			    ps->key ? ", or no label " : "", ps->key ?: "");
 }
 
 /* Every series of every scope and family, in pass 1 or pass 2. */
 static int report__prom_walk_all(struct report *r)
 {
-	struct report_prom *p = r->prom;
+	struct report_prom *p = r->src_priv;
 	int i, f, err;
 
 	for (i = 0; i < REPORT_PROM_SCOPES; i++) {
@@ -501,7 +502,7 @@ static int report__prom_walk_all(struct report *r)
 
 int report__prom_sum(struct report *r)
 {
-	struct report_prom *p = r->prom;
+	struct report_prom *p = r->src_priv;
 	int i, f, err;
 
 	if (!p || !p->n)
@@ -525,16 +526,14 @@ int report__prom_sum(struct report *r)
 	r->series_pass = false;
 	p->values = 0;
 	err = report__prom_walk_all(r);
-	if (!err && !p->values) {
-		snprintf(r->err, sizeof(r->err), "%s: no emon-perf data in this window", r->path);
-		err = -ENODATA;
-	}
+	if (!err && !p->values)
+		err = report__fail(r, 0, -ENODATA, "no emon-perf data in this window");
 	return err;
 }
 
 int report__prom_series(struct report *r)
 {
-	if (!r->prom)
+	if (!r->src_priv)
 		return -EINVAL;
 	r->series_pass = true;
 	return report__prom_walk_all(r);

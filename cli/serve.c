@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/opts.h"
 #include "common/sigwake.h"
 #include "daemon/http.h"
@@ -373,7 +374,7 @@ static int serve_setup(struct serve *sv)
 	raise_nofile(sv->o.max_clients);
 	ret = engine__open(&sv->e, &sv->o.eng);
 	if (ret)
-		return ret;
+		return cli__exit_status(ret);
 	sv->meta = engine__meta(sv->e);
 	m = *sv->meta;
 	m.pid = getpid();

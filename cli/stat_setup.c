@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/stat_run.h"
 #include "pmu/event.h"
 
@@ -103,7 +104,7 @@ static int setup_source(struct stat_run *st)
 	};
 
 	so.eng.events = st->o.events;
-	return source__open(&st->src, &so);
+	return cli__exit_status(source__open(&st->src, &so));
 }
 
 /* Each event as the outputs show it: where it is in the snapshots. */

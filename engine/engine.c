@@ -83,6 +83,15 @@ static int read_online(bool *online, int ncpus)
 	return n ? 0 : -EINVAL;
 }
 
+/* A kernel's refusal while opening is a runtime failure even when its
+ * errno reads like bad input (-EINVAL from perf_event_open or the
+ * verifier, -ENOENT from a CPU gone): only a permission error, or memory,
+ * keeps its errno; the logged line has the kernel's own. */
+static int open_err(int err)
+{
+	return err == -EPERM || err == -EACCES || err == -ENOMEM ? err : -EIO;
+}
+
 static int setup_cpus(struct engine *e)
 {
 	char err[256];
@@ -91,15 +100,15 @@ static int setup_cpus(struct engine *e)
 	e->ncpus = libbpf_num_possible_cpus();
 	if (e->ncpus <= 0) {
 		pr_err("cannot read the number of possible CPUs");
-		return 1;
+		return -EIO;
 	}
 	e->online = calloc(e->ncpus, sizeof(*e->online));
 	e->cpu_pkg = calloc(e->ncpus, sizeof(*e->cpu_pkg));
 	if (!e->online || !e->cpu_pkg)
-		return 1;
+		return -ENOMEM;
 	if (read_online(e->online, e->ncpus)) {
 		pr_err("cannot read the online CPUs from /sys/devices/system/cpu/online");
-		return 1;
+		return -EIO;
 	}
 	ret = cpu_topology__load(&e->topo, ENERGY_CPU_ROOT, e->ncpus, err, sizeof(err));
 	if (ret || e->topo.nr_packages < 1) {
@@ -118,11 +127,11 @@ static int setup_cgroups(struct engine *e)
 {
 	if (cgroup__find_mount("/proc/mounts", e->cgroot, sizeof(e->cgroot))) {
 		pr_err("no cgroup2 file system mounted (see /proc/mounts)");
-		return 1;
+		return -ENODEV;
 	}
 	pr_debug("cgroup2 mounted at %s", e->cgroot);
 	if (cgroup_names__init(&e->names, e->cgroot))
-		return 1;
+		return -ENOMEM;
 	cgroup_names__walk(&e->names);
 	return 0;
 }
@@ -133,9 +142,10 @@ static int setup_events(struct engine *e, struct session_opts *so)
 	char err[512];
 	int ret;
 
-	if (pmu_event_list__parse(&e->events, e->o.events, err, sizeof(err))) {
+	ret = pmu_event_list__parse(&e->events, e->o.events, err, sizeof(err));
+	if (ret) {
 		pr_err("%s", err);
-		return 2;
+		return ret;
 	}
 	for (int i = 0; i < e->events.nr; i++) {
 		struct pmu_event *ev = &e->events.ev[i];
@@ -143,7 +153,7 @@ static int setup_events(struct engine *e, struct session_opts *so)
 		ret = pmu_event__open(ev, e->ncpus, e->online, err, sizeof(err));
 		if (ret) {
 			pr_err("%s", err);
-			return ret == -EACCES || ret == -EPERM ? 2 : 1;
+			return open_err(ret);
 		}
 		if (!ev->supported) {
 			pr_debug("%s: %s", ev->name, pmu_event__strerror(ev->open_err));
@@ -160,7 +170,7 @@ static int setup_events(struct engine *e, struct session_opts *so)
 		pr_err("none of the events can be counted here (%s: %s)",
 		       e->events.ev[0].name,
 		       pmu_event__strerror(e->events.ev[0].open_err));
-		return 1;
+		return -EOPNOTSUPP;
 	}
 	return 0;
 }
@@ -195,7 +205,8 @@ static int setup_energy(struct engine *e)
 	if (!e->energy) {
 		if (ret) {
 			pr_err("%s", err);
-			return ret == -EINVAL || ret == -ENOENT ? 2 : 1;
+			/* a missing or bad --energy source is the user's */
+			return ret == -EINVAL || ret == -ENOENT ? ret : open_err(ret);
 		}
 		/* auto found nothing: said once the counts are out, so an
 		 * error stays the only line of a failed run */
@@ -207,7 +218,7 @@ static int setup_energy(struct engine *e)
 	if (split) {
 		if (event_index(e, split) < 0) {
 			pr_err("--split-by %s: not among the events that can be counted here", split);
-			return 2;
+			return -EINVAL;
 		}
 	} else if (event_index(e, "cycles") >= 0) {
 		split = "cycles";
@@ -216,12 +227,12 @@ static int setup_energy(struct engine *e)
 		pr_debug("energy split by cpu-clock: cycles are not counted here");
 	} else {
 		pr_err("energy needs cycles or cpu-clock among the events to split it by");
-		return 2;
+		return -EINVAL;
 	}
 	e->estimated = energy_source__is_estimated(e->energy);
 	if (e->estimated && e->clock_idx < 0) {
 		pr_err("--energy model needs cpu-clock among the events (busy time)");
-		return 2;
+		return -EINVAL;
 	}
 	e->attr.split_idx = event_index(e, split);
 	e->attr.es = &e->es;
@@ -240,7 +251,7 @@ static int setup_energy(struct engine *e)
 		e->cpu_pkg[cpu] = p < 0 ? 0 : p;
 	}
 	e->busy_ns = calloc(e->topo.nr_packages, sizeof(*e->busy_ns));
-	return e->busy_ns ? 0 : 1;
+	return e->busy_ns ? 0 : -ENOMEM;
 }
 
 static int setup_meta(struct engine *e)
@@ -254,7 +265,7 @@ static int setup_meta(struct engine *e)
 	m->cpu_pkg = calloc(e->ncpus, sizeof(*m->cpu_pkg));
 	m->pkg_id = calloc(m->npkg, sizeof(*m->pkg_id));
 	if (!m->cpu_pkg || !m->pkg_id)
-		return 1;
+		return -ENOMEM;
 	memcpy(m->cpu_pkg, e->cpu_pkg, e->ncpus * sizeof(*m->cpu_pkg));
 	for (int p = 0; p < m->npkg; p++)
 		m->pkg_id[p] = e->topo.pkg_id[p];
@@ -280,20 +291,20 @@ static int setup_session(struct engine *e, struct session_opts *so)
 	ret = session__open(&e->sess, so, err, sizeof(err));
 	if (ret) {
 		pr_err("%s", err);
-		return ret == -EPERM || ret == -EACCES ? 2 : 1;
+		return open_err(ret);
 	}
 	e->sess_open = true;
 	if (session_read__init(&e->rd, e->ncpus) ||
 	    aggregate__init(&e->agg, e->ncpus, e->topo.nr_packages, e->cpu_pkg,
 			    so->nr_events) ||
 	    aggregate__init_trees(&e->agg, e->o.max_trees))
-		return 1;
+		return -ENOMEM;
 	if (e->energy)
 		cgroup__id(e->cgroot, "/", &e->attr.root_cgid);
 	ret = session__start(&e->sess);
 	if (ret) {
 		pr_err("cannot flush the CPUs: %s", strerror(-ret));
-		return 1;
+		return open_err(ret);
 	}
 	e->last_read = e->last_t = e->meta.start_t = e->sess.flush_t;
 	e->full = READ_PERIOD_S;
@@ -320,11 +331,11 @@ int engine__open(struct engine **ep, const struct engine_opts *o)
 	*ep = NULL;
 	if (!engine__have_privileges()) {
 		pr_err("need root, or CAP_BPF and CAP_PERFMON (try sudo)");
-		return 2;
+		return -EPERM;
 	}
 	e = calloc(1, sizeof(*e));
 	if (!e)
-		return 1;
+		return -ENOMEM;
 	e->o = *o;
 	if (e->o.max_trees > EMON_MAX_TREES)
 		e->o.max_trees = EMON_MAX_TREES;

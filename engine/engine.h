@@ -41,9 +41,10 @@ struct engine_opts {
 struct engine;
 
 /*
- * Check the input and open everything: events, BPF, energy. Errors are
- * printed (one line); returns 0, 2 for bad input (unknown event, missing
- * source, no privileges), 1 for other failures.
+ * Check the input and open everything: events, BPF, energy. An error is
+ * logged (one line naming the culprit, common/log.h); returns 0 or -errno:
+ * -EINVAL, -ENOENT, -E2BIG for bad input (an unknown event, a missing
+ * source), -EPERM/-EACCES without privileges, another for a failure.
  */
 int engine__open(struct engine **ep, const struct engine_opts *o);
 void engine__close(struct engine *e);

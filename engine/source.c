@@ -61,7 +61,7 @@ static bool is_socket(const char *path)
 
 /*
  * The daemon, if it can serve this front end: 1, 0 (use an own engine),
- * or an exit status + 10 (an explicit --socket that cannot serve).
+ * or -errno, logged (an explicit --socket that cannot serve).
  */
 static int try_daemon(struct source **sp, const struct source_opts *o,
 		      const struct pmu_event_list *l)
@@ -70,15 +70,17 @@ static int try_daemon(struct source **sp, const struct source_opts *o,
 	const char *missing = NULL;
 	struct source *s;
 	char why[512];
+	int err;
 
 	if (o->no_daemon)
 		return 0;
 	if (!o->socket && !is_socket(path))
 		return 0;
-	if (source_daemon__open(&s, path, o, why, sizeof(why))) {
+	err = source_daemon__open(&s, path, o, why, sizeof(why));
+	if (err) {
 		if (o->socket) {
 			pr_err("%s", why);
-			return 12;
+			return err;
 		}
 		pr_debug("%s: counting with own events", why);
 		return 0;
@@ -114,15 +116,14 @@ int source__open(struct source **sp, const struct source_opts *o)
 	int ret;
 
 	*sp = NULL;
-	if (pmu_event_list__parse(&l, o->eng.events, err, sizeof(err))) {
+	ret = pmu_event_list__parse(&l, o->eng.events, err, sizeof(err));
+	if (ret) {
 		pr_err("%s", err);
-		return 2;
+		return ret;
 	}
 	ret = try_daemon(sp, o, &l);
-	if (ret == 1)
-		return 0;
-	if (ret > 10)
-		return ret - 10;
+	if (ret)
+		return ret < 0 ? ret : 0;
 	ret = source_local__open(sp, o);
 	if (ret)
 		return ret;

@@ -53,7 +53,8 @@ struct source {
  * The daemon's when its socket answers and it counts every event asked
  * for (and an own engine was not asked for), else an own engine, saying
  * which in one line on stderr when it is the daemon, or why not when a
- * daemon runs. Errors are printed; returns 0, 2 (bad input), 1.
+ * daemon runs. An error is logged (one line naming the culprit); returns
+ * 0 or -errno (common/log.h: -EINVAL, -ENOENT... for bad input).
  */
 int source__open(struct source **s, const struct source_opts *o);
 void source__close(struct source *s);

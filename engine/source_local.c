@@ -93,7 +93,7 @@ int source_local__open(struct source **sp, const struct source_opts *o)
 	int ret;
 
 	if (!l)
-		return 1;
+		return -ENOMEM;
 	eo.max_trees = o->tree ? 1 : 0;
 	eo.retain_s = -1;	/* one front end: keys go once it has their totals */
 	eo.name_cgroups = o->scopes & EMON_SNAP_CGROUPS;

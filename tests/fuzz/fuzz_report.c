@@ -34,8 +34,8 @@ static void report__run(const char *path, int scope, int top)
 	struct report r;
 	int err;
 
-	report__init(&r, path);
-	err = report__load(&r);
+	report__init(&r, path, &report_file_source);
+	err = report__load(&r, NULL);
 	if (err) {
 		FUZZ_ASSERT(err == -EINVAL || err == -ENODATA);
 		FUZZ_ASSERT(r.err[0]);

@@ -38,7 +38,7 @@ static void report__run(struct json_object *res, int pick, double step, int n)
 	struct report r;
 	int err;
 
-	report__init(&r, "http://fuzz:9090");
+	report__init(&r, "http://fuzz:9090", &report_prom_source);
 	FUZZ_ASSERT(!report__prom_window(&r, 1000, step, n));
 	FUZZ_ASSERT(!report__prom_add(&r, ps->scope, fam, json_object_get(res)));
 	/* the same matrix as its own peaks: resets take the gain path */

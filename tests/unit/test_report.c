@@ -63,8 +63,8 @@ static void load(struct report *r, char **path, const char *text, int scope,
 		 int top)
 {
 	*path = write_tmp(text);
-	report__init(r, *path);
-	assert_int_equal(report__load(r), 0);
+	report__init(r, *path, &report_file_source);
+	assert_int_equal(report__load(r, NULL), 0);
 	assert_int_equal(report__select(r, scope, top), 0);
 }
 
@@ -233,8 +233,8 @@ static void test_bad_input(void **state)
 		snprintf(text, sizeof(text), cases[i].text, good, good, good);
 #pragma GCC diagnostic pop
 		path = write_tmp(text);
-		report__init(&r, path);
-		assert_int_equal(report__load(&r), cases[i].err);
+		report__init(&r, path, &report_file_source);
+		assert_int_equal(report__load(&r, NULL), cases[i].err);
 		assert_int_equal(r.err_line, cases[i].line);
 		if (!strstr(r.err, cases[i].what) || !strstr(r.err, path))
 			fail_msg("case %zu: '%s' lacks '%s' or the path", i,
@@ -247,8 +247,8 @@ static void test_bad_input(void **state)
 		}
 		unload(&r, path);
 	}
-	report__init(&r, "/nonexistent/recording.jsonl");
-	assert_int_equal(report__load(&r), -ENOENT);
+	report__init(&r, "/nonexistent/recording.jsonl", &report_file_source);
+	assert_int_equal(report__load(&r, NULL), -ENOENT);
 	assert_non_null(strstr(r.err, "/nonexistent/recording.jsonl"));
 	report__exit(&r);
 }

@@ -122,7 +122,7 @@ static struct report_key *key(struct report *r, enum scope scope,
 
 static void load(struct report *r)
 {
-	report__init(r, "http://prom:9090");
+	report__init(r, "http://prom:9090", &report_prom_source);
 	assert_int_equal(report__prom_window(r, T0, STEP, NSTEPS), 0);
 	add(r, SCOPE_SYSTEM, RF_ENERGY, sys_energy);
 	add(r, SCOPE_CONTAINER, RF_ENERGY, cont_energy);
@@ -245,7 +245,7 @@ static void test_reset_peaks(void **state)
 	struct report r;
 
 	(void)state;
-	report__init(&r, "http://prom:9090");
+	report__init(&r, "http://prom:9090", &report_prom_source);
 	assert_int_equal(report__prom_window(&r, T0, STEP, NSTEPS), 0);
 	add(&r, SCOPE_SYSTEM, RF_ENERGY, sys_energy);
 	add(&r, SCOPE_CONTAINER, RF_ENERGY, cont_energy);
@@ -285,7 +285,7 @@ static void test_bad_results(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-		report__init(&r, "http://prom:9090");
+		report__init(&r, "http://prom:9090", &report_prom_source);
 		assert_int_equal(report__prom_window(&r, T0, STEP, NSTEPS), 0);
 		add(&r, SCOPE_CONTAINER, RF_ENERGY, bad[i]);
 		if (report__prom_sum(&r) != -EINVAL)
@@ -294,7 +294,7 @@ static void test_bad_results(void **state)
 		report__exit(&r);
 	}
 	/* series, but no value in the window: no data */
-	report__init(&r, "http://prom:9090");
+	report__init(&r, "http://prom:9090", &report_prom_source);
 	assert_int_equal(report__prom_window(&r, T0, STEP, NSTEPS), 0);
 	add(&r, SCOPE_CONTAINER, RF_ENERGY,
 	    "[{\"metric\":{\"container_id\":\"x\"},\"values\":[[100,\"5\"],[1020,\"NaN\"]]}]");
@@ -302,7 +302,7 @@ static void test_bad_results(void **state)
 	assert_int_equal(report__prom_sum(&r), -ENODATA);
 	report__exit(&r);
 	/* windows the server would refuse */
-	report__init(&r, "http://prom:9090");
+	report__init(&r, "http://prom:9090", &report_prom_source);
 	assert_int_equal(report__prom_window(&r, T0, STEP, 0), -EINVAL);
 	assert_int_equal(report__prom_window(&r, T0, 0, 5), -EINVAL);
 	assert_int_equal(report__prom_window(&r, T0, STEP, REPORT_PROM_MAX_POINTS), -EINVAL);

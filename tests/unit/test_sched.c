@@ -360,8 +360,8 @@ static void test_report_columns(void **state)
 
 	(void)state;
 	path = report__file(rec);
-	report__init(&r, path);
-	assert_int_equal(report__load(&r), 0);
+	report__init(&r, path, &report_file_source);
+	assert_int_equal(report__load(&r, NULL), 0);
 	assert_int_equal(report__select(&r, SCOPE_CGROUP, 10), 0);
 	n = report__columns(&r, cols);
 	for (int c = 0; c < n; c++) {
@@ -378,8 +378,8 @@ static void test_report_columns(void **state)
 	unlink(path);
 	/* without --sched: no such columns */
 	path = report__file("{\"interval\":1.0,\"scope\":\"cgroup\",\"key\":\"/a\",\"counters\":{\"cpu-clock\":1}}\n");
-	report__init(&r, path);
-	assert_int_equal(report__load(&r), 0);
+	report__init(&r, path, &report_file_source);
+	assert_int_equal(report__load(&r, NULL), 0);
 	assert_int_equal(report__select(&r, SCOPE_CGROUP, 10), 0);
 	n = report__columns(&r, cols);
 	for (int c = 0; c < n; c++)
@@ -388,13 +388,13 @@ static void test_report_columns(void **state)
 	unlink(path);
 	/* a "sched" that is not an object, or a field that is not a number */
 	path = report__file("{\"interval\":1.0,\"scope\":\"cgroup\",\"key\":\"/a\",\"counters\":{},\"sched\":7}\n");
-	report__init(&r, path);
-	assert_int_not_equal(report__load(&r), 0);
+	report__init(&r, path, &report_file_source);
+	assert_int_not_equal(report__load(&r, NULL), 0);
 	report__exit(&r);
 	unlink(path);
 	path = report__file("{\"interval\":1.0,\"scope\":\"cgroup\",\"key\":\"/a\",\"counters\":{},\"sched\":{\"sleep_ns\":\"x\"}}\n");
-	report__init(&r, path);
-	assert_int_not_equal(report__load(&r), 0);
+	report__init(&r, path, &report_file_source);
+	assert_int_not_equal(report__load(&r, NULL), 0);
 	report__exit(&r);
 	unlink(path);
 }
