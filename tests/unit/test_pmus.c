@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "pmu/sysfs.h"
+#include "pmu/terms.h"
 #include "helpers.h"
 
 #ifndef FIXTURES
@@ -163,13 +164,184 @@ static void test_format_parse(void **state)
 	}
 }
 
+/* ---- PMU/term=value/: good and bad side by side ---- */
+
+struct term_case {
+	const char *tree, *event;
+	__u32 type;
+	__u64 config, config1;
+};
+
+struct term_bad {
+	const char *tree, *event;
+	const char *msg;	/* in the error */
+};
+
+#define HW(id, type) ((__u64)(id) | (__u64)(type) << 32)
+
+/* events and the attr they encode to */
+static const struct term_case term_cases[] = {
+	{ "amd", "cpu/event=0x76/", 4, 0x76, 0 },
+	{ "amd", "cpu/event=0xc0,umask=0/", 4, 0xc0, 0 },
+	{ "amd", "cpu/event=0x1c2,umask=0x3/", 4, 0x1000003c2ULL, 0 },
+	{ "amd", "cpu/event=0xfff/", 4, 0xf000000ffULL, 0 },
+	{ "amd", "cpu/cpu-cycles/", 4, 0x76, 0 },
+	{ "amd", "cpu/cycles/", PERF_TYPE_HARDWARE, 0, 0 },
+	{ "amd", "cpu/cpu-cycles,cmask=2,inv/", 4, 0x02800076, 0 },
+	{ "amd", "cpu/event=0xc0,name=retired/", 4, 0xc0, 0 },
+	{ "amd", "cpu/config=0x1234/", 4, 0x1234, 0 },
+	{ "amd", "cpu/event=0x76/u", 4, 0x76, 0 },
+	{ "amd", "cpu/umask=3/", 4, 0x300, 0 },
+	{ "amd", "amd_l3/event=0x4,umask=0xff,threadmask=3/", 11, 0x030000000000ff04ULL, 0 },
+	{ "alderlake", "cpu_core/event=0x3c/", 4, 0x3c, 0 },
+	{ "alderlake", "cpu_atom/event=0x3c/", 10, 0x3c, 0 },
+	{ "alderlake", "cpu_core/topdown-retiring/", 4, 0x8000, 0 },
+	{ "alderlake", "cpu_atom/topdown-retiring/", 10, 0xc2, 0 },
+	{ "alderlake", "cpu_core/slots/", 4, 0x400, 0 },
+	{ "alderlake", "cpu_core/mem-loads/", 4, 0x1cd, 3 },
+	{ "alderlake", "cpu_core/in_tx/", 4, 1ULL << 32, 0 },
+	{ "alderlake", "cpu_core/cycles/", PERF_TYPE_HARDWARE, HW(PERF_COUNT_HW_CPU_CYCLES, 4), 0 },
+	{ "alderlake", "cpu_atom/instructions/", 10, 0xc0, 0 },
+	{ "alderlake", "cpu_atom/branches/", PERF_TYPE_HARDWARE, HW(PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 10), 0 },
+	{ "alderlake", "uncore_imc_0/data_read/", 14, 0x20ff, 0 },
+	{ "alderlake", "msr/tsc/", 15, 0, 0 },
+	{ "arm", "armv8_cortex_a72/inst_spec/", 9, 0x1b, 0 },
+	{ "arm", "armv8_cortex_a53/event=0x11,long/", 8, 0x11, 1 },
+};
+
+/* bad ones, each refused with its term (or PMU) named */
+static const struct term_bad bad_cases[] = {
+	{ "amd", "cpu/event=0x1000/",
+	  "value 0x1000 too big for term 'event' of PMU 'cpu' (12 bits)" },
+	{ "amd", "cpu/evnt=0x76/",
+	  "unknown term 'evnt' for PMU 'cpu'" },
+	{ "amd", "cpu/bogus/",
+	  "unknown term 'bogus' for PMU 'cpu'" },
+	{ "amd", "cpu/event=x/",
+	  "term 'event' needs a number" },
+	{ "amd", "cpu/event=-1/",
+	  "term 'event' needs a number" },
+	{ "amd", "cpu/event=/",
+	  "term 'event' needs a number" },
+	{ "amd", "cpu/period=1000/",
+	  "period= is for sampling" },
+	{ "amd", "cpu/cpu=1/",
+	  "cpu= is not supported" },
+	{ "amd", "cpu//",
+	  "no terms" },
+	{ "amd", "cpu/event=1",
+	  "not in the PMU/term=value" },
+	{ "amd", "/event=1/",
+	  "not in the PMU/term=value" },
+	{ "amd", "cpu/event=1/x",
+	  "bad modifier 'x'" },
+	{ "amd", "cpu/event=1/uu",
+	  "bad modifier 'uu'" },
+	{ "amd", "gpu/event=1/",
+	  "unknown PMU 'gpu'" },
+	{ "amd", "cpu/cycles,umask=1/",
+	  "takes no other terms" },
+	{ "amd", "amd_l3/sliceid=8/",
+	  "value 8 too big for term 'sliceid' of PMU 'amd_l3' (3 bits)" },
+	{ "alderlake", "cpu_atom/slots/",
+	  "unknown term 'slots' for PMU 'cpu_atom'" },
+	{ "alderlake", "cpu_core/event=0xcd,umask=1,ldlat=0x10000/",
+	  "too big for term 'ldlat' of PMU 'cpu_core' (16 bits)" },
+	{ "alderlake", "cpu_atom/in_tx/",
+	  "unknown term 'in_tx' for PMU 'cpu_atom'" },
+	{ "alderlake", "cpu/cycles/",
+	  "unknown PMU 'cpu'" },
+	{ "alderlake", "uncore_imc_0/data_read.scale/",
+	  "unknown term 'data_read.scale'" },
+	{ "alderlake", "uncore_imc_0/cycles/",
+	  "unknown term 'cycles' for PMU 'uncore_imc_0'" },
+	{ "alderlake", "software/cpu-clock/",
+	  "unknown term 'cpu-clock' for PMU 'software'" },
+	{ "arm", "armv8_cortex_a53/inst_spec/",
+	  "unknown term 'inst_spec' for PMU 'armv8_cortex_a53'" },
+	{ "arm", "armv8_cortex_a53/event=0x10000/",
+	  "too big for term 'event' of PMU 'armv8_cortex_a53' (16 bits)" },
+};
+
+/* The attr tree's PMUs give event, or -EINVAL with the error in err */
+static int terms__resolve(const char *tree, const char *event,
+			  struct perf_event_attr *attr, char *err, size_t len)
+{
+	const struct pmu_sysfs *pmu = NULL;
+	char root[256];
+	struct pmus p;
+	int ret;
+
+	snprintf(root, sizeof(root), "%s/%s", FIXTURES, tree);
+	assert_int_equal(pmus__load(&p, root), 0);
+	ret = pmu_terms__resolve(&p, event, attr, &pmu, err, len);
+	print_message("%s %s -> %d type %u config %#llx config1 %#llx %s\n",
+		      tree, event, ret, attr->type,
+		      (unsigned long long)attr->config,
+		      (unsigned long long)attr->config1, ret ? err : "");
+	assert_true(ret || pmu);
+	pmus__free(&p);
+	return ret;
+}
+
+static void test_terms(void **state)
+{
+	const struct term_case *c = *state;
+	struct perf_event_attr attr;
+	char err[256] = "";
+
+	assert_int_equal(terms__resolve(c->tree, c->event, &attr, err,
+					sizeof(err)), 0);
+	assert_int_equal(attr.type, c->type);
+	assert_int_equal(attr.config, c->config);
+	assert_int_equal(attr.config1, c->config1);
+}
+
+static void test_terms_bad(void **state)
+{
+	const struct term_bad *c = *state;
+	struct perf_event_attr attr;
+	char err[256] = "";
+
+	assert_int_equal(terms__resolve(c->tree, c->event, &attr, err,
+					sizeof(err)), -EINVAL);
+	assert_contains(err, c->msg);
+	assert_contains(err, c->event);
+}
+
+static void test_terms_modifiers(void **state)
+{
+	const struct pmu_sysfs *pmu;
+	struct perf_event_attr a;
+	char err[256];
+	struct pmus p;
+
+	(void)state;
+	assert_int_equal(pmus__load(&p, FIXTURES "/amd"), 0);
+	assert_int_equal(pmu_terms__resolve(&p, "cpu/event=0x76/u", &a, &pmu,
+					    err, sizeof(err)), 0);
+	assert_true(!a.exclude_user && a.exclude_kernel && a.exclude_hv);
+	assert_int_equal(pmu_terms__resolve(&p, "cpu/event=0x76/k", &a, &pmu,
+					    err, sizeof(err)), 0);
+	assert_true(a.exclude_user && !a.exclude_kernel && a.exclude_hv);
+	assert_int_equal(pmu_terms__resolve(&p, "cpu/event=0x76/", &a, &pmu,
+					    err, sizeof(err)), 0);
+	assert_true(!a.exclude_user && !a.exclude_kernel && !a.exclude_hv);
+	pmus__free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_core_of_cpu),
 		cmocka_unit_test(test_cpus_parse),
 		cmocka_unit_test(test_format_parse),
+		cmocka_unit_test(test_terms_modifiers),
 	};
 
-	return run_tests_and_cases(tests, test_discover, pmu_cases, pmu);
+	return run_tests_and_cases(tests, test_discover, pmu_cases, pmu) |
+	       tests__run(NULL, 0, test_terms, term_cases, ARRAY_SIZE(term_cases),
+			  sizeof(term_cases[0]), offsetof(struct term_case, event)) |
+	       tests__run(NULL, 0, test_terms_bad, bad_cases, ARRAY_SIZE(bad_cases),
+			  sizeof(bad_cases[0]), offsetof(struct term_bad, event));
 }
