@@ -12,6 +12,7 @@
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define PMU_SYSFS_ROOT "/sys/bus/event_source/devices"
 #define PMU_NAME_LEN 64
@@ -80,6 +81,9 @@ const struct pmu_alias *pmu_sysfs__alias(const struct pmu_sysfs *pmu,
 					 const char *name);
 /* Does pmu count on cpu: a core PMU without a cpus file counts on all. */
 bool pmu_sysfs__has_cpu(const struct pmu_sysfs *pmu, int cpu);
+
+/* emon-perf list: each PMU with a format or events, -v with them */
+void pmus__list(FILE *out, bool verbose);
 
 /* "0-15,24" -> set; 0 or -EINVAL (bad syntax, a CPU past PMU_MAX_CPUS) */
 int pmu_cpus__parse(struct pmu_cpus *set, const char *list);
