@@ -14,7 +14,7 @@ int cmd_list(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			printf("Usage: emon-perf list [-v|--all]\n\n"
 			       "Events this machine can count; --all adds every event of the\n"
-			       "PMUs libpfm4 finds here.\n");
+			       "PMUs libpfm4 finds here and of the kernel's sysfs PMUs.\n");
 			return 0;
 		} else {
 			pr_err("unknown option '%s' for list", argv[i]);

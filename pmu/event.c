@@ -14,10 +14,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 /* linux/perf_event.h (via event.h) first: libpfm4 then skips its copy */
 #include "pmu/event.h"
+#include "pmu/terms.h"
 #include <perfmon/pfmlib_perf_event.h>
 
 /* perf's modifier letters that libpfm4 takes one per colon */
@@ -220,11 +219,131 @@ static void event__set_counting(struct pmu_event *e)
 	e->from = event__from(a);
 }
 
-int pmu_event__resolve(struct pmu_event *e, const char *name,
-		       char *err, size_t errlen)
+/*
+ * libpfm4's names for the core PMUs sysfs calls otherwise, so that an
+ * event of one (INST_RETIRED:ANY_P on adl_glc) is looked up on the others
+ * too. Alder Lake's adl_glc/adl_grt and the Cortex-A72 came in libpfm4
+ * 4.14; with an older one a PMU-specific name resolves on the host's one
+ * PMU that libpfm4 detects, and counts there alone.
+ */
+static const struct {
+	const char *pfm, *sysfs;
+} pfm_pmus[] = {
+	{ "adl_glc", "cpu_core" }, { "adl_grt", "cpu_atom" },
+	{ "mtl_rwc", "cpu_core" }, { "mtl_cmt", "cpu_atom" },
+	{ "arm_ac53", "armv8_cortex_a53" }, { "arm_ac55", "armv8_cortex_a55" },
+	{ "arm_ac57", "armv8_cortex_a57" }, { "arm_ac72", "armv8_cortex_a72" },
+	{ "arm_ac76", "armv8_cortex_a76" },
+};
+
+/* The libpfm4 name, present here, of sysfs PMU name; NULL if none */
+static const char *pfm_pmu__of_sysfs(const char *name)
+{
+	pfm_pmu_info_t pinfo;
+
+	for (size_t i = 0; i < sizeof(pfm_pmus) / sizeof(pfm_pmus[0]); i++) {
+		if (strcmp(pfm_pmus[i].sysfs, name))
+			continue;
+		memset(&pinfo, 0, sizeof(pinfo));
+		pinfo.size = sizeof(pinfo);
+		for (pfm_pmu_t p = PFM_PMU_NONE; p < PFM_PMU_MAX; p++) {
+			if (!pfm_get_pmu_info(p, &pinfo) && pinfo.is_present &&
+			    !strcmp(pinfo.name, pfm_pmus[i].pfm))
+				return pfm_pmus[i].pfm;
+		}
+	}
+	return NULL;
+}
+
+/* The core PMU libpfm4's event idx (typed type) is for, NULL if none */
+static const struct pmu_sysfs *pfm_event__core_pmu(const struct pmus *p,
+						   int idx, __u32 type)
+{
+	const char *pfm_name = "";
+
+	for (int i = 0; i < p->nr; i++) {
+		if (p->pmu[i].is_core && type >= PERF_TYPE_MAX &&
+		    p->pmu[i].type == type)
+			return &p->pmu[i];
+	}
+	pfm_event__is_uncore(idx, &pfm_name);
+	for (size_t i = 0; i < sizeof(pfm_pmus) / sizeof(pfm_pmus[0]); i++) {
+		const struct pmu_sysfs *pmu = pmus__find(p, pfm_pmus[i].sysfs);
+
+		if (!strcmp(pfm_pmus[i].pfm, pfm_name) && pmu && pmu->is_core)
+			return pmu;
+	}
+	return NULL;
+}
+
+/*
+ * A PMU-specific libpfm4 event on a machine of several core PMUs: its own
+ * PMU counts it as encoded, each other one under libpfm4's name for it,
+ * where libpfm4 has the event there; elsewhere it is absent.
+ */
+static int event__plan_pfm(struct pmu_event *e, const struct pmus *p, int idx,
+			   char *err, size_t errlen)
+{
+	const struct pmu_sysfs *own = pfm_event__core_pmu(p, idx, e->attr.type);
+	const char *base = strstr(e->name, "::"), *pfm_name;
+	char name[PMU_EVENT_NAME_LEN + 32];
+	struct pmu_event_variant *v;
+	int ret, i, vidx, cpu;
+
+	ret = pmu_event__plan(e, p, NULL, err, errlen);
+	if (ret || !own || p->nr_core < 2)
+		return ret;	/* a PMU we cannot tell: raw on every core */
+	base = base ? base + 2 : e->name;
+	e->nr_variants = 0;
+	for (i = 0; i < p->nr && e->nr_variants < PMU_EVENT_MAX_VARIANTS; i++) {
+		if (!p->pmu[i].is_core)
+			continue;
+		v = &e->variant[e->nr_variants++];
+		memset(v, 0, sizeof(*v));
+		v->pmu = &p->pmu[i];
+		v->attr = e->attr;
+		v->attr.type = p->pmu[i].type;
+		if (v->pmu == own)
+			continue;
+		pfm_name = pfm_pmu__of_sysfs(v->pmu->name);
+		snprintf(name, sizeof(name), "%s::%s", pfm_name ?: "", base);
+		v->absent = !pfm_name ||
+			    pfm__encode(name, &v->attr, &vidx, &cpu) != PFM_SUCCESS;
+		v->attr.type = p->pmu[i].type;
+	}
+	return 0;
+}
+
+/* A libpfm4 name: generic, raw, or PMU-specific */
+static int event__resolve_pfm(struct pmu_event *e, const char *name,
+			      char *err, size_t errlen)
 {
 	char expanded[PMU_EVENT_NAME_LEN * 2];
 	int ret, pfm_ret, idx, cpu;
+
+	ret = pmu__init(err, errlen);
+	if (ret)
+		return ret;
+	pfm_ret = pfm__encode(name, &e->attr, &idx, &cpu);
+	if (pfm_ret == PFM_ERR_ATTR &&
+	    !event_name__expand_modifiers(name, expanded, sizeof(expanded)))
+		pfm_ret = pfm__encode(expanded, &e->attr, &idx, &cpu);
+	if (pfm_ret != PFM_SUCCESS)
+		return pfm_err__explain(pfm_ret, name, err, errlen);
+	ret = event__check_counting(e, idx, cpu, err, errlen);
+	if (ret)
+		return ret;
+	event__set_counting(e);
+	if (e->attr.type == PERF_TYPE_RAW || e->attr.type >= PERF_TYPE_MAX)
+		return event__plan_pfm(e, pmus__get(), idx, err, errlen);
+	return pmu_event__plan(e, pmus__get(), NULL, err, errlen);
+}
+
+int pmu_event__resolve(struct pmu_event *e, const char *name,
+		       char *err, size_t errlen)
+{
+	const struct pmu_sysfs *pmu;
+	int ret;
 
 	memset(e, 0, sizeof(*e));
 	if (strlen(name) >= sizeof(e->name)) {
@@ -235,22 +354,15 @@ int pmu_event__resolve(struct pmu_event *e, const char *name,
 		goto out;
 	}
 	strcpy(e->name, name);
-	ret = pmu__init(err, errlen);
-	if (ret)
-		goto out;
-
-	pfm_ret = pfm__encode(name, &e->attr, &idx, &cpu);
-	if (pfm_ret == PFM_ERR_ATTR &&
-	    !event_name__expand_modifiers(name, expanded, sizeof(expanded)))
-		pfm_ret = pfm__encode(expanded, &e->attr, &idx, &cpu);
-	if (pfm_ret != PFM_SUCCESS) {
-		ret = pfm_err__explain(pfm_ret, name, err, errlen);
+	if (!pmu_terms__is_pmu_event(name)) {
+		ret = event__resolve_pfm(e, name, err, errlen);
 		goto out;
 	}
-	ret = event__check_counting(e, idx, cpu, err, errlen);
+	ret = pmu_terms__resolve(pmus__get(), name, &e->attr, &pmu, err, errlen);
 	if (ret)
 		goto out;
 	event__set_counting(e);
+	ret = pmu_event__plan(e, pmus__get(), pmu, err, errlen);
 out:
 	return ret;
 }
@@ -282,6 +394,20 @@ static int spec__explain_empty(const char *spec, const char *end, int i,
 	return -EINVAL;
 }
 
+/* The comma ending the event at p: none inside a PMU's /terms,.../ */
+static const char *spec__next_comma(const char *p)
+{
+	bool in_terms = false;
+
+	for (; *p; p++) {
+		if (*p == '/')
+			in_terms = !in_terms;
+		else if (*p == ',' && !in_terms)
+			return p;
+	}
+	return NULL;
+}
+
 /*
  * Split spec at commas into names[max], whitespace trimmed. Counts every
  * element in *nr, even past max, so that the caller can say how many were
@@ -295,7 +421,7 @@ static int spec__split(const char *spec, char (*names)[PMU_EVENT_NAME_LEN],
 	int ret = 0, i;
 
 	for (i = 0; ; i++) {
-		end = strchr(p, ',');
+		end = spec__next_comma(p);
 		next = end ? end + 1 : NULL;
 		if (!end)
 			end = p + strlen(p);
@@ -387,159 +513,5 @@ int pmu_event_list__parse(struct pmu_event_list *l, const char *spec,
 	}
 	l->nr += nr;
 out:
-	return ret;
-}
-
-static int sys_perf_event_open(const struct perf_event_attr *attr, pid_t pid,
-			       int cpu, int group_fd, unsigned long flags)
-{
-	return syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
-}
-
-/* errnos by which perf_event_open says "this PMU cannot count that" */
-static bool open_err__is_unsupported(int open_err)
-{
-	return open_err == -ENOENT || open_err == -EOPNOTSUPP ||
-	       open_err == -ENODEV || open_err == -EINVAL;
-}
-
-const char *pmu_event__strerror(int open_err)
-{
-	switch (open_err) {
-	case 0:
-		return "supported";
-	case -ENOENT:
-	case -EOPNOTSUPP:
-		return "not supported on this PMU (a VM?)";
-	case -ENODEV:
-		return "no such PMU on this machine (a VM?)";
-	case -EINVAL:
-		return "rejected by the PMU (event or modifier not valid here)";
-	case -EACCES:
-	case -EPERM:
-		return "permission denied: need root, or CAP_PERFMON (and CAP_BPF), or kernel.perf_event_paranoid <= 0";
-	case -EMFILE:
-	case -ENFILE:
-		return "too many open files: one per event per CPU is needed, raise the limit (ulimit -n)";
-	case -EBUSY:
-		return "counter busy (held by another tool or the NMI watchdog?)";
-	default:
-		return strerror(-open_err);
-	}
-}
-
-int pmu_event__probe(const struct pmu_event *e, int cpu)
-{
-	int fd;
-
-	if (!pmu_event__has_counter(e))
-		return 0;
-	fd = sys_perf_event_open(&e->attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
-}
-
-void pmu_event__close(struct pmu_event *e)
-{
-	int cpu;
-
-	for (cpu = 0; e->fds && cpu < e->nr_fds; cpu++) {
-		if (e->fds[cpu] >= 0)
-			close(e->fds[cpu]);
-	}
-	free(e->fds);
-	e->fds = NULL;
-	e->nr_fds = 0;
-	e->supported = false;
-}
-
-int pmu_event__reopen_cpu(struct pmu_event *e, int cpu)
-{
-	int fd;
-
-	if (!e->fds || cpu < 0 || cpu >= e->nr_fds)
-		return -EINVAL;
-	if (e->fds[cpu] >= 0)
-		close(e->fds[cpu]);
-	e->fds[cpu] = -1;
-	if (!pmu_event__has_counter(e))
-		return 0;
-	fd = sys_perf_event_open(&e->attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	e->fds[cpu] = fd;
-	return 0;
-}
-
-/*
- * The first CPU decides whether the PMU can count the event at all; after
- * that every failure is a real error (descriptors, memory, a CPU that went
- * away), reported with the CPU it happened on.
- */
-int pmu_event__open(struct pmu_event *e, int ncpus, const bool *online,
-		    char *err, size_t errlen)
-{
-	bool first = true;
-	int ret = 0, cpu, fd;
-
-	pmu_event__close(e);
-	e->open_err = 0;
-	if (ncpus <= 0) {
-		ret = -EINVAL;
-		snprintf(err, errlen, "cannot open '%s': no CPUs", e->name);
-		goto out;
-	}
-	e->fds = malloc(ncpus * sizeof(*e->fds));
-	if (!e->fds) {
-		ret = -ENOMEM;
-		snprintf(err, errlen, "cannot open '%s': out of memory",
-			 e->name);
-		goto out;
-	}
-	e->nr_fds = ncpus;
-	for (cpu = 0; cpu < ncpus; cpu++)
-		e->fds[cpu] = -1;
-	if (!pmu_event__has_counter(e)) {
-		e->supported = true;	/* the switch program counts it */
-		goto out;
-	}
-
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		if (!online[cpu])
-			continue;
-		fd = sys_perf_event_open(&e->attr, -1, cpu, -1,
-					 PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0) {
-			ret = -errno;
-			e->open_err = ret;
-			if (first && open_err__is_unsupported(ret))
-				ret = 0;
-			else
-				snprintf(err, errlen,
-					 "cannot open '%s' on CPU %d: %s",
-					 e->name, cpu, pmu_event__strerror(ret));
-			goto out;
-		}
-		e->fds[cpu] = fd;
-		first = false;
-	}
-	if (first) {
-		ret = -EINVAL;
-		snprintf(err, errlen, "cannot open '%s': no online CPU",
-			 e->name);
-		goto out;
-	}
-	e->supported = true;
-out:
-	if (!e->supported && e->fds) {
-		/* keep an all -1 array: callers index fds[cpu] either way */
-		for (cpu = 0; cpu < e->nr_fds; cpu++) {
-			if (e->fds[cpu] >= 0)
-				close(e->fds[cpu]);
-			e->fds[cpu] = -1;
-		}
-	}
 	return ret;
 }

@@ -10,9 +10,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include "emon.h"
+#include "pmu/sysfs.h"
 
 #define PMU_EVENT_NAME_LEN 128
+#define PMU_EVENT_MAX_VARIANTS 8	/* core PMUs of one machine */
 
 /*
  * Where an event's counts come from: its per-CPU perf_events, or the
@@ -33,12 +36,27 @@ enum pmu_event_from {
 	PMU_FROM_MIGRATIONS,	/* cpu-migrations: CPU changes at switch-in */
 };
 
+/*
+ * The event as one core PMU counts it, on that PMU's CPUs: a hybrid or
+ * big.LITTLE machine opens each CPU's perf_event with the attr of the PMU
+ * that covers it, and the counts add up into the event's one row.
+ */
+struct pmu_event_variant {
+	const struct pmu_sysfs *pmu;	/* in pmus__get(): lives as long */
+	struct perf_event_attr attr;
+	bool absent;		/* the plan knows this PMU has no such event */
+	int open_err;		/* -errno: this PMU cannot count it; or 0 */
+};
+
 struct pmu_event {
 	char name[PMU_EVENT_NAME_LEN];	/* as the user wrote it */
-	struct perf_event_attr attr;
+	struct perf_event_attr attr;	/* where no variant covers a CPU */
+	/* none: attr on every CPU; else only the CPUs of their PMUs count */
+	int nr_variants;
+	struct pmu_event_variant variant[PMU_EVENT_MAX_VARIANTS];
 	bool is_time;		/* software clock: counts nanoseconds */
 	enum pmu_event_from from;	/* a counter, or the switch itself */
-	bool supported;		/* opened on every online CPU */
+	bool supported;		/* opened on every online CPU its PMUs cover */
 	int open_err;		/* -errno of the first failed open, or 0 */
 	int *fds;		/* [ncpus possible], -1 where not open */
 	int nr_fds;		/* entries in fds: ncpus given to open */
@@ -74,12 +92,25 @@ int pmu_event__resolve(struct pmu_event *e, const char *name,
 		       char *err, size_t errlen);
 
 /*
- * Open one counting event per online CPU (pid = -1); an event counted
+ * Plan e on the machine's core PMUs (the variants): a generic hardware
+ * event on each through the extended type, a raw one with each PMU's
+ * type, an event of PMU pmu (the PMU/term=value/ syntax; NULL for
+ * others) on that PMU's CPUs alone. One core PMU (or none, as in a VM)
+ * needs no variant. 0, or -EINVAL with the reason in err (an uncore PMU).
+ */
+int pmu_event__plan(struct pmu_event *e, const struct pmus *p,
+		    const struct pmu_sysfs *pmu, char *err, size_t errlen);
+
+/*
+ * Open one counting event per online CPU (pid = -1), with the attr of the
+ * variant covering the CPU; an event counted
  * from the switch (!pmu_event__has_counter()) opens nothing and is
- * supported, all its fds -1. An event this PMU
- * cannot count (ENOENT, EOPNOTSUPP, ENODEV...) is left !supported with
- * open_err set and returns 0; EACCES/EPERM and others return -errno with
- * advice in err. ncpus = possible CPUs, online[cpu] says which to open.
+ * supported, all its fds -1. An event no PMU
+ * can count (ENOENT, EOPNOTSUPP, ENODEV...) is left !supported with
+ * open_err set and returns 0; one that some core PMUs count and others
+ * cannot is supported, fds -1 on the others' CPUs, their variants'
+ * open_err set and said in one warning per PMU. EACCES/EPERM and others
+ * return -errno with advice in err. ncpus = possible CPUs, online[cpu] says which to open.
  * Afterwards fds, when not NULL, has ncpus entries, -1 where not open,
  * even after an error: call pmu_event__close() in every case.
  */
@@ -89,7 +120,8 @@ void pmu_event__close(struct pmu_event *e);
 
 /*
  * cpu came (back) online: close e's event there, if any, and open a new
- * one with the same attr (nothing for an event counted from the switch). An event whose CPU went offline never counts
+ * one with the same attr (nothing for an event counted from the switch,
+ * or on a CPU whose PMU cannot count it). An event whose CPU went offline never counts
  * again, even once the CPU is back. Returns 0 or -errno (-ENODEV: cpu is
  * offline); fds[cpu] is -1 after a failure.
  */
@@ -101,6 +133,28 @@ int pmu_event__reopen_cpu(struct pmu_event *e, int cpu);
  * Returns 0 or -errno; e is not changed.
  */
 int pmu_event__probe(const struct pmu_event *e, int cpu);
+
+/*
+ * The attr e opens with on cpu, NULL where it does not count: no
+ * variant's PMU covers cpu, or that PMU cannot count e (*err then says
+ * why, -ENOENT for no PMU).
+ */
+const struct perf_event_attr *pmu_event__attr_on(const struct pmu_event *e,
+						 int cpu, int *err);
+
+/*
+ * How events are opened and closed: the system calls, or a test's
+ * stand-ins that record the attrs each CPU gets and fail chosen opens.
+ * open returns a descriptor or -1 with errno set, as the syscall does.
+ */
+struct pmu_sys_ops {
+	int (*open)(const struct perf_event_attr *attr, pid_t pid, int cpu,
+		    int group_fd, unsigned long flags);
+	int (*close)(int fd);
+};
+
+/* NULL: the system calls again */
+void pmu_sys__set_ops(const struct pmu_sys_ops *ops);
 
 /* Human reason for an open_err ("not supported on this PMU (a VM?)"). */
 const char *pmu_event__strerror(int open_err);

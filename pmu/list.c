@@ -25,6 +25,7 @@ struct list_row {
 	__u64 config;
 	int err;			/* probe on CPU 0: 0 or -errno */
 	bool from_switch;		/* counted by the switch program: no perf_event */
+	char pmus[96];			/* several core PMUs: those that count it */
 };
 
 struct list_rows {
@@ -81,6 +82,27 @@ static const char *probe__marker(int err)
 	return " <cannot open>";
 }
 
+/*
+ * On a machine of several core PMUs, which of them count e: each probed
+ * on its first CPU, as stat opens it there.
+ */
+static void list_row__probe_pmus(struct list_row *r, const struct pmu_event *e)
+{
+	size_t n = 0;
+
+	r->pmus[0] = '\0';
+	for (int i = 0; i < e->nr_variants && n < sizeof(r->pmus); i++) {
+		const struct pmu_sysfs *pmu = e->variant[i].pmu;
+		int cpu = 0;
+
+		while (cpu < PMU_MAX_CPUS - 1 && !pmu_sysfs__has_cpu(pmu, cpu))
+			cpu++;
+		if (!e->variant[i].absent && !pmu_event__probe(e, cpu))
+			n += snprintf(r->pmus + n, sizeof(r->pmus) - n, "%s%s",
+				      n ? ", " : " on ", pmu->name);
+	}
+}
+
 /* Add name as a new row, or as an alias of the row counting the same. */
 static int list_rows__add(struct list_rows *rows, const char *name)
 {
@@ -119,6 +141,9 @@ static int list_rows__add(struct list_rows *rows, const char *name)
 	r->config = e.attr.config;
 	r->err = pmu_event__probe(&e, 0);
 	r->from_switch = !pmu_event__has_counter(&e);
+	list_row__probe_pmus(r, &e);
+	if (r->pmus[0])
+		r->err = 0;	/* counted by some core PMU, if not CPU 0's */
 	if (r->err == -EACCES || r->err == -EPERM)
 		rows->denied = true;
 out:
@@ -182,8 +207,8 @@ static void generic__print(FILE *out, const struct list_rows *rows)
 		if (r->type != type)
 			fputc('\n', out);
 		type = r->type;
-		fprintf(out, "  %-*s [%s]%s%s\n", LIST_COL, r->names,
-			type__label(r->type), probe__marker(r->err),
+		fprintf(out, "  %-*s [%s%s]%s%s\n", LIST_COL, r->names,
+			type__label(r->type), r->pmus, probe__marker(r->err),
 			r->from_switch ? " (from the switch: no perf_event)" : "");
 	}
 	fprintf(out, "\n  %-*s [Raw hardware event descriptor]\n", LIST_COL,
@@ -333,6 +358,8 @@ int pmu__list(FILE *out, bool verbose)
 	qsort(rows.row, rows.nr, sizeof(*rows.row), list_row__cmp);
 	generic__print(out, &rows);
 	ret = pmus__print(out, verbose);
+	if (!ret)
+		pmus__list(out, verbose);
 out:
 	free(rows.row);
 	return ret;
