@@ -247,6 +247,17 @@ static void json__row(const struct output *o, const char *head, const struct row
 			fputs(",\"pod_uid\":", f);
 			json__string(f, r->pod_uid);
 		}
+		/* null where the runtime's files did not say */
+		fputs(",\"name\":", f);
+		json__string(f, r->name);
+		fputs(",\"image\":", f);
+		json__string(f, r->image);
+		fputs(",\"namespace\":", f);
+		json__string(f, r->ns);
+		fputs(",\"pod\":", f);
+		json__string(f, r->pod);
+		fputs(",\"container\":", f);
+		json__string(f, r->container);
 	}
 	json__counters(o, r, f);
 	if (o->sched)
