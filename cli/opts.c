@@ -30,6 +30,13 @@ int opts__engine(struct engine_opts *o, int c, const char *arg)
 		o->sched = true;
 		o->sched_ms |= c == OPT_SCHED_MS;
 		return 1;
+	case OPT_RUNTIME_ROOT:
+		if (container_roots__parse(&o->runtime_roots, arg)) {
+			pr_err("--runtime-root '%s': want RUNTIME=/DIR, RUNTIME one of docker, containerd, cri-o, podman",
+			       arg);
+			return -EINVAL;
+		}
+		return 1;
 	case OPT_MAX_CGROUPS:
 	case OPT_MAX_PROCS:
 		if (opts__long(c == OPT_MAX_CGROUPS ? "--max-cgroups" : "--max-procs",

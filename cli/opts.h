@@ -24,6 +24,7 @@ enum {
 	OPT_MAX_PROCS,
 	OPT_SCHED,
 	OPT_SCHED_MS,
+	OPT_RUNTIME_ROOT,
 };
 
 #define ENGINE_LONG_OPTIONS \
@@ -34,7 +35,8 @@ enum {
 	{ "max-cgroups",	required_argument, NULL, OPT_MAX_CGROUPS }, \
 	{ "max-procs",		required_argument, NULL, OPT_MAX_PROCS }, \
 	{ "sched",		no_argument,	   NULL, OPT_SCHED }, \
-	{ "sched-ms",		no_argument,	   NULL, OPT_SCHED_MS }
+	{ "sched-ms",		no_argument,	   NULL, OPT_SCHED_MS }, \
+	{ "runtime-root",	required_argument, NULL, OPT_RUNTIME_ROOT }
 
 /*
  * A front end's way to the daemon, spelled alike in stat and top: their
@@ -64,6 +66,12 @@ enum {
 "      --split-by EVENT      event that splits energy (default cycles, else\n" \
 "                            cpu-clock)\n" \
 "      --idle-watts W        static power per package, kept out of the split\n"
+
+/* --runtime-root's lines in every --help that takes it. */
+#define RUNTIME_ROOT_USAGE \
+"      --runtime-root RUNTIME=DIR  where a container runtime (docker,\n" \
+"                            containerd, cri-o, podman) keeps its state, when\n" \
+"                            not where it defaults it (/var/lib/docker, ...)\n"
 
 /* What every command's long options end with. */
 #define COMMON_LONG_OPTIONS \

@@ -113,3 +113,20 @@ void row__metrics(const struct output *o, const struct row *r,
 	m->ipc = metric__ratio(ins, cyc);
 	m->epi_nj = r->has_energy ? metric__ratio(r->energy_j * 1e9, ins) : NAN;
 }
+
+const char *row__cont_label(const struct row *r, char *buf, size_t size)
+{
+	if (r->scope != SCOPE_CONTAINER || !size)
+		return NULL;
+	if (r->pod)
+		snprintf(buf, size, "%s/%s%s%s", r->ns ? r->ns : "?", r->pod,
+			 r->container ? "/" : "", r->container ? r->container : "");
+	else if (r->name)
+		snprintf(buf, size, "%s", r->name);
+	else
+		return NULL;
+	for (char *p = buf; *p; p++)
+		if ((unsigned char)*p < ' ' || *p == 0x7f)
+			*p = '?';
+	return buf;
+}

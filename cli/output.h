@@ -56,6 +56,12 @@ struct row_metrics {
 };
 void row__metrics(const struct output *o, const struct row *r,
 		  struct row_metrics *m);
+/*
+ * What text and CSV show beside a container's id: NAMESPACE/POD/CONTAINER
+ * under Kubernetes, else the runtime's name; into buf, control bytes as
+ * '?' (names are any bytes, and these go to a terminal). NULL: none known.
+ */
+const char *row__cont_label(const struct row *r, char *buf, size_t size);
 /* index of the event called name in o->ev, or -1 */
 int output__event_index(const struct output *o, const char *name);
 

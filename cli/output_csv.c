@@ -8,8 +8,10 @@
  *                (without -I: the whole run; the column stays for uniformity)
  * scope          system | cpu | socket | cgroup | container | process | command
  * key            "all" for system, the CPU or socket number, the cgroup path
- *                ("/" is the root), the container id, the pid (comm, runtime
- *                and pod uid are in JSON only)
+ *                ("/" is the root), the container id (then, after a space,
+ *                NAMESPACE/POD/CONTAINER under Kubernetes or the runtime's
+ *                name for the container, when its files had them), the pid
+ *                (comm, runtime, pod uid and image are in JSON only)
  * value          the count scaled by enabled/running, an integer; time events
  *                in msec with 6 decimals (exact to the ns); "<not supported>"
  *                or "<not counted>" as perf -x prints them
@@ -134,14 +136,18 @@ static void csv__energy_line(struct output *o, const char *col[CSV_NR],
 static void csv__row(struct output *o, double t, const struct row *r)
 {
 	const char *col[CSV_NR] = { NULL };
+	char interval[64], label[1024], key[1200];
 	struct row_metrics m;
-	char interval[64];
 	int i;
 
 	snprintf(interval, sizeof(interval), "%.9f", t);
 	col[CSV_INTERVAL] = interval;
 	col[CSV_SCOPE] = scope__name(r->scope);
 	col[CSV_KEY] = r->scope == SCOPE_SYSTEM ? "all" : r->key;
+	if (row__cont_label(r, label, sizeof(label))) {
+		snprintf(key, sizeof(key), "%s %s", r->key, label);
+		col[CSV_KEY] = key;
+	}
 	for (i = 0; i < o->nr_events && i < EMON_MAX_EVENTS; i++)
 		csv__event(o, r, i, col);
 	for (i = 0; o->sched && i < SCHED_NR_FIELDS; i++) {

@@ -227,6 +227,31 @@ static void json__sched(const struct output *o, const struct row *r, FILE *f)
 	putc('}', f);
 }
 
+/* A container's runtime, pod uid (under Kubernetes) and names (null where
+ * the runtime's files did not say; cAdvisor's label names). */
+static void json__container(FILE *f, const struct row *r)
+{
+	const struct {
+		const char *key, *val;
+		bool always;
+	} fields[] = {
+		{ "runtime", r->runtime, true },
+		{ "pod_uid", r->pod_uid, false },
+		{ "name", r->name, true },
+		{ "image", r->image, true },
+		{ "namespace", r->ns, true },
+		{ "pod", r->pod, true },
+		{ "container", r->container, true },
+	};
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		if (!fields[i].val && !fields[i].always)
+			continue;
+		fprintf(f, ",\"%s\":", fields[i].key);
+		json__string(f, fields[i].val);
+	}
+}
+
 /* head: '{"interval":T,"scope":', the same for every row of an interval */
 static void json__row(const struct output *o, const char *head, const struct row *r)
 {
@@ -240,14 +265,8 @@ static void json__row(const struct output *o, const char *head, const struct row
 		fputs(",\"comm\":", f);
 		json__string(f, r->comm);
 	}
-	if (r->scope == SCOPE_CONTAINER) {
-		fputs(",\"runtime\":", f);
-		json__string(f, r->runtime);
-		if (r->pod_uid) {
-			fputs(",\"pod_uid\":", f);
-			json__string(f, r->pod_uid);
-		}
-	}
+	if (r->scope == SCOPE_CONTAINER)
+		json__container(f, r);
 	json__counters(o, r, f);
 	if (o->sched)
 		json__sched(o, r, f);

@@ -7,7 +7,7 @@
  * TIME is "%16.9f " with -I only, COUNT is right-aligned in 18 with
  * thousands separators (time events in msec, 2 decimals), UNIT is "msec"
  * or blank in 4, EVENT is left-aligned in 32, KEY (rows other than system:
- * "CPU3", "S0", a cgroup path, "ID (runtime)", "pid 1234 (comm)") follows
+ * "CPU3", "S0", a cgroup path, "ID [NAME] (runtime)", "pid 1234 (comm)") follows
  * the name as perf -G prints the cgroup, and the metric comment is padded
  * to 35 so that the running percentage lines up. Unlike perf, no trailing
  * blanks.
@@ -144,13 +144,17 @@ static void text_row__key(struct text_row *tr)
 		int len = strlen(key) == 64 && strspn(key, "0123456789abcdef") == 64 ?
 			  12 : (int)strlen(key);
 		const char *rt = r->runtime && strcmp(r->runtime, key) ? r->runtime : NULL;
+		char lb[1024];
+		const char *label = row__cont_label(r, lb, sizeof(lb));
+		int n = snprintf(buf, size, "%.*s%s%s", len, key, label ? " " : "",
+				 label ? label : "");
 
+		if (n < 0 || (size_t)n >= size)
+			break;
 		if (rt && r->pod_uid)
-			snprintf(buf, size, "%.*s (%s, pod %s)", len, key, rt, r->pod_uid);
+			snprintf(buf + n, size - n, " (%s, pod %s)", rt, r->pod_uid);
 		else if (rt)
-			snprintf(buf, size, "%.*s (%s)", len, key, rt);
-		else
-			snprintf(buf, size, "%.*s", len, key);
+			snprintf(buf + n, size - n, " (%s)", rt);
 		break;
 	}
 	default:

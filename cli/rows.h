@@ -32,6 +32,10 @@ struct row {
 	const char *comm;	/* process rows; NULL elsewhere */
 	const char *runtime;	/* container rows */
 	const char *pod_uid;	/* container rows under Kubernetes, else NULL */
+	/* container rows: names from the runtime's files, NULL where unknown
+	 * (cAdvisor's labels: name, image; Kubernetes' namespace, pod,
+	 * container) */
+	const char *name, *image, *ns, *pod, *container;
 	struct counts counts;	/* raw sums, unscaled */
 	/* energy: only when has_energy (NAN: no valid reading this interval) */
 	bool has_energy;

@@ -46,6 +46,7 @@ static void stat_usage(FILE *f)
 "  -o, --output FILE         write the output to FILE\n"
 "      --timeout MS          stop after MS milliseconds\n"
 ENERGY_OPTIONS_USAGE
+RUNTIME_ROOT_USAGE
 "      --max-cgroups N       BPF map entries (cgroup x CPU) per interval\n"
 "      --max-procs N         BPF map entries (process x CPU) per interval;\n"
 "                            beyond them counts go to an overflow row\n"
@@ -62,7 +63,8 @@ DAEMON_OPTIONS_USAGE
 "When 'emon-perf serve' runs (its socket answers) and counts every event\n"
 "asked for, stat attaches to it: it opens no perf_event and loads no BPF\n"
 "program, and says so on stderr. --energy, --powercap-root, --split-by and\n"
-"--idle-watts need own events.\n"
+"--idle-watts need own events; containers' names are the daemon's (serve\n"
+"--runtime-root).\n"
 "\n"
 "With a command and no -a/-G, the command's whole process tree is counted\n"
 "(children included, exited or not) and its exit status is returned. With\n"

@@ -268,6 +268,17 @@ out:
 	return err;
 }
 
+static void row__names(struct row *r, const struct snap_cont *c)
+{
+	if (!c)
+		return;
+	r->name = c->name;
+	r->image = c->image;
+	r->ns = c->ns;
+	r->pod = c->pod;
+	r->container = c->container;
+}
+
 /* Container rows: cgroups grouped by the container they belong to, ordered
  * by id; everything else, the idle task included, adds up in "host", so
  * the rows still add up to the system. */
@@ -321,6 +332,7 @@ static int add_containers(const struct stat_ctx *sc, const struct aggregate *a,
 			return -ENOMEM;
 		r->runtime = conts[i].info.runtime;
 		r->pod_uid = conts[i].info.pod_uid[0] ? conts[i].info.pod_uid : NULL;
+		row__names(r, snap_cont__find(a->conts, a->nr_conts, r->key));
 		r->counts = conts[i].counts;
 		row__energy(sc, a, r, conts[i].energy_j, dt);
 	}

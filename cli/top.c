@@ -74,6 +74,7 @@ TOP_EVENTS "; columns this host cannot count show '-'.\n"
 "      --view VIEW           first view: containers, cgroups (default),\n"
 "                            processes\n"
 ENERGY_OPTIONS_USAGE
+RUNTIME_ROOT_USAGE
 "      --max-cgroups N       BPF map entries (cgroup x CPU) per interval\n"
 "      --max-procs N         BPF map entries (process x CPU) per interval\n"
 "      --sched               the scheduler view's columns too: WAIT%% (run-queue\n"

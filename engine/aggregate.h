@@ -11,6 +11,8 @@
 #include "common/idmap.h"
 #include "engine/session.h"
 
+struct snap_cont;
+
 struct agg_entry {
 	struct agg_entry *next_free;	/* in aggregate.free_list */
 	char comm[EMON_COMM_LEN];	/* processes: see aggregate__add */
@@ -55,6 +57,9 @@ struct aggregate {
 	double *pkg_energy;		/* [npkg] measured */
 	double *pkg_zone;		/* [npkg * AGG_ZONES] measured sub-zones */
 	unsigned int *pkg_zone_mask;	/* [npkg] which sub-zones are valid */
+	/* containers' names, sorted by id: the snapshot's (snapshot__diff) */
+	const struct snap_cont *conts;
+	size_t nr_conts;
 };
 
 #define AGG_ZONES 4	/* core, uncore, dram, psys: rapl's ENERGY_DOM_NR */

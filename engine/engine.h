@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "emon_proto.h"
+#include "engine/container_meta.h"
 #include "engine/snapshot.h"
 
 struct engine_opts {
@@ -34,6 +35,8 @@ struct engine_opts {
 	double retain_s;
 	size_t max_keys;		/* cgroups and processes kept at most, 0: no bound */
 	bool name_cgroups;		/* keep cgroup paths (cgroup, container rows) */
+	/* where the runtimes keep their containers' names (with name_cgroups) */
+	struct container_roots runtime_roots;
 	bool sched;			/* --sched: the scheduler view (counts.s) */
 	bool sched_ms;			/* --sched-ms: its histogram in ms */
 };

@@ -8,6 +8,7 @@
 #include "engine/aggregate.h"
 #include "engine/attribute.h"
 #include "engine/cgroup.h"
+#include "engine/container_cache.h"
 #include "engine/engine.h"
 #include "engine/session.h"
 #include "pmu/event.h"
@@ -24,6 +25,7 @@ struct engine {
 	struct agg_entry *gone_cgrp;	/* totals of keys that left */
 	struct agg_entry *gone_proc;
 	struct cgroup_names names;
+	struct cont_cache conts;	/* containers' names */
 	char cgroot[PATH_MAX];
 	struct cpu_topology topo;
 	int ncpus;

@@ -34,7 +34,9 @@ void engine__name_cgroups(struct engine *e)
 			continue;
 		p = cgroup_names__path(&e->names, id, session__cgroup_info, &e->sess);
 		a->name = strdup(p ? p : "[unknown]");
+		cont_cache__see(&e->conts, a->name, &e->o.runtime_roots, e->last_t);
 	}
+	cont_cache__retry(&e->conts, &e->o.runtime_roots, e->last_t);
 	/* our paths are copies: the names of cgroups gone a while can go */
 	cgroup_names__prune(&e->names, 2);
 }
@@ -50,6 +52,7 @@ void engine__free_names(struct engine *e)
 		free((char *)a->name);
 		a->name = NULL;
 	}
+	cont_cache__exit(&e->conts);
 }
 
 static struct agg_entry **gone_of(struct engine *e, bool cgrp)
@@ -168,6 +171,7 @@ int engine__retain(struct engine *e)
 		before += 1e-9;	/* seen at that very read: unchanged since */
 	}
 	err = engine__retain_map(e, &e->agg.cgrps, before, check, e->o.max_keys);
+	cont_cache__prune(&e->conts, &e->agg.cgrps, e->last_t);
 	return err ?: engine__retain_map(e, &e->agg.procs, before, check, e->o.max_keys);
 }
 
@@ -318,7 +322,8 @@ static bool proc_wanted(const struct emon_snap_req *req, int tree,
 }
 
 static size_t enc__size(const struct engine *e, const struct emon_snap_req *req,
-			int tree, int nr, size_t *nc, size_t *np, size_t *strs)
+			int tree, int nr, size_t *nc, size_t *np, size_t *nk,
+			size_t *strs)
 {
 	size_t blk = nr * sizeof(struct emon_count) +
 		     (e->meta.sched_on ? sizeof(struct emon_sched) : 0);
@@ -326,8 +331,9 @@ static size_t enc__size(const struct engine *e, const struct emon_snap_req *req,
 	struct idmap_slot *s;
 	size_t it = 0;
 
-	*nc = *np = *strs = 0;
+	*nc = *np = *nk = *strs = 0;
 	if (req->scopes & EMON_SNAP_CGROUPS) {
+		*nk = cont_cache__count(&e->conts, strs);
 		while ((s = idmap__next(&e->agg.cgrps, &it))) {
 			const struct agg_entry *a = s->val;
 
@@ -347,11 +353,13 @@ static size_t enc__size(const struct engine *e, const struct emon_snap_req *req,
 	return sizeof(struct emon_snap_hdr) +
 	       e->ncpus * (sizeof(struct emon_snap_cpu) + blk) +
 	       e->agg.npkg * sizeof(struct emon_snap_pkg) +
-	       (EMON_SNAP_FIXED + *nc + *np) * ent + *strs;
+	       (EMON_SNAP_FIXED + *nc + *np) * ent +
+	       *nk * sizeof(struct emon_snap_cont) + *strs;
 }
 
 static void enc__header(const struct engine *e, const struct emon_snap_req *req,
-			int tree, struct enc *x, size_t nc, size_t np, size_t strs)
+			int tree, struct enc *x, size_t nc, size_t np, size_t nk,
+			size_t strs)
 {
 	struct emon_snap_hdr *h = (struct emon_snap_hdr *)x->p;
 
@@ -364,6 +372,7 @@ static void enc__header(const struct engine *e, const struct emon_snap_req *req,
 	h->scopes = req->scopes;
 	h->nr_cgrp = nc;
 	h->nr_proc = np;
+	h->nr_cont = nk;
 	h->flags = (tree >= 0 ? EMON_SNAP_TREE : 0) |
 		   (x->sched ? EMON_SNAP_SCHED : 0);
 	h->strings = strs;
@@ -439,7 +448,7 @@ int engine__encode(struct engine *e, const struct emon_snap_req *req,
 {
 	int ev[EMON_MAX_EVENTS], nr = 0, tree = req->tree, err;
 	__u32 mask = req->events ? req->events : ~0u;
-	size_t nc, np, strs, len;
+	size_t nc, np, nk, strs, len;
 	struct enc x = {};
 	char *buf;
 
@@ -455,7 +464,7 @@ int engine__encode(struct engine *e, const struct emon_snap_req *req,
 	for (int i = 0; i < e->meta.nr_events; i++)
 		if (mask & (1u << i))
 			ev[nr++] = i;
-	len = enc__size(e, req, tree, nr, &nc, &np, &strs);
+	len = enc__size(e, req, tree, nr, &nc, &np, &nk, &strs);
 	buf = malloc(len);
 	if (!buf)
 		return -ENOMEM;
@@ -465,9 +474,11 @@ int engine__encode(struct engine *e, const struct emon_snap_req *req,
 	x.ev = ev;
 	x.nr = nr;
 	x.sched = e->meta.sched_on;
-	enc__header(e, req, tree, &x, nc, np, strs);
+	enc__header(e, req, tree, &x, nc, np, nk, strs);
 	enc__cpus_pkgs(e, &x);
 	enc__keys(e, req, tree, &x);
+	if (nk)
+		cont_cache__encode(&e->conts, x.p, x.str, &x.str_off);
 	e->snap_t = e->last_t;
 	*bufp = buf;
 	*lenp = len;

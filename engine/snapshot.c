@@ -169,7 +169,8 @@ static int snapshot__alloc(struct snapshot *s, size_t strs)
 	size_t n = s->ncpus, k = s->npkg;
 	size_t sz = n * (sizeof(bool) + sizeof(struct counts) + sizeof(double)) +
 		    k * (sizeof(double) * (1 + SNAP_ZONES) + sizeof(unsigned int)) +
-		    (s->nr_cgrp + s->nr_proc) * sizeof(struct snap_entry) + strs + 64;
+		    (s->nr_cgrp + s->nr_proc) * sizeof(struct snap_entry) +
+		    s->nr_cont * sizeof(struct snap_cont) + strs + 64;
 	char *p = calloc(1, sz);
 
 	if (!p)
@@ -182,6 +183,8 @@ static int snapshot__alloc(struct snapshot *s, size_t strs)
 	p += s->nr_cgrp * sizeof(struct snap_entry);
 	s->proc = (struct snap_entry *)p;
 	p += s->nr_proc * sizeof(struct snap_entry);
+	s->cont = (struct snap_cont *)p;
+	p += s->nr_cont * sizeof(struct snap_cont);
 	s->cpu_energy = (double *)p;
 	p += n * sizeof(double);
 	s->pkg_energy = (double *)p;
@@ -237,6 +240,57 @@ static int dec__keys(struct dec *d, struct snapshot *s)
 	return err;
 }
 
+static int dec__str(const struct dec *d, __u32 off, const char **out)
+{
+	*out = NULL;
+	if (off == EMON_NO_NAME)
+		return 0;
+	if (off >= d->strs)
+		return -EBADMSG;
+	*out = d->str + off;
+	return 0;
+}
+
+static int snap_cont__cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct snap_cont *)a)->id,
+		      ((const struct snap_cont *)b)->id);
+}
+
+/* Containers' names; every one has an id. */
+static int dec__conts(struct dec *d, struct snapshot *s)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < s->nr_cont && !err; i++) {
+		const struct emon_snap_cont *k = (const struct emon_snap_cont *)d->p;
+		struct snap_cont *c = &s->cont[i];
+
+		err = dec__str(d, k->id, &c->id);
+		err = err ?: dec__str(d, k->name, &c->name);
+		err = err ?: dec__str(d, k->image, &c->image);
+		err = err ?: dec__str(d, k->ns, &c->ns);
+		err = err ?: dec__str(d, k->pod, &c->pod);
+		err = err ?: dec__str(d, k->container, &c->container);
+		if (!err && !c->id)
+			err = -EBADMSG;
+		d->p += sizeof(*k);
+	}
+	if (!err)
+		qsort(s->cont, s->nr_cont, sizeof(*s->cont), snap_cont__cmp);
+	return err;
+}
+
+const struct snap_cont *snap_cont__find(const struct snap_cont *t, size_t nr,
+					const char *id)
+{
+	struct snap_cont key = { .id = id };
+
+	if (!t || !nr || !id)
+		return NULL;
+	return bsearch(&key, t, nr, sizeof(*t), snap_cont__cmp);
+}
+
 int snapshot__decode(struct snapshot *s, const struct snap_meta *meta,
 		     const void *buf, size_t len)
 {
@@ -248,7 +302,7 @@ int snapshot__decode(struct snapshot *s, const struct snap_meta *meta,
 	memset(s, 0, sizeof(*s));
 	if (len < sizeof(*h) || h->ncpus != (__u32)meta->ncpus ||
 	    h->npkg != (__u32)meta->npkg || h->nr_events > EMON_MAX_EVENTS ||
-	    h->nr_cgrp > 1u << 26 || h->nr_proc > 1u << 26)
+	    h->nr_cgrp > 1u << 26 || h->nr_proc > 1u << 26 || h->nr_cont > 1u << 26)
 		return -EBADMSG;
 	blk = h->nr_events * sizeof(struct emon_count) +
 	      (h->flags & EMON_SNAP_SCHED ? sizeof(struct emon_sched) : 0);
@@ -256,7 +310,8 @@ int snapshot__decode(struct snapshot *s, const struct snap_meta *meta,
 	need = sizeof(*h) +
 	       (size_t)h->ncpus * (sizeof(struct emon_snap_cpu) + blk) +
 	       (size_t)h->npkg * sizeof(struct emon_snap_pkg) +
-	       (EMON_SNAP_FIXED + (size_t)h->nr_cgrp + h->nr_proc) * ent + h->strings;
+	       (EMON_SNAP_FIXED + (size_t)h->nr_cgrp + h->nr_proc) * ent +
+	       (size_t)h->nr_cont * sizeof(struct emon_snap_cont) + h->strings;
 	if (need != len)
 		return -EBADMSG;
 	/* the names end in a NUL: every offset into them is a string */
@@ -265,7 +320,7 @@ int snapshot__decode(struct snapshot *s, const struct snap_meta *meta,
 	*s = (struct snapshot){
 		.seq = h->seq, .t = h->t, .ncpus = h->ncpus, .npkg = h->npkg,
 		.nr_events = h->nr_events, .scopes = h->scopes,
-		.nr_cgrp = h->nr_cgrp, .nr_proc = h->nr_proc,
+		.nr_cgrp = h->nr_cgrp, .nr_proc = h->nr_proc, .nr_cont = h->nr_cont,
 		.has_tree = h->flags & EMON_SNAP_TREE, .sched = h->flags & EMON_SNAP_SCHED,
 		.energy_reads = h->energy_reads,
 	};
@@ -291,6 +346,7 @@ int snapshot__decode(struct snapshot *s, const struct snap_meta *meta,
 	memcpy((char *)d.str, (const char *)buf + len - h->strings, h->strings);
 	err = dec__cpus_pkgs(&d, s);
 	err = err ?: dec__keys(&d, s);
+	err = err ?: dec__conts(&d, s);
 	if (err)
 		snapshot__free(s);
 	return err;
@@ -428,6 +484,8 @@ int snapshot__diff(const struct snapshot *cur, const struct snapshot *prev,
 	    (prev && (prev->ncpus != cur->ncpus || prev->nr_events != nr)))
 		return -EINVAL;
 	diff_cpus(cur, prev, a);
+	a->conts = cur->cont;
+	a->nr_conts = cur->nr_cont;
 	for (int i = 0; i < EMON_STAT_NR; i++)
 		a->stats[i] = cur->stats[i] - (prev ? prev->stats[i] : 0);
 	diff_fixed(a->ovf_cgrp, &cur->ovf_cgrp, prev ? &prev->ovf_cgrp : NULL, nr);

@@ -63,6 +63,13 @@ struct snap_entry {
 	struct counts c;	/* raw sums (unscaled), the snapshot's events */
 };
 
+/* A container's names (engine/container_meta.h), NULL where unknown. */
+struct snap_cont {
+	const char *id;		/* 64 hex, as container__parse() gives it */
+	const char *name, *image;
+	const char *ns, *pod, *container;	/* Kubernetes' */
+};
+
 struct snapshot {
 	__u64 seq;		/* flushes by the engine so far (grows) */
 	double t;		/* CLOCK_MONOTONIC s at the flush's middle */
@@ -91,6 +98,8 @@ struct snapshot {
 	size_t nr_cgrp;
 	struct snap_entry *proc;
 	size_t nr_proc;
+	struct snap_cont *cont;	/* sorted by id (snap_cont__find) */
+	size_t nr_cont;
 	void *mem;		/* owned storage (snapshot__free) */
 };
 
@@ -107,6 +116,10 @@ int snapshot__decode(struct snapshot *s, const struct snap_meta *meta,
 		     const void *buf, size_t len);
 void snapshot__free(struct snapshot *s);
 
+/* The names of container id in a sorted table, or NULL. */
+const struct snap_cont *snap_cont__find(const struct snap_cont *t, size_t nr,
+					const char *id);
+
 struct aggregate;
 
 /*
@@ -115,7 +128,8 @@ struct aggregate;
  * point at cur's names: a is valid while cur lives. Keys that left
  * between the two count in neither: what they gained before leaving is in
  * the gone entries, whose difference is added to the overflow rows (the
- * rows still add up to the system's). prev NULL: since the start.
+ * rows still add up to the system's). a's container names are cur's.
+ * prev NULL: since the start.
  */
 int snapshot__diff(const struct snapshot *cur, const struct snapshot *prev,
 		   struct aggregate *a);

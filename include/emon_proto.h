@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The daemon's local protocol, version 2 (docs/protocol.md): messages on a
+ * The daemon's local protocol, version 3 (docs/protocol.md): messages on a
  * UNIX stream socket, each a struct emon_msg_hdr then len bytes of
  * payload. Little-endian host layout: both ends run on one host. Fixed
  * width types only, so that other tools can speak it from this header.
@@ -15,7 +15,8 @@
 #define EMON_PROTO_MAGIC 0x4e4f4d45u	/* "EMON" */
 /* 2: the scheduler view (EMON_HELLO_SCHED, EMON_SNAP_SCHED), thread
  * self-monitoring (SELF_REQ, SELF) */
-#define EMON_PROTO_VERSION 2
+/* 3: the containers' names (emon_snap_hdr.nr_cont, struct emon_snap_cont) */
+#define EMON_PROTO_VERSION 3
 /* Requests are small: a longer one is refused and its connection closed. */
 #define EMON_PROTO_MAX_REQUEST 4096
 #define EMON_PROTO_NAME_LEN 64
@@ -83,7 +84,8 @@ struct emon_snap_req {
  * A snapshot: this header, then per CPU a struct emon_snap_cpu, per
  * package a struct emon_snap_pkg, then EMON_SNAP_FIXED entries (overflow,
  * gone, tree: enum emon_snap_fixed), nr_cgrp cgroup entries, nr_proc
- * process entries, then strings bytes of NUL-terminated names. Each
+ * process entries, nr_cont struct emon_snap_cont (the containers of the
+ * cgroups, with cgroups only), then strings bytes of NUL-terminated names. Each
  * entry and CPU ends with nr_events struct emon_count, then, with
  * EMON_SNAP_SCHED, one struct emon_sched (emon.h).
  */
@@ -103,6 +105,8 @@ struct emon_snap_hdr {
 	__u64 energy_reads;	/* reads whose energy was valid */
 	__u64 stats[EMON_SNAP_STATS];	/* enum emon_stat, cumulative */
 	__u8 ev[EMON_MAX_EVENTS];	/* counted event index of each count */
+	__u32 nr_cont;		/* container names that follow the processes */
+	__u32 pad;
 };
 
 struct emon_snap_cpu {
@@ -128,6 +132,18 @@ struct emon_snap_entry {
 	__u32 flags;		/* EMON_PROC_* */
 	double energy_j;
 	/* struct emon_count c[nr_events] */
+};
+
+/* A container's names from its runtime's files (cAdvisor's labels):
+ * offsets in the strings, EMON_NO_NAME where unknown. The id (64 hex) is
+ * the one its cgroups' paths give. */
+struct emon_snap_cont {
+	__u32 id;
+	__u32 name;		/* the runtime's container name */
+	__u32 image;
+	__u32 ns;		/* Kubernetes namespace, pod, container name */
+	__u32 pod;
+	__u32 container;
 };
 
 enum emon_snap_fixed {

@@ -3,7 +3,7 @@
  * The bytes that cross the daemon's socket (include/emon_proto.h), into
  * each parser: the daemon's request check (server__parse_request), the
  * client's hello (snap_meta__decode) and snapshot (snapshot__decode)
- * decoders. The first byte picks one; snapshots also come assembled with
+ * decoders (containers' names included). The first byte picks one; snapshots also come assembled with
  * a consistent length from the input (sizes, counts, names), so the fuzzer
  * reaches past the length check. Promises: an answer, never a crash or a
  * read out of bounds; a decoded snapshot's names are strings inside it.
@@ -33,6 +33,11 @@ static void check_snapshot(const void *buf, size_t len)
 		FUZZ_ASSERT(!s.cgrp[i].name || strlen(s.cgrp[i].name) < len);
 	for (size_t i = 0; i < s.nr_proc; i++)
 		FUZZ_ASSERT(!s.proc[i].name || strlen(s.proc[i].name) < len);
+	for (size_t i = 0; i < s.nr_cont; i++) {
+		FUZZ_ASSERT(s.cont[i].id && strlen(s.cont[i].id) < len);
+		FUZZ_ASSERT(!s.cont[i].pod || strlen(s.cont[i].pod) < len);
+		FUZZ_ASSERT(snap_cont__find(s.cont, s.nr_cont, s.cont[i].id));
+	}
 	snapshot__free(&s);
 }
 
@@ -51,13 +56,15 @@ static void assembled(const uint8_t *data, size_t size)
 	h.nr_cgrp = data[1] % 8;
 	h.nr_proc = data[2] % 8;
 	h.strings = data[3] % 64;
+	h.nr_cont = data[3] >> 6;
 	for (int i = 0; i < EMON_MAX_EVENTS; i++)
 		h.ev[i] = i % 4;	/* 3 is out of meta's range */
 	ent = sizeof(struct emon_snap_entry) + h.nr_events * sizeof(struct emon_count);
 	len = sizeof(h) + 2 * (sizeof(struct emon_snap_cpu) +
 			       h.nr_events * sizeof(struct emon_count)) +
 	      sizeof(struct emon_snap_pkg) +
-	      (EMON_SNAP_FIXED + h.nr_cgrp + h.nr_proc) * ent + h.strings;
+	      (EMON_SNAP_FIXED + h.nr_cgrp + h.nr_proc) * ent +
+	      h.nr_cont * sizeof(struct emon_snap_cont) + h.strings;
 	buf = calloc(1, len);
 	if (!buf)
 		abort();

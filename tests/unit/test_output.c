@@ -296,6 +296,13 @@ static void test_text_keys(void **state)
 		  " 3f2a (docker) " },
 		{ { .scope = SCOPE_CONTAINER, .key = "9c", .runtime = "containerd",
 		    .pod_uid = "u-1" }, " 9c (containerd, pod u-1) " },
+		/* names from the runtime's files: Kubernetes' first, control
+		 * bytes never raw on a terminal */
+		{ { .scope = SCOPE_CONTAINER, .key = "9d", .runtime = "containerd",
+		    .pod_uid = "u-2", .name = "n", .ns = "kv", .pod = "cache-0",
+		    .container = "redis" }, " 9d kv/cache-0/redis (containerd, pod u-2) " },
+		{ { .scope = SCOPE_CONTAINER, .key = "3f2b", .runtime = "docker",
+		    .name = "we\033[2Jb" }, " 3f2b we?[2Jb (docker) " },
 		{ { .scope = SCOPE_PROCESS, .key = "overflow", .comm = "[map full]" },
 		  " overflow ([map full]) " },
 		/* a command row is the target of the header line: no key
@@ -684,6 +691,9 @@ static void test_json_rows(void **state)
 		  json_type_string, "3f2a" },
 		{ { .scope = SCOPE_CONTAINER, .key = "9c", .runtime = "cri-o",
 		    .pod_uid = "u-1" }, json_type_string, "9c" },
+		{ { .scope = SCOPE_CONTAINER, .key = "9d", .runtime = "containerd",
+		    .name = "n\033", .image = "redis:7", .ns = "kv", .pod = "cache-0",
+		    .container = "redis" }, json_type_string, "9d" },
 		{ { .scope = SCOPE_PROCESS, .key = "4321", .comm = "ba\"sh" },
 		  json_type_int, "4321" },
 		/* not a number: stays a string rather than becoming 0 */
@@ -726,6 +736,24 @@ static void test_json_rows(void **state)
 				 cases[k].r.scope == SCOPE_CONTAINER);
 		assert_int_equal(json__has(obj, "pod_uid"),
 				 cases[k].r.pod_uid != NULL);
+		/* a container's names: null where unknown */
+		for (size_t f = 0; f < 5; f++) {
+			static const char *const names[] = {
+				"name", "image", "namespace", "pod", "container" };
+			const struct row *cr = &cases[k].r;
+			const char *want = (const char *[]){ cr->name, cr->image,
+				cr->ns, cr->pod, cr->container }[f];
+
+			assert_int_equal(json__has(obj, names[f]),
+					 cr->scope == SCOPE_CONTAINER);
+			if (cr->scope != SCOPE_CONTAINER)
+				continue;
+			v = json__get(obj, names[f]);
+			if (want)
+				assert_string_equal(json_object_get_string(v), want);
+			else
+				assert_null(v);
+		}
 		/* only where there was some: absent on kernels tracing all */
 		assert_int_equal(json__has(obj, "untraced_ns"),
 				 cases[k].r.untraced_ns != 0);
