@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -54,12 +55,18 @@ static int work__ping_pong(int rounds)
 	pid = fork();
 	if (pid < 0)
 		return -1;
+	/* each side keeps only its own ends: the other's exit is an EOF */
 	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(ab[1]);
+		close(ba[0]);
 		for (int i = 0; i < rounds; i++)
 			if (read(ab[0], &c, 1) != 1 || write(ba[1], &c, 1) != 1)
 				_exit(1);
 		_exit(0);
 	}
+	close(ab[0]);
+	close(ba[1]);
 	for (int i = 0; i < rounds; i++)
 		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
 			break;
@@ -259,6 +266,24 @@ int check_work__finish(struct check_work *w)
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -ECHILD;
 }
 
+/* Whatever is left in the cgroup (cgroup.kill: Linux 5.14 and later;
+ * before it, the workload's children die with it, PR_SET_PDEATHSIG). */
+static void work__kill_cgroup(const struct check_work *w)
+{
+	char path[PATH_MAX + 16];
+	int fd;
+
+	if (!w->cgdir[0])
+		return;
+	snprintf(path, sizeof(path), "%s/cgroup.kill", w->cgdir);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, "1", 1) != 1)
+		pr_debug("%s: %s", path, strerror(errno));
+	close(fd);
+}
+
 void check_work__cleanup(struct check_work *w)
 {
 	if (w->go_fd >= 0)
@@ -269,11 +294,14 @@ void check_work__cleanup(struct check_work *w)
 		waitpid(w->pid, NULL, 0);
 		w->pid = 0;
 	}
-	/* the ping-pong's child may outlive it by a moment: done_fd waits */
+	/* the ping-pong's child may outlive it by a moment: done_fd hangs
+	 * up once it is gone too, within a bound */
+	work__kill_cgroup(w);
 	if (w->done_fd >= 0) {
+		struct pollfd pfd = { .fd = w->done_fd, .events = POLLIN };
 		char c;
 
-		while (read(w->done_fd, &c, 1) > 0)
+		while (poll(&pfd, 1, 2000) > 0 && read(w->done_fd, &c, 1) > 0)
 			;
 		close(w->done_fd);
 		w->done_fd = -1;
