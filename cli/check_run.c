@@ -32,7 +32,7 @@
 
 /*
  * cpu-clock: both sides time the same slices, at slightly different
- * points of the switch; 2% holds on a loaded machine (0.0-0.3% measured
+ * points of the switch; 2% holds on a loaded machine (0.05-0.7% measured
  * here, idle and with a burner per CPU), a lost or doubled slice is
  * tens of percent. Switches: a few at the edges of the window (the
  * barrier's wake-up, the exits) on 20,000.
