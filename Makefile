@@ -301,7 +301,8 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 COMPDIR ?= $(PREFIX)/share/bash-completion/completions
 LIBDIR ?= $(PREFIX)/lib
 INCDIR ?= $(PREFIX)/include
-MAN1 := man/emon-perf.1 man/emon-perf-stat.1 man/emon-perf-report.1 man/emon-perf-top.1
+MAN1 := man/emon-perf.1 man/emon-perf-stat.1 man/emon-perf-report.1 man/emon-perf-top.1 \
+	man/emon-perf-check.1
 MAN8 := man/emon-perf-serve.8
 INSTALLED := $(BINDIR)/emon-perf $(addprefix $(MANDIR)/man1/,$(notdir $(MAN1))) \
 	$(addprefix $(MANDIR)/man8/,$(notdir $(MAN8))) $(COMPDIR)/emon-perf \

@@ -10,6 +10,7 @@ int cmd_list(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 /* Shared by every command: one-line errors, "emon-perf: ..." on stderr;
  * the version. */

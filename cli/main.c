@@ -18,6 +18,7 @@ static const struct cmd cmds[] = {
 	{ "list",   cmd_list,   "list the events this machine can count" },
 	{ "report", cmd_report, "tables and charts from a JSON-lines recording or a Prometheus server" },
 	{ "top",    cmd_top,    "a live table of power, CPU and counters per container, cgroup, process" },
+	{ "check",  cmd_check,  "a self-check: what this host offers, and counts validated against a reference" },
 	{ "help",   cmd_help,   "this text" },
 };
 

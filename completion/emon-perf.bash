@@ -65,7 +65,7 @@ _emon_perf()
 		esac
 	done
 	if [ -z "$sub" ]; then
-		COMPREPLY=($(compgen -W "stat serve list report top help --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "stat serve list report top check help --help --version" -- "$cur"))
 		return
 	fi
 	# stat's command after --: a command name, then what that command takes
@@ -122,7 +122,7 @@ _emon_perf()
 	--max-cgroups | --max-procs | --listen | --processes | --max-series | \
 	--max-clients | --max-held-mb | --max-keys | --retain | --min-flush-ms | --top | \
 	-d | --delay | \
-	--end | --match | --threads)
+	--end | --match | --threads | --duration)
 		return ;;	# a value of the user's own
 	esac
 	if [[ $cur == -* ]]; then

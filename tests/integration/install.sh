@@ -16,7 +16,7 @@ rc=$?
 check "make install exits 0" [ $rc -eq 0 ]
 [ $rc -eq 0 ] || cat "$TMP/make.out"
 files=(bin/emon-perf share/man/man1/emon-perf.1 share/man/man1/emon-perf-stat.1
-	share/man/man1/emon-perf-report.1 share/man/man1/emon-perf-top.1
+	share/man/man1/emon-perf-report.1 share/man/man1/emon-perf-top.1 share/man/man1/emon-perf-check.1
 	share/man/man8/emon-perf-serve.8
 	share/bash-completion/completions/emon-perf lib/systemd/system/emon-perf.service
 	share/emon-perf/deploy/systemd/emon-perf.service
@@ -56,7 +56,7 @@ for page in "$D$PREFIX"/share/man/man*/*; do
 	fi
 done
 # each command's options, as its --help names them, are in its page
-for cmd in stat serve report top; do
+for cmd in stat serve report top check; do
 	page=$(ls "$D$PREFIX"/share/man/man*/emon-perf-$cmd.*)
 	text=$(groff -man -Tutf8 -P -c "$page" 2>/dev/null | sed 's/\x08.//g; s/‐/-/g')
 	lacks=
