@@ -80,7 +80,7 @@ static int run__open(struct run *r, const struct check_host *h,
 	so.eng.energy = r->energy ? "powercap" : "none";
 	so.eng.powercap_root = o->powercap_root;
 	if (was && !(saved = strdup(was)))
-		return 1;
+		return -ENOMEM;
 	if (r->path->env)
 		setenv(SWITCH_ENV, r->path->env, 1);
 	else
