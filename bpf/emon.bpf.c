@@ -49,36 +49,16 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* Set by userspace before load; .rodata is frozen, so the verifier knows them. */
-const volatile __u32 nr_events = 1;
-const volatile __u32 nr_cpus = 1;
-/*
- * Events read without enabled/running times (bit i = event i): software
- * events are never multiplexed, so their times add nothing but a clock
- * read, the dearest part of a read in a VM. Their slices carry enabled =
- * running = 0, which userspace takes as "not scaled".
- */
-const volatile __u32 counter_only;
-/*
- * context-switches events (bit i = event i): the kernel counts a switch
- * after its tracepoint, for the task going out (perf stat -G does too);
- * a read at the tracepoint would give it to the task coming in.
- */
-const volatile __u32 switch_events;
-/* The index of a time event (cpu-clock), -1: none. Untraced slices add
- * their time to EMON_STAT_UNTRACED_NS: how much time had its owner guessed. */
-const volatile __s32 clock_event = -1;
-/*
- * How far on_switch goes (enum emon_step): the engine leaves it at
- * EMON_STEP_ALL; tools/bench-switch-cost times this very object step by
- * step. The verifier prunes the steps left out.
- */
-const volatile __u32 steps = EMON_STEP_ALL;
-/* Follow command trees (tree map): mark their processes, fork by fork. */
-const volatile bool follow_tree;
-/* Slots per buffer of cgrp_data and proc_data. */
-const volatile __u32 max_cgroups = 4096;
-const volatile __u32 max_procs = 16384;
+/* Set by userspace before load; .rodata is frozen, so the verifier knows
+ * them: these initial values are the defaults. */
+const volatile struct emon_bpf_config cfg = {
+	.nr_events = 1,
+	.nr_cpus = 1,
+	.max_cgroups = 4096,
+	.max_procs = 16384,
+	.clock_event = -1,
+	.steps = EMON_STEP_ALL,
+};
 /* Written by userspace through the mmap'ed .bss. */
 volatile __u32 epoch;
 
@@ -298,10 +278,10 @@ static __always_inline void counts_add(struct emon_count *dst,
 {
 	#pragma unroll
 	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
-		if (i >= nr_events)
+		if (i >= cfg.nr_events)
 			break;
 		dst[i].counter += d[i].counter;
-		if (counter_only & (1u << i))
+		if (cfg.counter_only & (1u << i))
 			continue;
 		dst[i].enabled += d[i].enabled;
 		dst[i].running += d[i].running;
@@ -370,14 +350,14 @@ static __always_inline void slot_ref_set(void *idx_map, void *key,
 
 static __always_inline void *cgrp_slot(__u32 par, __u32 s)
 {
-	__u32 k = par * max_cgroups + s;
+	__u32 k = par * cfg.max_cgroups + s;
 
 	return bpf_map_lookup_elem(&cgrp_data, &k);
 }
 
 static __always_inline void *proc_slot(__u32 par, __u32 s)
 {
-	__u32 k = par * max_procs + s;
+	__u32 k = par * cfg.max_procs + s;
 
 	return bpf_map_lookup_elem(&proc_data, &k);
 }
@@ -440,7 +420,7 @@ static __always_inline __u32 cgrp_first_seen(__u32 par, __u32 ep,
 		id = info->parent;
 	}
 
-	s = slot_alloc(EMON_KIND_CGRP, par, max_cgroups);
+	s = slot_alloc(EMON_KIND_CGRP, par, cfg.max_cgroups);
 	h = s == NO_SLOT ? NULL : cgrp_slot(par, s);
 	if (!h)
 		return NO_SLOT;
@@ -462,7 +442,7 @@ static __always_inline __u64 in_trees(__u32 tgid, struct task_struct *task, bool
 	struct emon_tree_val *v;
 	__u64 start;
 
-	if (!follow_tree)
+	if (!cfg.follow_tree)
 		return 0;
 	v = bpf_map_lookup_elem(&tree, &tgid);
 	if (!v)
@@ -501,7 +481,7 @@ static __always_inline __u32 proc_first_seen(__u32 par, __u32 ep,
 	struct emon_proc_hdr *h;
 	__u32 s;
 
-	s = slot_alloc(EMON_KIND_PROC, par, max_procs);
+	s = slot_alloc(EMON_KIND_PROC, par, cfg.max_procs);
 	h = s == NO_SLOT ? NULL : proc_slot(par, s);
 	if (!h)
 		return NO_SLOT;
@@ -664,7 +644,7 @@ static __always_inline void owner_add(struct emon_prev *p, __u32 par, __u32 ep,
 		counts_add(val + sizeof(struct emon_cgrp_hdr), d);
 	else
 		overflow_add(par, EMON_OVF_CGRP, d);
-	if (steps < EMON_STEP_ALL)
+	if (cfg.steps < EMON_STEP_ALL)
 		return;
 
 	val = proc_slot_of(p, par, ep, cpu, tgid, start, task, cur);
@@ -720,9 +700,9 @@ static __always_inline void counter_delta(struct emon_prev *p, __u32 i, __u32 cp
 	struct bpf_perf_event_value v;
 
 	*d = (struct emon_count){};
-	if (counter_only & (1u << i)) {
-		__s64 c = in_place & (1u << i) ? counter_in_place(i * nr_cpus + cpu) :
-			  bpf_perf_event_read(&events, i * nr_cpus + cpu);
+	if (cfg.counter_only & (1u << i)) {
+		__s64 c = cfg.in_place & (1u << i) ? counter_in_place(i * cfg.nr_cpus + cpu) :
+			  bpf_perf_event_read(&events, i * cfg.nr_cpus + cpu);
 
 		/* errors come back as -errno in the value itself */
 		if (c < 0 && c >= -4095) {
@@ -732,7 +712,7 @@ static __always_inline void counter_delta(struct emon_prev *p, __u32 i, __u32 cp
 		}
 		v.counter = c;
 		v.enabled = v.running = 0;
-	} else if (bpf_perf_event_read_value(&events, i * nr_cpus + cpu,
+	} else if (bpf_perf_event_read_value(&events, i * cfg.nr_cpus + cpu,
 					     &v, sizeof(v))) {
 		p->stale |= 1u << i;
 		stat_inc(EMON_STAT_READ_ERR);
@@ -746,12 +726,12 @@ static __always_inline void counter_delta(struct emon_prev *p, __u32 i, __u32 cp
 		return;
 	}
 	/* the switch being traced is counted just after: it is prev's */
-	if (switched && (switch_events & (1u << i)))
+	if (switched && (cfg.switch_events & (1u << i)))
 		v.counter++;
 	/* u64 arithmetic: a counter that wrapped still gives its delta */
 	d->counter = v.counter - p->c[i].counter;
 	/* a switch counted ahead that never came (the CPU went offline) */
-	if ((switch_events & (1u << i)) && (__s64)d->counter < 0) {
+	if ((cfg.switch_events & (1u << i)) && (__s64)d->counter < 0) {
 		d->counter = 0;
 		v.counter = p->c[i].counter;
 	}
@@ -790,18 +770,18 @@ static __always_inline void account(struct emon_prev *p, struct task_struct *cur
 	par = ep & 1;
 	if (flush)
 		p->ep = epoch;	/* later slices: the next interval */
-	if (flush || from_clock)
+	if (flush || cfg.from_clock)
 		now = bpf_ktime_get_ns();
-	if (from_clock)
+	if (cfg.from_clock)
 		dt = switch_clock(p, now);
 	p->gap = 0;
 	/* unrolled: with i a constant, the verifier drops every source test
 	 * but the event's own (the knobs are constants too) */
 	#pragma unroll
 	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
-		if (i >= nr_events)
+		if (i >= cfg.nr_events)
 			break;
-		if ((from_clock | from_switches | from_migrations) & (1u << i)) {
+		if ((cfg.from_clock | cfg.from_switches | cfg.from_migrations) & (1u << i)) {
 			d[i].counter = switch_delta(p, i, dt, switched);
 			d[i].enabled = d[i].running = 0;
 			/* a running count, as a counter's would be: a thread's
@@ -822,14 +802,14 @@ static __always_inline void account(struct emon_prev *p, struct task_struct *cur
 		p->primed = 1;
 		return;
 	}
-	if (steps < EMON_STEP_CPU)
+	if (cfg.steps < EMON_STEP_CPU)
 		return;
 	stat_inc(EMON_STAT_SWITCHES);
 
 	cc = bpf_map_lookup_elem(&cpu_counts, &par);
 	if (cc)
 		counts_add(cc->c, d);
-	if (steps < EMON_STEP_CGRP)
+	if (cfg.steps < EMON_STEP_CGRP)
 		return;
 
 	if (p->pid == cur->pid) {	/* as remembered at its switch-in */
@@ -842,9 +822,9 @@ static __always_inline void account(struct emon_prev *p, struct task_struct *cur
 	cgid = p->cgid;
 	if (cgid && p->pid != cur->pid) {	/* switches went untraced */
 		stat_inc(EMON_STAT_UNTRACED);
-		if (clock_event >= 0)
+		if (cfg.clock_event >= 0)
 			stat_add(EMON_STAT_UNTRACED_NS,
-				 d[clock_event & (EMON_MAX_EVENTS - 1)].counter);
+				 d[cfg.clock_event & (EMON_MAX_EVENTS - 1)].counter);
 		if (switched)
 			part = untraced_part(p, cur);
 		cgid = 0;
@@ -852,7 +832,7 @@ static __always_inline void account(struct emon_prev *p, struct task_struct *cur
 	dh = part ? bpf_map_lookup_elem(&split_scratch, &z) : NULL;
 	if (dh) {
 		for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
-			if (i >= nr_events)
+			if (i >= cfg.nr_events)
 				break;
 			struct emon_count *h = &dh->c[i];
 
@@ -895,7 +875,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev_task,
 	__u32 z = 0;
 	struct emon_prev *p = bpf_map_lookup_elem(&prev, &z);
 
-	if (!p || steps == EMON_STEP_NONE)
+	if (!p || cfg.steps == EMON_STEP_NONE)
 		return 0;
 	epoch_catch_up(p);
 	/* first: its clock reads stay clear of the counter reads' time */
@@ -904,7 +884,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev_task,
 	selfmon__switch(p, prev_task, next);
 	/* CFS picked next: its exec_start is now, in the task clock */
 	set_running(p, next, fair(next) ? next->se.exec_start : 0);
-	if (from_migrations)
+	if (cfg.from_migrations)
 		p->migr = migrated_in(next);
 	return 0;
 }
@@ -996,7 +976,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid)
 	struct emon_prev *pv;
 	__u32 z = 0, par, ep, s;
 
-	if (follow_tree) {	/* the command's own exec: see tree */
+	if (cfg.follow_tree) {	/* the command's own exec: see tree */
 		__u32 tgid = p->tgid;
 		struct emon_tree_val *v = bpf_map_lookup_elem(&tree, &tgid);
 

@@ -4,7 +4,7 @@
  * run-queue wait and its histogram, sleep and blocked time, migrations,
  * wakeups, voluntary and involuntary switches, per CPU, cgroup and
  * process, through the same slots as the counts (emon.h's struct
- * emon_sched follows a slot's counts when sched_on).
+ * emon_sched follows a slot's counts when cfg.sched_on).
  *
  * What the kernel already keeps per task is taken from it, as deltas of
  * the running task's own figures each time its slice is counted:
@@ -25,16 +25,13 @@
  * slice is counted, at its switch-out or at a flush while it runs, on its
  * own CPU like every other count (one writer per key, plain adds).
  *
- * With sched_on false (the default) every call below is dead code the
+ * With cfg.sched_on false (the default) every call below is dead code the
  * verifier removes (SCHED_OFF() keeps the compiler from moving any of it
  * above the test), and the wakeup and exit programs are neither loaded
  * nor attached: the switch path is the code it was without it.
  */
 #ifndef SCHED_BPF_H
 #define SCHED_BPF_H
-
-const volatile bool sched_on;
-const volatile bool sched_ms;	/* histogram in ms, not us (runqlat -m) */
 
 /* uapi and sched.h values the tracepoints pass */
 #define SCHED_TASK_UNINTERRUPTIBLE 0x2
@@ -115,7 +112,7 @@ static __always_inline __u32 sched_log2(__u64 v)
 
 static __always_inline __u32 sched_slot(__u64 wait_ns)
 {
-	__u32 s = sched_log2(wait_ns / (sched_ms ? 1000000 : 1000));
+	__u32 s = sched_log2(wait_ns / (cfg.sched_ms ? 1000000 : 1000));
 
 	return s < EMON_SCHED_SLOTS ? s : EMON_SCHED_SLOTS - 1;
 }
@@ -192,7 +189,7 @@ struct {
 /* A key's sched part, after its header and counts. */
 static __always_inline struct emon_sched *sched_of(void *slot, __u32 hdr)
 {
-	return slot ? slot + hdr + nr_events * sizeof(struct emon_count) : NULL;
+	return slot ? slot + hdr + cfg.nr_events * sizeof(struct emon_count) : NULL;
 }
 
 /*
@@ -241,11 +238,11 @@ static __always_inline void sched_count(struct emon_prev *p,
 
 /*
  * Off, nothing of the view may run: the verifier drops what follows the
- * test of sched_on (a constant), but not what the compiler moved above it
+ * test of cfg.sched_on (a constant), but not what the compiler moved above it
  * (loads of the tracepoint's arguments, seen in on_switch): the barrier
  * keeps every load after the test.
  */
-#define SCHED_OFF() ({ bool off_ = !sched_on; asm volatile("" ::: "memory"); off_; })
+#define SCHED_OFF() ({ bool off_ = !cfg.sched_on; asm volatile("" ::: "memory"); off_; })
 
 /*
  * sched_switch, prev (current) to next, its arguments read from ctx (the
