@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The scheduler view (--sched), included by emon.bpf.c: on-CPU time,
+ * The scheduler view (--sched): on-CPU time,
  * run-queue wait and its histogram, sleep and blocked time, migrations,
  * wakeups, voluntary and involuntary switches, per CPU, cgroup and
  * process, through the same slots as the counts (emon.h's struct
@@ -30,8 +30,12 @@
  * above the test), and the wakeup and exit programs are neither loaded
  * nor attached: the switch path is the code it was without it.
  */
-#ifndef SCHED_BPF_H
-#define SCHED_BPF_H
+#ifndef EMON_SCHED_BPF_H
+#define EMON_SCHED_BPF_H
+
+#include "state.bpf.h"
+#include "trees.bpf.h"
+#include "slots.bpf.h"
 
 /* uapi and sched.h values the tracepoints pass */
 #define SCHED_TASK_UNINTERRUPTIBLE 0x2
@@ -353,41 +357,25 @@ static __always_inline void sched_wake(struct task_struct *t, bool new)
 	ts->off = 0;
 }
 
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(on_wakeup, struct task_struct *t)
-{
-	sched_wake(t, false);
-	return 0;
-}
-
-SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(on_wakeup_new, struct task_struct *t)
-{
-	sched_wake(t, true);
-	return 0;
-}
-
 /*
  * The last thread of a process exits (group_dead): its lifetime and exit
  * code go to the process's row with the rest of its last slice, counted
  * at its final switch-out (interrupts off: a flush cannot cut in, as it
- * could here). Only loaded where the tracepoint has group_dead (6.16+).
+ * could here).
  */
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(on_exit, struct task_struct *t, bool group_dead)
+static __always_inline void sched_exit(struct task_struct *t, bool group_dead)
 {
 	struct sched_task *ts;
 	__u64 life;
 
 	if (!group_dead || !t->pid)
-		return 0;
+		return;
 	ts = sched_task_get(t);
 	if (!ts)
-		return 0;
+		return;
 	life = bpf_ktime_get_ns() - t->group_leader->start_time;
 	ts->exit_life_ns = life ?: 1;
 	ts->exit_code = t->exit_code;
-	return 0;
 }
 
-#endif /* SCHED_BPF_H */
+#endif /* EMON_SCHED_BPF_H */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Thread self-monitoring (include/emon_selfmon.h), included by emon.bpf.c
- * and called once from its sched_switch program, after account() has
- * read this CPU's counters into the CPU's emon_prev.
+ * Thread self-monitoring (include/emon_selfmon.h), called once from the
+ * sched_switch program, after account() has read this CPU's counters
+ * into the CPU's emon_prev.
  *
  * A registered thread has its slot number in task local storage
  * (self_task), put there by the daemon with the thread's pidfd as the key:
@@ -23,11 +23,11 @@
  * daemon) writes only a free slot, one whose thread has exited, or, at
  * shutdown, the state field alone.
  */
-#ifndef SELFMON_BPF_H
-#define SELFMON_BPF_H
+#ifndef EMON_SELFMON_BPF_H
+#define EMON_SELFMON_BPF_H
 
+#include "state.bpf.h"
 #include "emon_selfmon.h"
-
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -233,23 +233,21 @@ static __always_inline void selfmon__switch(const struct emon_prev *p,
 }
 
 /*
- * The daemon's writes to a slot: the array is frozen (read-only from
- * user space, so no reader can write anyone's slot, its mmap included),
- * so the daemon test-runs this with args: slot, state, gen, tid. A slot
- * handed out starts from zero; one taken back or gone keeps its counts.
+ * The daemon's write to a slot (self_ctl): slot gets state, and a slot
+ * handed out (EMON_SELF_LIVE, to thread tid as generation gen) starts
+ * from zero; one taken back or gone keeps its counts. 1: no such slot.
  */
-SEC("raw_tp")
-int self_ctl(struct bpf_raw_tracepoint_args *ctx)
+static __always_inline int selfmon__ctl(__u32 slot, __u32 state, __u64 gen,
+					__u32 tid)
 {
-	__u32 slot = ctx->args[0], state = ctx->args[1];
 	struct emon_self_slot *sl = bpf_map_lookup_elem(&self_slots, &slot);
 
 	if (!sl)
 		return 1;
 	selfmon__seq_bump(&sl->seq);
 	if (state == EMON_SELF_LIVE) {
-		sl->gen = ctx->args[2];
-		sl->tid = ctx->args[3];
+		sl->gen = gen;
+		sl->tid = tid;
 		sl->start_ns = 0;
 		for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
 			sl->total[i] = 0;
@@ -263,4 +261,4 @@ int self_ctl(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-#endif /* SELFMON_BPF_H */
+#endif /* EMON_SELFMON_BPF_H */

@@ -4,13 +4,13 @@
  * and no read (cpu-clock and task-clock from its timestamps,
  * context-switches from the switches, cpu-migrations from the CPU a task
  * comes in on), and the software events it loads where the kernel counts
- * them (cfg.in_place, cfg.from_*: include/emon.h). Included by
- * emon.bpf.c once struct emon_prev, the events map and epoch are known:
- * one object, these are its switch-side helpers.
+ * them (cfg.in_place, cfg.from_*: include/emon.h). account() calls
+ * them for every slice.
  */
 #ifndef EMON_SWITCH_EVENTS_BPF_H
 #define EMON_SWITCH_EVENTS_BPF_H
 
+#include "state.bpf.h"
 
 /*
  * Event i's part of the slice, counted from the switch itself (from_*):

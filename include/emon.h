@@ -142,7 +142,7 @@ enum emon_step {
  * is frozen at load, so the verifier knows every field as a constant and
  * drops the code a setting leaves dead: each knob tested on the switch
  * path costs nothing when off. Event sets are masks, bit i = event i.
- * The program's initial values (bpf/emon.bpf.c) are the defaults.
+ * The program's initial values (bpf/state.bpf.h) are the defaults.
  */
 struct emon_bpf_config {
 	/* when the program was loaded (CLOCK_MONOTONIC ns): a task started
