@@ -106,8 +106,19 @@ $(O)/vmlinux.h:
 	$(Q)mkdir -p $(@D)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 
+# Each part of the BPF program (bpf/*.bpf.h) compiles alone: it includes
+# what it needs, so none depends on where another includes it.
+BPF_PART_CHECKS := $(patsubst bpf/%.bpf.h,$(O)/bpf/parts/%.ok,$(wildcard bpf/*.bpf.h))
+$(O)/bpf/parts/%.ok: bpf/%.bpf.h $(wildcard bpf/*.h include/*.h) $(O)/vmlinux.h
+	$(call msg,CHECK,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+		-Wno-unused-function -Iinclude -I$(O) -fsyntax-only -x c $<
+	$(Q)touch $@
+
 # bpf/*.h too: clang writes its -MMD file for the .tmp it outputs
-$(O)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/emon.h $(O)/vmlinux.h
+$(O)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/emon.h $(O)/vmlinux.h \
+		  $(BPF_PART_CHECKS)
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \

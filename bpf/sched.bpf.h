@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The scheduler view (--sched), included by emon.bpf.c: on-CPU time,
+ * The scheduler view (--sched): on-CPU time,
  * run-queue wait and its histogram, sleep and blocked time, migrations,
  * wakeups, voluntary and involuntary switches, per CPU, cgroup and
  * process, through the same slots as the counts (emon.h's struct
- * emon_sched follows a slot's counts when sched_on).
+ * emon_sched follows a slot's counts when cfg.sched_on).
  *
  * What the kernel already keeps per task is taken from it, as deltas of
  * the running task's own figures each time its slice is counted:
@@ -25,16 +25,17 @@
  * slice is counted, at its switch-out or at a flush while it runs, on its
  * own CPU like every other count (one writer per key, plain adds).
  *
- * With sched_on false (the default) every call below is dead code the
+ * With cfg.sched_on false (the default) every call below is dead code the
  * verifier removes (SCHED_OFF() keeps the compiler from moving any of it
  * above the test), and the wakeup and exit programs are neither loaded
  * nor attached: the switch path is the code it was without it.
  */
-#ifndef SCHED_BPF_H
-#define SCHED_BPF_H
+#ifndef EMON_SCHED_BPF_H
+#define EMON_SCHED_BPF_H
 
-const volatile bool sched_on;
-const volatile bool sched_ms;	/* histogram in ms, not us (runqlat -m) */
+#include "state.bpf.h"
+#include "trees.bpf.h"
+#include "slots.bpf.h"
 
 /* uapi and sched.h values the tracepoints pass */
 #define SCHED_TASK_UNINTERRUPTIBLE 0x2
@@ -115,7 +116,7 @@ static __always_inline __u32 sched_log2(__u64 v)
 
 static __always_inline __u32 sched_slot(__u64 wait_ns)
 {
-	__u32 s = sched_log2(wait_ns / (sched_ms ? 1000000 : 1000));
+	__u32 s = sched_log2(wait_ns / (cfg.sched_ms ? 1000000 : 1000));
 
 	return s < EMON_SCHED_SLOTS ? s : EMON_SCHED_SLOTS - 1;
 }
@@ -192,7 +193,7 @@ struct {
 /* A key's sched part, after its header and counts. */
 static __always_inline struct emon_sched *sched_of(void *slot, __u32 hdr)
 {
-	return slot ? slot + hdr + nr_events * sizeof(struct emon_count) : NULL;
+	return slot ? slot + hdr + cfg.nr_events * sizeof(struct emon_count) : NULL;
 }
 
 /*
@@ -241,11 +242,11 @@ static __always_inline void sched_count(struct emon_prev *p,
 
 /*
  * Off, nothing of the view may run: the verifier drops what follows the
- * test of sched_on (a constant), but not what the compiler moved above it
+ * test of cfg.sched_on (a constant), but not what the compiler moved above it
  * (loads of the tracepoint's arguments, seen in on_switch): the barrier
  * keeps every load after the test.
  */
-#define SCHED_OFF() ({ bool off_ = !sched_on; asm volatile("" ::: "memory"); off_; })
+#define SCHED_OFF() ({ bool off_ = !cfg.sched_on; asm volatile("" ::: "memory"); off_; })
 
 /*
  * sched_switch, prev (current) to next, its arguments read from ctx (the
@@ -356,41 +357,25 @@ static __always_inline void sched_wake(struct task_struct *t, bool new)
 	ts->off = 0;
 }
 
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(on_wakeup, struct task_struct *t)
-{
-	sched_wake(t, false);
-	return 0;
-}
-
-SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(on_wakeup_new, struct task_struct *t)
-{
-	sched_wake(t, true);
-	return 0;
-}
-
 /*
  * The last thread of a process exits (group_dead): its lifetime and exit
  * code go to the process's row with the rest of its last slice, counted
  * at its final switch-out (interrupts off: a flush cannot cut in, as it
- * could here). Only loaded where the tracepoint has group_dead (6.16+).
+ * could here).
  */
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(on_exit, struct task_struct *t, bool group_dead)
+static __always_inline void sched_exit(struct task_struct *t, bool group_dead)
 {
 	struct sched_task *ts;
 	__u64 life;
 
 	if (!group_dead || !t->pid)
-		return 0;
+		return;
 	ts = sched_task_get(t);
 	if (!ts)
-		return 0;
+		return;
 	life = bpf_ktime_get_ns() - t->group_leader->start_time;
 	ts->exit_life_ns = life ?: 1;
 	ts->exit_code = t->exit_code;
-	return 0;
 }
 
-#endif /* SCHED_BPF_H */
+#endif /* EMON_SCHED_BPF_H */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Thread self-monitoring (include/emon_selfmon.h), included by emon.bpf.c
- * and called once from its sched_switch program, after account() has
- * read this CPU's counters into the CPU's emon_prev.
+ * Thread self-monitoring (include/emon_selfmon.h), called once from the
+ * sched_switch program, after account() has read this CPU's counters
+ * into the CPU's emon_prev.
  *
  * A registered thread has its slot number in task local storage
  * (self_task), put there by the daemon with the thread's pidfd as the key:
@@ -13,8 +13,8 @@
  * this CPU's counters moved since its switch in); at its switch in, the
  * slice's start is recorded: the counters, and bpf_ktime_get_ns(), which
  * is CLOCK_MONOTONIC, the clock the reader adds the running slice with.
- * Off (self_max == 0, no --threads): the verifier drops all of it but the
- * knob's load, and a switch costs what it did.
+ * Off (cfg.self_max == 0, no --threads): the verifier drops all of it but
+ * the knob's load, and a switch costs what it did.
  *
  * One writer at a time per slot: its thread's switch out completes before
  * the thread can be switched in anywhere, and the thread, its only
@@ -23,18 +23,11 @@
  * daemon) writes only a free slot, one whose thread has exited, or, at
  * shutdown, the state field alone.
  */
-#ifndef SELFMON_BPF_H
-#define SELFMON_BPF_H
+#ifndef EMON_SELFMON_BPF_H
+#define EMON_SELFMON_BPF_H
 
+#include "state.bpf.h"
 #include "emon_selfmon.h"
-
-/* Slots (serve --threads N); 0: self-monitoring is off. */
-const volatile __u32 self_max;
-/* Events (bit i) counted from timestamps: cpu-clock, task-clock. */
-const volatile __u32 self_time;
-/* Hardware events (bit i) whose rdpmc index the slots publish, so that a
- * reader can add the running slice (x86; see selfmon__pmc). */
-const volatile __u32 self_pmc;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -105,9 +98,9 @@ static __always_inline void selfmon__out(struct emon_self_slot *sl,
 	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
 		__u64 d;
 
-		if (i >= nr_events)
+		if (i >= cfg.nr_events)
 			break;
-		if (self_time & (1u << i))
+		if (cfg.self_time & (1u << i))
 			d = ran ?: now - sl->start_ns;
 		else
 			d = p->c[i].counter - sl->start[i];
@@ -161,9 +154,9 @@ static __always_inline void selfmon__pmc(struct emon_self_slot *sl,
 	__u32 idx;
 
 	sl->pmc_idx[i] = 0;
-	if (!(self_pmc & (1u << i)) || p->c[i].enabled != p->c[i].running)
+	if (!(cfg.self_pmc & (1u << i)) || p->c[i].enabled != p->c[i].running)
 		return;
-	pe = selfmon__event(i * nr_cpus + cpu);
+	pe = selfmon__event(i * cfg.nr_cpus + cpu);
 	if (!pe || BPF_CORE_READ(pe, state) != PERF_EVENT_STATE_ACTIVE ||
 	    BPF_CORE_READ(pe, oncpu) != (int)cpu)
 		return;
@@ -184,10 +177,10 @@ static __always_inline void selfmon__in(struct emon_self_slot *sl,
 	selfmon__seq_bump(&sl->seq);
 	sl->cpu = cpu;
 	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
-		if (i >= nr_events)
+		if (i >= cfg.nr_events)
 			break;
 		sl->start[i] = p->c[i].counter;
-		if (self_pmc)
+		if (cfg.self_pmc)
 			selfmon__pmc(sl, p, i, cpu);
 	}
 	sl->start_ns = now;
@@ -208,11 +201,11 @@ static __always_inline void selfmon__out_untraced(struct emon_self_slot *sl,
 
 	selfmon__seq_bump(&sl->seq);
 	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
-		if (i >= nr_events)
+		if (i >= cfg.nr_events)
 			break;
-		if (self_time & (1u << i))
+		if (cfg.self_time & (1u << i))
 			sl->total[i] += ran;
-		else if (switch_events & (1u << i))
+		else if (cfg.switch_events & (1u << i))
 			sl->total[i]++;
 	}
 	selfmon__seq_bump(&sl->seq);
@@ -226,7 +219,7 @@ static __always_inline void selfmon__switch(const struct emon_prev *p,
 	struct emon_self_slot *sl;
 	__u64 now;
 
-	if (!self_max)
+	if (!cfg.self_max)
 		return;
 	now = bpf_ktime_get_ns();
 	sl = selfmon__slot(prev);
@@ -240,23 +233,21 @@ static __always_inline void selfmon__switch(const struct emon_prev *p,
 }
 
 /*
- * The daemon's writes to a slot: the array is frozen (read-only from
- * user space, so no reader can write anyone's slot, its mmap included),
- * so the daemon test-runs this with args: slot, state, gen, tid. A slot
- * handed out starts from zero; one taken back or gone keeps its counts.
+ * The daemon's write to a slot (self_ctl): slot gets state, and a slot
+ * handed out (EMON_SELF_LIVE, to thread tid as generation gen) starts
+ * from zero; one taken back or gone keeps its counts. 1: no such slot.
  */
-SEC("raw_tp")
-int self_ctl(struct bpf_raw_tracepoint_args *ctx)
+static __always_inline int selfmon__ctl(__u32 slot, __u32 state, __u64 gen,
+					__u32 tid)
 {
-	__u32 slot = ctx->args[0], state = ctx->args[1];
 	struct emon_self_slot *sl = bpf_map_lookup_elem(&self_slots, &slot);
 
 	if (!sl)
 		return 1;
 	selfmon__seq_bump(&sl->seq);
 	if (state == EMON_SELF_LIVE) {
-		sl->gen = ctx->args[2];
-		sl->tid = ctx->args[3];
+		sl->gen = gen;
+		sl->tid = tid;
 		sl->start_ns = 0;
 		for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
 			sl->total[i] = 0;
@@ -270,4 +261,4 @@ int self_ctl(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-#endif /* SELFMON_BPF_H */
+#endif /* EMON_SELFMON_BPF_H */

@@ -4,27 +4,13 @@
  * and no read (cpu-clock and task-clock from its timestamps,
  * context-switches from the switches, cpu-migrations from the CPU a task
  * comes in on), and the software events it loads where the kernel counts
- * them. Included by emon.bpf.c once struct emon_prev, the events map and
- * epoch are known: one object, these are its switch-side helpers.
+ * them (cfg.in_place, cfg.from_*: include/emon.h). account() calls
+ * them for every slice.
  */
 #ifndef EMON_SWITCH_EVENTS_BPF_H
 #define EMON_SWITCH_EVENTS_BPF_H
 
-/*
- * Software events whose count the kernel adds to in place, on this CPU
- * (bit i = event i: all but the clocks, whose count only a read brings up
- * to date): read it there, see counter_in_place().
- */
-const volatile __u32 in_place;
-/*
- * Events counted from the switch itself, with no perf_event and no read
- * (bit i = event i): time events (cpu-clock, task-clock) from switch
- * timestamps, context-switches from the switches, cpu-migrations from the
- * task's migrations seen at its switch-in. See switch_delta().
- */
-const volatile __u32 from_clock;
-const volatile __u32 from_switches;
-const volatile __u32 from_migrations;
+#include "state.bpf.h"
 
 /*
  * Event i's part of the slice, counted from the switch itself (from_*):
@@ -37,9 +23,9 @@ const volatile __u32 from_migrations;
 static __always_inline __u64 switch_delta(const struct emon_prev *p, __u32 i,
 					  __u64 dt, bool switched)
 {
-	if (from_clock & (1u << i))
+	if (cfg.from_clock & (1u << i))
 		return dt;
-	if (from_switches & (1u << i))
+	if (cfg.from_switches & (1u << i))
 		return switched;
 	return p->migr;
 }
@@ -102,9 +88,6 @@ static __always_inline __s64 counter_in_place(__u32 key)
 	return ee->event->count.a.a.counter;
 }
 
-/* When the program was loaded (CLOCK_MONOTONIC ns): a task started since
- * is known from its first run on, for from_migrations. */
-const volatile __u64 load_ns;
 /*
  * from_migrations: each task's se.nr_migrations as of its last switch-in,
  * plus one (0: not seen yet).
@@ -137,7 +120,7 @@ static __always_inline __u32 migrated_in(struct task_struct *next)
 	if (*last)
 		moved = *last != n + 1;
 	else
-		moved = n && next->start_time > load_ns;
+		moved = n && next->start_time > cfg.load_ns;
 	*last = n + 1;
 	return moved;
 }

@@ -113,23 +113,23 @@ static void session__switch_events(struct emon_bpf *k, const struct session_opts
 	for (int i = 0; i < o->nr_events; i++) {
 		switch (o->events[i]->from) {
 		case PMU_FROM_CLOCK:
-			k->rodata->from_clock |= 1u << i;
+			k->rodata->cfg.from_clock |= 1u << i;
 			break;
 		case PMU_FROM_SWITCHES:
-			k->rodata->from_switches |= 1u << i;
+			k->rodata->cfg.from_switches |= 1u << i;
 			break;
 		case PMU_FROM_MIGRATIONS:
-			k->rodata->from_migrations |= 1u << i;
+			k->rodata->cfg.from_migrations |= 1u << i;
 			break;
 		case PMU_FROM_IN_PLACE:
-			k->rodata->in_place |= 1u << i;
+			k->rodata->cfg.in_place |= 1u << i;
 			break;
 		case PMU_FROM_COUNTER:
 			break;
 		}
 	}
-	k->rodata->load_ns = session__now() * 1e9;
-	k->rodata->steps = o->steps ?: EMON_STEP_ALL;
+	k->rodata->cfg.load_ns = session__now() * 1e9;
+	k->rodata->cfg.steps = o->steps ?: EMON_STEP_ALL;
 }
 
 /* The arguments of tracepoint tp in this kernel's BTF, -1: not known. */
@@ -160,11 +160,11 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 	__u32 pval = sizeof(struct emon_proc_hdr) + counts;
 	int err = 0;
 
-	k->rodata->nr_events = o->nr_events;
-	k->rodata->nr_cpus = o->ncpus;
-	k->rodata->follow_tree = o->max_trees > 0;
-	k->rodata->sched_on = o->sched;
-	k->rodata->sched_ms = o->sched_ms;
+	k->rodata->cfg.nr_events = o->nr_events;
+	k->rodata->cfg.nr_cpus = o->ncpus;
+	k->rodata->cfg.follow_tree = o->max_trees > 0;
+	k->rodata->cfg.sched_on = o->sched;
+	k->rodata->cfg.sched_ms = o->sched_ms;
 	/* off: the verifier never sees them, nothing is attached */
 	bpf_program__set_autoload(k->progs.on_wakeup, o->sched);
 	bpf_program__set_autoload(k->progs.on_wakeup_new, o->sched);
@@ -173,28 +173,28 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 	for (int i = 0; i < o->nr_events; i++) {
 		const struct perf_event_attr *a = &o->events[i]->attr;
 
-		if (o->events[i]->is_time && k->rodata->clock_event < 0)
-			k->rodata->clock_event = i;
+		if (o->events[i]->is_time && k->rodata->cfg.clock_event < 0)
+			k->rodata->cfg.clock_event = i;
 		if (o->events[i]->is_time)
-			k->rodata->self_time |= 1u << i;
+			k->rodata->cfg.self_time |= 1u << i;
 
 		if (a->type == PERF_TYPE_SOFTWARE)
-			k->rodata->counter_only |= 1u << i;
+			k->rodata->cfg.counter_only |= 1u << i;
 #if defined(__x86_64__)
 		/* the CPU's own counters, for rdpmc (bpf/selfmon.bpf.h) */
 		if (o->max_threads && (a->type == PERF_TYPE_HARDWARE ||
 				       a->type == PERF_TYPE_HW_CACHE || a->type == PERF_TYPE_RAW))
-			k->rodata->self_pmc |= 1u << i;
+			k->rodata->cfg.self_pmc |= 1u << i;
 #endif
 		if (a->type == PERF_TYPE_SOFTWARE &&
 		    a->config == PERF_COUNT_SW_CONTEXT_SWITCHES)
-			k->rodata->switch_events |= 1u << i;
+			k->rodata->cfg.switch_events |= 1u << i;
 	}
-	s->counter_only = k->rodata->counter_only;
+	s->counter_only = k->rodata->cfg.counter_only;
 	session__switch_events(k, o);
 	err = err ?: bpf_map__set_max_entries(k->maps.events, o->nr_events * o->ncpus);
-	k->rodata->max_cgroups = s->max_cgroups;
-	k->rodata->max_procs = s->max_procs;
+	k->rodata->cfg.max_cgroups = s->max_cgroups;
+	k->rodata->cfg.max_procs = s->max_procs;
 	err = err ?: bpf_map__set_value_size(k->maps.cgrp_data, cval);
 	err = err ?: bpf_map__set_value_size(k->maps.proc_data, pval);
 	err = err ?: bpf_map__set_max_entries(k->maps.cgrp_data, 2 * s->max_cgroups);
@@ -204,7 +204,7 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 	err = err ?: bpf_map__set_max_entries(k->maps.cgrp_parent, 2 * s->max_cgroups);
 	err = err ?: bpf_map__set_max_entries(k->maps.tree, s->max_procs);
 	/* thread self-monitoring: off without slots (the array needs one) */
-	k->rodata->self_max = o->max_threads;
+	k->rodata->cfg.self_max = o->max_threads;
 	err = err ?: bpf_map__set_max_entries(k->maps.self_slots, max_u32(o->max_threads, 1));
 	return err;
 }
@@ -300,7 +300,7 @@ static int session__load(struct session *s, const struct session_opts *o, bool n
 		return -errno;
 	ret = session__size_maps(s, o);
 	if (no_pmc)
-		s->skel->rodata->self_pmc = 0;
+		s->skel->rodata->cfg.self_pmc = 0;
 	return ret ?: emon_bpf__load(s->skel);
 }
 
@@ -333,7 +333,7 @@ int session__open(struct session *s, const struct session_opts *o,
 	/* the rdpmc publication (never run on a PMU here) must not cost
 	 * the daemon its start: without it, libemon reads hardware events
 	 * as of the last switch */
-	if (ret && s->skel && s->skel->rodata->self_pmc) {
+	if (ret && s->skel && s->skel->rodata->cfg.self_pmc) {
 		pr_warn("thread self-monitoring: the kernel refused the rdpmc path (%s): hardware events read as of the last switch",
 			strerror(-ret));
 		emon_bpf__destroy(s->skel);
@@ -401,7 +401,7 @@ out:
 int session__self_maps(const struct session *s, int *slots_fd, int *task_fd,
 		       int *ctl_fd)
 {
-	if (!s->skel || !s->skel->rodata->self_max)
+	if (!s->skel || !s->skel->rodata->cfg.self_max)
 		return -ENOENT;
 	*slots_fd = bpf_map__fd(s->skel->maps.self_slots);
 	*task_fd = bpf_map__fd(s->skel->maps.self_task);

@@ -136,6 +136,73 @@ enum emon_step {
 	EMON_STEP_ALL,		/* + the process's row: the engine */
 };
 
+/*
+ * The BPF program's configuration, its one .rodata variable (cfg): set by
+ * userspace through the skeleton (skel->rodata->cfg) before load. .rodata
+ * is frozen at load, so the verifier knows every field as a constant and
+ * drops the code a setting leaves dead: each knob tested on the switch
+ * path costs nothing when off. Event sets are masks, bit i = event i.
+ * The program's initial values (bpf/state.bpf.h) are the defaults.
+ */
+struct emon_bpf_config {
+	/* when the program was loaded (CLOCK_MONOTONIC ns): a task started
+	 * since is known from its first run on, for from_migrations */
+	__u64 load_ns;
+	__u32 nr_events;
+	__u32 nr_cpus;
+	/* slots per buffer of cgrp_data and proc_data */
+	__u32 max_cgroups;
+	__u32 max_procs;
+	/* the index of a time event (cpu-clock), -1: none. Untraced slices
+	 * add their time to EMON_STAT_UNTRACED_NS: how much time had its
+	 * owner guessed. */
+	__s32 clock_event;
+	/* how far on_switch goes (enum emon_step): the engine leaves it at
+	 * EMON_STEP_ALL; tools/bench-switch-cost times this very object step
+	 * by step. The verifier prunes the steps left out. */
+	__u32 steps;
+	/*
+	 * Events read without enabled/running times: software events are
+	 * never multiplexed, so their times add nothing but a clock read,
+	 * the dearest part of a read in a VM. Their slices carry enabled =
+	 * running = 0, which userspace takes as "not scaled".
+	 */
+	__u32 counter_only;
+	/*
+	 * context-switches events: the kernel counts a switch after its
+	 * tracepoint, for the task going out (perf stat -G does too); a read
+	 * at the tracepoint would give it to the task coming in.
+	 */
+	__u32 switch_events;
+	/*
+	 * Software events whose count the kernel adds to in place, on this
+	 * CPU (all but the clocks, whose count only a read brings up to
+	 * date): loaded there, see counter_in_place().
+	 */
+	__u32 in_place;
+	/*
+	 * Events counted from the switch itself, with no perf_event and no
+	 * read: time events (cpu-clock, task-clock) from switch timestamps,
+	 * context-switches from the switches, cpu-migrations from the task's
+	 * migrations seen at its switch-in. See switch_delta().
+	 */
+	__u32 from_clock;
+	__u32 from_switches;
+	__u32 from_migrations;
+	/* thread self-monitoring: slots (serve --threads N), 0: off */
+	__u32 self_max;
+	/* events counted from timestamps for threads: cpu-clock, task-clock */
+	__u32 self_time;
+	/* hardware events whose rdpmc index the slots publish, so that a
+	 * reader can add the running slice (x86; see selfmon__pmc) */
+	__u32 self_pmc;
+	/* follow command trees (tree map): mark their processes, fork by fork */
+	__u8 follow_tree;
+	__u8 sched_on;		/* the scheduler view (--sched) */
+	__u8 sched_ms;		/* its histogram in ms, not us (runqlat -m) */
+	__u8 pad;
+};
+
 /* Slots of the per-CPU stats array (diagnostics, summed by userspace). */
 enum emon_stat {
 	EMON_STAT_SWITCHES = 0,	/* accounting runs (switches, flushes, self-moves) */
