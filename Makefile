@@ -57,7 +57,7 @@ SKELS := $(patsubst bpf/%.bpf.c,$(O)/%.skel.h,$(BPF_SRCS))
 # Every userspace source but main() goes into a library the tests link
 # (libemon-core.a: libemon.a is the self-monitoring library below), and
 # libemon's socket client, which the daemon source shares with libemon.
-LIB_SRCS := $(filter-out cli/main.c,$(wildcard pmu/*.c rapl/*.c engine/*.c cli/*.c daemon/*.c)) \
+LIB_SRCS := $(filter-out cli/main.c,$(wildcard common/*.c pmu/*.c rapl/*.c engine/*.c cli/*.c daemon/*.c)) \
 	libemon/sock.c
 LIB_OBJS := $(patsubst %.c,$(O)/obj/%.o,$(LIB_SRCS))
 MAIN_OBJ := $(O)/obj/cli/main.o

@@ -41,6 +41,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "common/array.h"
 #include "engine/log.h"
 #include "engine/procfs.h"
 #include "engine/session.h"
@@ -549,23 +550,6 @@ static int session__take_trees(struct session *s, struct session_read *r, __u32 
 	return err;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 256;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*arr, ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
 /* A slot's scheduler view, after its counts (when on). */
 static void take_sched(struct counts *c, const void *counts, int nr, bool on)
 {
@@ -620,9 +604,9 @@ static int session__drain(struct session *s, struct session_read *r,
 		n = a->max;
 	base = (char *)a->mem + (size_t)par * a->max * a->stride;
 	if (kind == EMON_KIND_CGRP)
-		err = grow((void **)&r->cgrp, &r->cap_cgrp, r->nr_cgrp + n, sizeof(*r->cgrp));
+		err = array__grow(&r->cgrp, &r->cap_cgrp, r->nr_cgrp + n, sizeof(*r->cgrp));
 	else
-		err = grow((void **)&r->proc, &r->cap_proc, r->nr_proc + n, sizeof(*r->proc));
+		err = array__grow(&r->proc, &r->cap_proc, r->nr_proc + n, sizeof(*r->proc));
 	if (err)
 		return err;
 	for (__u32 i = 0; i < n; i++) {
