@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include "cli/output_sched.h"
 #include "cli/utf8.h"
+#include "common/array.h"
 #include "daemon/metrics.h"
 #include "engine/container.h"
 #include "engine/idmap.h"
@@ -337,28 +338,11 @@ static void events__setup(struct render *r)
 
 /* ---- scratch ---- */
 
-static int grow(void *arrp, size_t *cap, size_t n, size_t elem)
-{
-	void **arr = arrp;
-	void *p;
-
-	if (!n)
-		n = 1;		/* never a NULL array (qsort, memcpy) */
-	if (n <= *cap)
-		return 0;
-	p = realloc(*arr, n * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = n;
-	return 0;
-}
-
 static struct mrow *rows__get(struct render *r, enum mscope_id id, size_t n)
 {
 	struct metrics *m = r->m;
 
-	if (grow(&m->rows[id], &m->rows_cap[id], n, sizeof(struct mrow)))
+	if (array__grow(&m->rows[id], &m->rows_cap[id], n, sizeof(struct mrow)))
 		return NULL;
 	r->sc[id].rows = m->rows[id];
 	r->sc[id].nr = 0;
@@ -545,8 +529,8 @@ static int track__sweep(struct metrics *m, int nev)
 	struct idmap_slot *sl;
 	size_t it = 0, n = 0;
 
-	if (grow(&m->gone, &m->gone_cap, m->track.nr + m->conts.nr,
-		 sizeof(*m->gone)))
+	if (array__grow(&m->gone, &m->gone_cap, m->track.nr + m->conts.nr,
+			sizeof(*m->gone)))
 		return -ENOMEM;
 	while ((sl = idmap__next(&m->track, &it)))
 		if (((struct track *)sl->val)->epoch != m->epoch)
@@ -615,8 +599,8 @@ static int cgroups__build(struct render *r)
 	size_t i, j, nr = s->nr_cgrp;
 	int err;
 
-	if (grow(&m->ents, &m->ents_cap, nr, sizeof(*m->ents)) ||
-	    grow(&m->efold, &m->efold_cap, nr, sizeof(*m->efold)) ||
+	if (array__grow(&m->ents, &m->ents_cap, nr, sizeof(*m->ents)) ||
+	    array__grow(&m->efold, &m->efold_cap, nr, sizeof(*m->efold)) ||
 	    !rows__get(r, MS_CGROUP, nr + 1))
 		return -ENOMEM;
 	for (i = 0; i < nr; i++)
@@ -667,7 +651,7 @@ static int containers__build(struct render *r)
 	struct idmap_slot *sl;
 	size_t it = 0, n = 0;
 
-	if (grow(&m->contv, &m->contv_cap, m->conts.nr, sizeof(*m->contv)) ||
+	if (array__grow(&m->contv, &m->contv_cap, m->conts.nr, sizeof(*m->contv)) ||
 	    !rows__get(r, MS_CONTAINER, m->conts.nr))
 		return -ENOMEM;
 	while ((sl = idmap__next(&m->conts, &it)))
@@ -711,7 +695,7 @@ static int procs__build(struct render *r)
 		return -ENOMEM;
 	if (!top || !nr)
 		return 0;
-	if (grow(&m->pk, &m->pk_cap, nr, sizeof(*m->pk)))
+	if (array__grow(&m->pk, &m->pk_cap, nr, sizeof(*m->pk)))
 		return -ENOMEM;
 	for (size_t i = 0; i < nr; i++) {
 		m->pk[i].e = &s->proc[i];
@@ -835,7 +819,7 @@ static int cgroups__fold(struct render *r)
 	unsigned int before;
 	int err;
 
-	if (grow(&m->order, &m->order_cap, n, sizeof(*m->order)))
+	if (array__grow(&m->order, &m->order_cap, n, sizeof(*m->order)))
 		return -ENOMEM;
 	order = m->order;
 	for (size_t i = 0; i < n; i++)
