@@ -98,7 +98,7 @@ static void work__main(int go, int rounds, double duration_s)
 	while (work__now() < end)
 		for (int i = 0; i < 4096; i++)
 			x += i;
-	_exit(0);
+	_exit(x == 1);	/* x read: the burn is not dead code to any compiler */
 }
 
 static int work__cgroup(struct check_work *w, const char *cgroot)

@@ -123,7 +123,7 @@ static int add_cpus_and_sockets(const struct stat_ctx *sc,
 	return 0;
 }
 
-/* The source names cgroups (engine/engine_snap.c). */
+/* The source names cgroups (engine/engine_names.c). */
 static const char *cgroup_path(const struct agg_entry *e)
 {
 	return e->name ? e->name : "[unknown]";

@@ -147,7 +147,7 @@ static int track__sweep(struct metrics *m, int nev)
 	struct idmap_slot *sl;
 	size_t it = 0, n = 0;
 
-	if (scratch__grow(&m->gone, &m->gone_cap, m->track.nr + m->conts.nr,
+	if (array__grow(&m->gone, &m->gone_cap, m->track.nr + m->conts.nr,
 		 sizeof(*m->gone)))
 		return -ENOMEM;
 	while ((sl = idmap__next(&m->track, &it)))
@@ -233,8 +233,8 @@ int cgroups__build(struct render *r)
 	size_t i, j, nr = s->nr_cgrp;
 	int err;
 
-	if (scratch__grow(&m->ents, &m->ents_cap, nr, sizeof(*m->ents)) ||
-	    scratch__grow(&m->efold, &m->efold_cap, nr, sizeof(*m->efold)) ||
+	if (array__grow(&m->ents, &m->ents_cap, nr, sizeof(*m->ents)) ||
+	    array__grow(&m->efold, &m->efold_cap, nr, sizeof(*m->efold)) ||
 	    !rows__get(r, MS_CGROUP, nr + 1))
 		return -ENOMEM;
 	for (i = 0; i < nr; i++)
@@ -272,7 +272,7 @@ int containers__build(struct render *r)
 	struct idmap_slot *sl;
 	size_t it = 0, n = 0;
 
-	if (scratch__grow(&m->contv, &m->contv_cap, m->conts.nr, sizeof(*m->contv)) ||
+	if (array__grow(&m->contv, &m->contv_cap, m->conts.nr, sizeof(*m->contv)) ||
 	    !rows__get(r, MS_CONTAINER, m->conts.nr))
 		return -ENOMEM;
 	while ((sl = idmap__next(&m->conts, &it)))
@@ -340,7 +340,7 @@ int cgroups__fold(struct render *r)
 	unsigned int before;
 	int err;
 
-	if (scratch__grow(&m->order, &m->order_cap, n, sizeof(*m->order)))
+	if (array__grow(&m->order, &m->order_cap, n, sizeof(*m->order)))
 		return -ENOMEM;
 	order = m->order;
 	for (size_t i = 0; i < n; i++)

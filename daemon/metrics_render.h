@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include "daemon/metrics.h"
 #include "daemon/metrics_buf.h"
+#include "common/array.h"
 #include "common/idmap.h"
 
 /* Scopes in the order they are built and written. */
@@ -147,8 +148,6 @@ static inline const char *entry__name(const struct snap_entry *e)
 	return e->name ? e->name : "";
 }
 
-/* metrics_scope.c: scratch arrays, rows */
-int scratch__grow(void *arrp, size_t *cap, size_t n, size_t elem);
 struct mrow *rows__get(struct render *r, enum mscope_id id, size_t n);
 struct mrow *row__add(struct render *r, enum mscope_id id);
 double row__key(const struct render *r, const struct counts *c);

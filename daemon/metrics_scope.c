@@ -18,30 +18,13 @@ struct proc_key {
 	const struct snap_entry *e;
 };
 
-/* ---- scratch and rows ---- */
-
-int scratch__grow(void *arrp, size_t *cap, size_t n, size_t elem)
-{
-	void **arr = arrp;
-	void *p;
-
-	if (!n)
-		n = 1;		/* never a NULL array (qsort, memcpy) */
-	if (n <= *cap)
-		return 0;
-	p = realloc(*arr, n * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = n;
-	return 0;
-}
+/* ---- rows ---- */
 
 struct mrow *rows__get(struct render *r, enum mscope_id id, size_t n)
 {
 	struct metrics *m = r->m;
 
-	if (scratch__grow(&m->rows[id], &m->rows_cap[id], n, sizeof(struct mrow)))
+	if (array__grow(&m->rows[id], &m->rows_cap[id], n, sizeof(struct mrow)))
 		return NULL;
 	r->sc[id].rows = m->rows[id];
 	r->sc[id].nr = 0;
@@ -138,7 +121,7 @@ static int procs__build(struct render *r)
 		return -ENOMEM;
 	if (!top || !nr)
 		return 0;
-	if (scratch__grow(&m->pk, &m->pk_cap, nr, sizeof(*m->pk)))
+	if (array__grow(&m->pk, &m->pk_cap, nr, sizeof(*m->pk)))
 		return -ENOMEM;
 	for (size_t i = 0; i < nr; i++) {
 		m->pk[i].e = &s->proc[i];

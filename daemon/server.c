@@ -11,11 +11,13 @@
  * closed on a request longer than EMON_PROTO_MAX_REQUEST, malformed, or
  * not whole within request_timeout_s, or an answer not read within
  * answer_timeout_s; it holds at most one answer.
+ *
+ * This file has the socket, the connections and their output;
+ * server_request.c reads and acts on requests, server_answer.c answers a
+ * flush's snapshot requests.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,74 +28,10 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
-#include "daemon/selfmon.h"
-#include "daemon/server.h"
-#include "common/procfs.h"
+#include "daemon/server_int.h"
 #include "common/log.h"
 
-#define MAX_INTERNAL 16
-#define MAX_SHARED 8		/* distinct snapshot requests encoded per flush */
-
-/*
- * An answer's body, shared by every client that asked the same thing at
- * one flush: 500 clients asking for the cgroups cost one encoding and one
- * copy, not 500 (each client has only its header of its own).
- */
-struct payload {
-	unsigned int refs;
-	size_t len;
-	size_t *held;		/* the count of answer bytes it is in, or NULL */
-	char data[];
-};
-
-struct client {
-	int fd;
-	pid_t pid;		/* SO_PEERCRED */
-	uid_t uid;
-	struct emon_msg_hdr hdr;
-	size_t hdr_got;
-	char in[EMON_PROTO_MAX_REQUEST];
-	size_t in_got;
-	double in_start;	/* the request's first byte came, 0: none */
-	bool pending;		/* its snapshot request waits for a flush */
-	struct emon_snap_req req;
-	__u32 tag;
-	struct emon_msg_hdr out_hdr;	/* the answer being written: */
-	struct payload *out;		/* its header, then this body */
-	size_t out_len, out_off;	/* header + body; written so far */
-	int out_fd;		/* sent with its first byte (SCM_RIGHTS), -1: none */
-	double out_start;
-	bool closing;		/* close once the answer is out */
-	int tree;		/* -1: none */
-};
-
-struct internal_req {
-	unsigned int scopes;
-	server_done_fn done;
-	void *ctx;
-};
-
-struct server {
-	struct server_opts o;
-	struct engine *e;
-	int lfd, wake_fd;
-	char path[108];
-	bool made_dir;		/* the socket's directory is ours: removed */
-	struct payload *hello;	/* every client's first answer */
-	struct client **c;	/* [max_clients], NULL: free */
-	int nr;
-	struct client *polled[1 + 1 + 4096];	/* who each pollfd is */
-	int npending;
-	size_t held;		/* bytes of snapshot answers not yet sent */
-	double last_flush;
-	__u64 flushes;
-	pthread_mutex_t lock;	/* internal[]: other threads add to it */
-	struct internal_req internal[MAX_INTERNAL];
-	int nr_internal;
-	bool stopping;		/* no more internal requests */
-};
-
-static struct payload *payload__new(const void *p, size_t len)
+struct payload *payload__new(const void *p, size_t len)
 {
 	struct payload *pl = malloc(sizeof(*pl) + len);
 
@@ -106,7 +44,7 @@ static struct payload *payload__new(const void *p, size_t len)
 	return pl;
 }
 
-static void payload__put(struct payload *pl)
+void payload__put(struct payload *pl)
 {
 	if (pl && !--pl->refs) {
 		if (pl->held)
@@ -115,29 +53,7 @@ static void payload__put(struct payload *pl)
 	}
 }
 
-/*
- * Snapshot answers that clients have not read yet, and that their
- * sockets could not take, hold memory: past max_held, requests wait for a
- * flush until some of it is read (or its reader timed out). One answer is
- * always allowed, however large.
- */
-static bool server__held_full(const struct server *s)
-{
-	return s->o.max_held && s->held && s->held >= s->o.max_held;
-}
-
-/* A flush is wanted now (rate limits aside): requests that can be answered. */
-static bool server__want(const struct server *s)
-{
-	bool want;
-
-	pthread_mutex_lock((pthread_mutex_t *)&s->lock);
-	want = (s->npending && !server__held_full(s)) || s->nr_internal;
-	pthread_mutex_unlock((pthread_mutex_t *)&s->lock);
-	return want;
-}
-
-static void client__close(struct server *s, int i)
+void client__close(struct server *s, int i)
 {
 	struct client *c = s->c[i];
 
@@ -182,8 +98,7 @@ static ssize_t client__send(struct client *c)
 	return n;
 }
 
-/* Write what we can of c's answer; -1 when c must go. */
-static int client__flush_out(struct client *c)
+int client__flush_out(struct client *c)
 {
 	while (c->out && c->out_off < c->out_len) {
 		ssize_t n = client__send(c);
@@ -201,8 +116,7 @@ static int client__flush_out(struct client *c)
 	return c->closing ? -1 : 0;
 }
 
-/* Send pl (one more reference to it) with c's header. */
-static int client__queue_shared(struct client *c, __u16 type,
+int client__queue_shared(struct client *c, __u16 type,
 				struct payload *pl, double now)
 {
 	c->out_hdr = (struct emon_msg_hdr){
@@ -221,7 +135,7 @@ static int client__queue_shared(struct client *c, __u16 type,
 	return client__flush_out(c);
 }
 
-static int client__queue(struct client *c, __u16 type, const void *p, size_t len,
+int client__queue(struct client *c, __u16 type, const void *p, size_t len,
 			 double now)
 {
 	struct payload *pl = payload__new(p, len);
@@ -234,12 +148,7 @@ static int client__queue(struct client *c, __u16 type, const void *p, size_t len
 	return ret;
 }
 
-/* A one-line error; close after it when fatal. */
-static int client__error(struct client *c, int err, bool fatal, double now,
-			 const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-static int client__error(struct client *c, int err, bool fatal, double now,
+int client__error(struct client *c, int err, bool fatal, double now,
 			 const char *fmt, ...)
 {
 	char buf[sizeof(struct emon_error) + 256];
@@ -258,160 +167,6 @@ static int client__error(struct client *c, int err, bool fatal, double now,
 	c->closing = fatal;
 	c->out_fd = -1;
 	return client__queue(c, EMON_MSG_ERROR, buf, sizeof(*e) + n + 1, now);
-}
-
-/* The parent pid of pid from /proc, -1 when gone or unreadable. */
-static pid_t parent_of(pid_t pid)
-{
-	char buf[512], *p = procfs__stat(pid, buf, sizeof(buf));
-	int ppid;
-
-	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
-		return -1;
-	return ppid;
-}
-
-/* A process may only have its own children followed. */
-static int client__track(struct server *s, struct client *c, double now)
-{
-	const struct emon_track_req *r = (const void *)c->in;
-	struct emon_track t = { 0 };
-	int tree;
-
-	if (c->tree >= 0)
-		return client__error(c, EBUSY, false, now, "this connection follows a tree already");
-	if (!r->pid || parent_of(r->pid) != c->pid)
-		return client__error(c, EPERM, false, now,
-				     "pid %u is not a child of the caller (pid %d)",
-				     r->pid, (int)c->pid);
-	tree = engine__tree_new(s->e, r->pid);
-	if (tree < 0)
-		return client__error(c, -tree, false, now, "cannot follow pid %u: %s",
-				     r->pid, tree == -EBUSY ?
-				     "every command tree is in use" : strerror(-tree));
-	c->tree = tree;
-	t.tree = tree;
-	pr_debug("client pid %d: following pid %u as tree %d", (int)c->pid, r->pid, tree);
-	return client__queue(c, EMON_MSG_TRACK, &t, sizeof(t), now);
-}
-
-/* A thread of the caller's process wants a self-monitoring slot: the
- * answer carries the slot array's read-only fd. */
-static int client__self(struct server *s, struct client *c, double now)
-{
-	const struct emon_self_req *r = (const void *)c->in;
-	struct emon_self_grant g;
-	char err[160];
-	int fd, ret;
-
-	if (!s->o.self)
-		return client__error(c, EOPNOTSUPP, false, now,
-				     "this daemon keeps no thread slots (serve --threads N)");
-	ret = selfmon__register(s->o.self, c->pid, r->tid, &g, &fd, err, sizeof(err));
-	if (ret)
-		return client__error(c, -ret, false, now, "%s", err);
-	c->out_fd = fd;
-	return client__queue(c, EMON_MSG_SELF, &g, sizeof(g), now);
-}
-
-int server__parse_request(const struct emon_msg_hdr *h, const void *payload,
-			  char *err, size_t errlen)
-{
-	const struct emon_snap_req *r = payload;
-
-	if (h->magic != EMON_PROTO_MAGIC || h->version != EMON_PROTO_VERSION) {
-		snprintf(err, errlen, "not emon-perf protocol version %d", EMON_PROTO_VERSION);
-		return -EPROTO;
-	}
-	if (h->len > EMON_PROTO_MAX_REQUEST) {
-		snprintf(err, errlen, "request of %u bytes: at most %d", h->len,
-			 EMON_PROTO_MAX_REQUEST);
-		return -EMSGSIZE;
-	}
-	if (!payload)		/* the header alone: good so far */
-		return 0;
-	if (h->type == EMON_MSG_SNAPSHOT_REQ && h->len == sizeof(*r)) {
-		if (r->scopes & ~(EMON_SNAP_CGROUPS | EMON_SNAP_PROCS | EMON_SNAP_PROCS_TREE)) {
-			snprintf(err, errlen, "unknown scopes 0x%x", r->scopes);
-			return -EINVAL;
-		}
-		return EMON_MSG_SNAPSHOT_REQ;
-	}
-	if (h->type == EMON_MSG_TRACK_REQ && h->len == sizeof(struct emon_track_req))
-		return EMON_MSG_TRACK_REQ;
-	if (h->type == EMON_MSG_SELF_REQ && h->len == sizeof(struct emon_self_req))
-		return EMON_MSG_SELF_REQ;
-	snprintf(err, errlen, "unexpected message type %u of %u bytes", h->type, h->len);
-	return -EPROTO;
-}
-
-/* A whole message came in: act on it. -1: c must go. */
-static int client__message(struct server *s, struct client *c, double now)
-{
-	char err[128];
-	int type = server__parse_request(&c->hdr, c->in, err, sizeof(err));
-
-	c->in_start = 0;
-	c->tag = c->hdr.tag;
-	if (type < 0)
-		return client__error(c, -type, true, now, "%s", err);
-	if (type == EMON_MSG_TRACK_REQ)
-		return client__track(s, c, now);
-	if (type == EMON_MSG_SELF_REQ)
-		return client__self(s, c, now);
-	memcpy(&c->req, c->in, sizeof(c->req));
-	c->req.tree = c->tree;	/* its own tree or none */
-	c->pending = true;
-	s->npending++;
-	return 0;
-}
-
-/* Read what c sent; -1: c must go. One request at a time: none is read
- * while one waits for its answer. */
-static int client__read(struct server *s, struct client *c, double now)
-{
-	for (;;) {
-		char msg[128];
-		ssize_t n;
-		size_t want;
-		char *dst;
-		int err;
-
-		if (c->pending || c->out || c->closing)
-			return 0;
-		if (c->hdr_got < sizeof(c->hdr)) {
-			dst = (char *)&c->hdr + c->hdr_got;
-			want = sizeof(c->hdr) - c->hdr_got;
-		} else {
-			dst = c->in + c->in_got;
-			want = c->hdr.len - c->in_got;
-		}
-		n = want ? recv(c->fd, dst, want, MSG_DONTWAIT) : 0;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return 0;
-		if (n < 0 || (want && n == 0))
-			return -1;	/* gone */
-		if (!c->in_start)
-			c->in_start = now;
-		if (c->hdr_got < sizeof(c->hdr)) {
-			c->hdr_got += n;
-			if (c->hdr_got < sizeof(c->hdr))
-				continue;
-			err = server__parse_request(&c->hdr, NULL, msg, sizeof(msg));
-			if (err)
-				return client__error(c, -err, true, now, "%s", msg);
-			c->in_got = 0;
-		} else {
-			c->in_got += n;
-		}
-		if (c->hdr_got == sizeof(c->hdr) && c->in_got == c->hdr.len) {
-			c->hdr_got = c->in_got = 0;
-			if (client__message(s, c, now))
-				return -1;
-		}
-	}
 }
 
 static void server__accept(struct server *s, double now)
@@ -517,7 +272,6 @@ void server__handle(struct server *s, const struct pollfd *pfd, int n, double no
 	if (n > 0 && pfd[0].revents)
 		server__accept(s, now);
 }
-
 double server__next(const struct server *s)
 {
 	double next = engine__next_tick(s->e);
@@ -550,95 +304,6 @@ static void server__timeouts(struct server *s, double now)
 	}
 }
 
-/*
- * The encoded snapshot for req, from this flush: one encoding shared by
- * every request of the same scopes and events (a tree's is its own).
- */
-static struct payload *answer__get(struct server *s, const struct emon_snap_req *req,
-				   struct payload **shared, struct emon_snap_req *keys,
-				   int *nshared)
-{
-	struct payload *pl;
-	size_t len;
-	void *buf;
-	int i;
-
-	for (i = 0; req->tree < 0 && i < *nshared; i++) {
-		if (keys[i].scopes == req->scopes && keys[i].events == req->events) {
-			shared[i]->refs++;
-			return shared[i];
-		}
-	}
-	if (server__held_full(s))
-		return NULL;	/* it waits: see server__held_full() */
-	if (engine__encode(s->e, req, &buf, &len))
-		return NULL;
-	pl = payload__new(buf, len);
-	free(buf);
-	if (pl) {
-		pl->held = &s->held;
-		s->held += len;
-	}
-	if (pl && req->tree < 0 && *nshared < MAX_SHARED) {
-		keys[*nshared] = *req;
-		shared[(*nshared)++] = pl;
-		pl->refs++;
-	}
-	return pl;
-}
-
-/* Answer every waiting request from the flush just made. */
-static void server__answer(struct server *s, double now, int err)
-{
-	struct internal_req in[MAX_INTERNAL];
-	struct payload *shared[MAX_SHARED];
-	struct emon_snap_req keys[MAX_SHARED];
-	int nin, nshared = 0, deferred = 0;
-
-	for (int i = 0; i < s->o.max_clients; i++) {
-		struct client *c = s->c[i];
-		struct payload *pl;
-		int bad;
-
-		if (!c || !c->pending)
-			continue;
-		pl = err ? NULL : answer__get(s, &c->req, shared, keys, &nshared);
-		if (!pl && !err && server__held_full(s)) {
-			deferred++;
-			continue;	/* pending still, for a later flush */
-		}
-		c->pending = false;
-		s->npending--;
-		if (!pl) {
-			bad = client__error(c, err ? -err : ENOMEM, false, now,
-					    "cannot take a snapshot");
-		} else {
-			bad = client__queue_shared(c, EMON_MSG_SNAPSHOT, pl, now);
-			payload__put(pl);
-		}
-		if (bad)
-			client__close(s, i);
-	}
-	for (int i = 0; i < nshared; i++)
-		payload__put(shared[i]);
-	if (deferred)
-		pr_debug("%d requests wait: %zu bytes of answers unread (--max-held-mb)",
-			 deferred, s->held);
-	pthread_mutex_lock(&s->lock);
-	nin = s->nr_internal;
-	memcpy(in, s->internal, nin * sizeof(in[0]));
-	s->nr_internal = 0;
-	pthread_mutex_unlock(&s->lock);
-	for (int i = 0; i < nin; i++) {
-		struct emon_snap_req req = { .scopes = in[i].scopes, .tree = -1 };
-		void *buf = NULL;
-		size_t len = 0;
-		int e = err ?: engine__encode(s->e, &req, &buf, &len);
-
-		in[i].done(in[i].ctx, buf, len, e);
-	}
-}
-
 void server__run(struct server *s, double now)
 {
 	bool want = server__want(s);
@@ -653,40 +318,6 @@ void server__run(struct server *s, double now)
 			server__answer(s, now, err);
 	}
 	server__timeouts(s, now);
-}
-
-int server__request_all(struct server *s, unsigned int scopes,
-			server_done_fn done, void *ctx)
-{
-	__u64 one = 1;
-	int err = 0;
-
-	pthread_mutex_lock(&s->lock);
-	if (s->stopping)
-		err = -ESHUTDOWN;
-	else if (s->nr_internal == MAX_INTERNAL)
-		err = -EBUSY;
-	else
-		s->internal[s->nr_internal++] = (struct internal_req){ scopes, done, ctx };
-	pthread_mutex_unlock(&s->lock);
-	if (!err && write(s->wake_fd, &one, sizeof(one)) < 0)
-		err = -errno;
-	return err;
-}
-
-void server__shutdown(struct server *s)
-{
-	struct internal_req in[MAX_INTERNAL];
-	int nin;
-
-	pthread_mutex_lock(&s->lock);
-	s->stopping = true;
-	nin = s->nr_internal;
-	memcpy(in, s->internal, nin * sizeof(in[0]));
-	s->nr_internal = 0;
-	pthread_mutex_unlock(&s->lock);
-	for (int i = 0; i < nin; i++)
-		in[i].done(in[i].ctx, NULL, 0, -ESHUTDOWN);
 }
 
 void server__set_self(struct server *s, struct selfmon *self)

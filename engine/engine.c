@@ -12,28 +12,88 @@
  *       split between them. Reads come at least every second, sooner while
  *       a map came back more than half full (a process storm).
  *
- * Snapshots of the totals are encoded by engine_snap.c.
+ * Who owns what: struct engine is this file's alone. It calls the pieces,
+ * each of which owns its own state and is handed only what it reads; none
+ * calls back into this file, so a tick runs only from here (a tree id
+ * that must wait for a read gets it from engine__tree_new()).
+ *   engine_retain.c  struct retain: the gone entries, the last pass
+ *   engine_trees.c   struct trees: tree ids in use, their commands, when
+ *                    a freed id is clean
+ *   engine_names.c   the paths of the totals' cgroup entries
+ *   engine_check.c   struct read_check: what reads said once
+ *   engine_snap.c    snapshots, encoded from a struct snap_src view
+ * The totals (aggregate.c), the session (session*.c) and the energy
+ * source stay this file's, lent to the pieces for one call.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
-#include "engine/engine_int.h"
+#include "engine/aggregate.h"
+#include "engine/attribute.h"
+#include "engine/cgroup.h"
+#include "engine/container_cache.h"
+#include "engine/engine.h"
+#include "engine/engine_check.h"
+#include "engine/engine_names.h"
+#include "engine/engine_retain.h"
+#include "engine/engine_snap.h"
+#include "engine/engine_trees.h"
 #include "common/log.h"
+#include "engine/session.h"
+#include "pmu/event.h"
+#include "rapl/energy.h"
 
 #define READ_PERIOD_S 1.0
 #define MIN_PERIOD_S 0.05
-/* Short of the time between reads by more than this: said (check_clock). */
-#define CLOCK_SHORT 0.01
 /* A flush this long after the energy read before it: read again after it. */
 #define ENERGY_LATE_S 0.001
 
+struct engine {
+	struct engine_opts o;
+	struct snap_meta meta;
+	struct pmu_event_list events;
+	struct session sess;
+	bool sess_open;
+	struct session_read rd;
+	struct aggregate agg;		/* totals since the start */
+	struct retain retain;		/* and of the keys that left them */
+	struct cgroup_names names;
+	struct cont_cache conts;	/* containers' names */
+	char cgroot[PATH_MAX];
+	struct cpu_topology topo;
+	int ncpus;
+	bool *online;
+	int *cpu_pkg;
+	/* energy */
+	struct energy_source *energy;
+	bool estimated;
+	struct energy_sample es;
+	/* the next period's part of a read after a late flush, and its
+	 * weight (0: none), see late_energy() */
+	struct energy_sample carry;
+	double carry_k;
+	struct attr_input attr;
+	double *busy_ns;		/* [npkg] for the model */
+	__u64 energy_reads;
+	char energy_note[512];
+	int clock_idx;			/* cpu-clock's index, -1 if absent */
+	/* reads */
+	__u64 seq;
+	double last_t, last_read;
+	double period, full;
+	double snap_t;			/* the last snapshot's read, -1: none */
+	struct trees trees;		/* command tree ids */
+	struct read_check check;	/* what reads said */
+};
+
 /* Effective CAP_BPF + CAP_PERFMON, or CAP_SYS_ADMIN, or root. */
-bool engine__have_privileges(void)
+static bool engine__have_privileges(void)
 {
 	unsigned long long eff = 0;
 	char line[256];
@@ -339,7 +399,6 @@ int engine__open(struct engine **ep, const struct engine_opts *o)
 	e->o = *o;
 	if (e->o.max_trees > EMON_MAX_TREES)
 		e->o.max_trees = EMON_MAX_TREES;
-	e->clock_short_cpu = -1;
 	e->snap_t = -1;
 	ret = setup_cpus(e);
 	ret = ret ?: setup_cgroups(e);
@@ -363,11 +422,11 @@ void engine__close(struct engine *e)
 		session__close(&e->sess);
 	for (int i = 0; i < e->events.nr; i++)
 		pmu_event__close(&e->events.ev[i]);
-	engine__free_names(e);
+	engine_names__free(&e->agg.cgrps);
+	cont_cache__exit(&e->conts);
 	aggregate__exit(&e->agg);
 	session_read__exit(&e->rd);
-	free(e->gone_cgrp);
-	free(e->gone_proc);
+	retain__exit(&e->retain);
 	if (e->names.root)
 		cgroup_names__exit(&e->names);
 	energy_source__close(e->energy);
@@ -415,63 +474,6 @@ double engine__last_t(const struct engine *e)
 __u64 engine__seq(const struct engine *e)
 {
 	return e->seq;
-}
-
-static void warn_overflow(struct engine *e)
-{
-	const __u64 *st = e->rd.stats;
-
-	if (st[EMON_STAT_CGRP_FULL] && !e->ovf_warned[0]++)
-		pr_warn("cgroup map full (--max-cgroups %u): %llu slices counted in the 'overflow' cgroup row",
-			e->sess.max_cgroups, (unsigned long long)st[EMON_STAT_CGRP_FULL]);
-	if (st[EMON_STAT_PROC_FULL] && !e->ovf_warned[1]++)
-		pr_warn("process map full (--max-procs %u): %llu slices counted in the 'overflow' process row",
-			e->sess.max_procs, (unsigned long long)st[EMON_STAT_PROC_FULL]);
-	if (st[EMON_STAT_TREE_LOST] && !e->ovf_warned[2]++)
-		pr_warn("%llu processes forked in a command's tree could not be followed (the BPF tree map refused them): the command's counts miss theirs",
-			(unsigned long long)st[EMON_STAT_TREE_LOST]);
-	if (st[EMON_STAT_SLOT_KEY] && !e->ovf_warned[3]++)
-		pr_warn("%llu slices found their key's BPF slot holding another key and were counted in a new one (a bug: please report it)",
-			(unsigned long long)st[EMON_STAT_SLOT_KEY]);
-	if (st[EMON_STAT_READ_ERR])
-		pr_debug("%llu failed counter reads",
-			 (unsigned long long)st[EMON_STAT_READ_ERR]);
-	if (st[EMON_STAT_UNTRACED])
-		pr_debug("%llu slices (%.3f ms of cpu-clock) followed context switches the kernel did not trace (tasks hidden from tracepoints): each split by CFS run time where known, else counted for the task that ran last",
-			 (unsigned long long)st[EMON_STAT_UNTRACED],
-			 st[EMON_STAT_UNTRACED_NS] / 1e6);
-}
-
-/*
- * A per-CPU cpu-clock event counts all the time its CPU is online, so one
- * that counted less than the time between two reads was stopped. The
- * kernel does that at every cgroup switch to each event of a PMU context
- * holding cgroup events (another tool's: perf stat -G), and they do not
- * count in between: every count of that PMU falls short, ours too. Said
- * once, after two read periods in a row on one CPU (a single one can be
- * a CPU going offline in mid-period); the figure is in every -v line.
- */
-static void check_clock(struct engine *e)
-{
-	double short_by;
-	int cpu;
-
-	if (e->clock_idx < 0)
-		return;
-	short_by = clock__deficit(e->rd.cpu, e->clock_idx, e->rd.cpu_dt,
-				  e->ncpus, &cpu);
-	if (cpu < 0 || short_by <= CLOCK_SHORT) {
-		e->clock_short_cpu = -1;
-		return;
-	}
-	pr_debug("cpu-clock on cpu%d counted %.1f%% less than the time between its reads",
-		 cpu, short_by * 100);
-	if (cpu == e->clock_short_cpu && !e->clock_warned) {
-		e->clock_warned = true;
-		pr_warn("cpu-clock on cpu%d counted %.1f%% less than the time between reads: something stops this CPU's events (another tool's cgroup perf_events on the same PMU, such as perf stat -G with cpu-clock, do at every cgroup switch); counts may be that much low",
-			cpu, short_by * 100);
-	}
-	e->clock_short_cpu = cpu;
 }
 
 /* Read the energy of the period that just ended. */
@@ -565,6 +567,17 @@ static void adapt_period(struct engine *e)
 	}
 }
 
+/* Let the keys go that engine_opts.retain_s lets go (gone entries). */
+static int engine__retain(struct engine *e)
+{
+	int err = retain__run(&e->retain, &e->agg, e->cgroot, &e->o, e->last_t,
+			      e->snap_t);
+
+	/* the containers whose cgroups all went a while ago */
+	cont_cache__prune(&e->conts, &e->agg.cgrps, e->last_t);
+	return err;
+}
+
 int engine__tick(struct engine *e)
 {
 	double t0 = session__now(), te = t0;	/* te: when the energy was read */
@@ -583,7 +596,7 @@ int engine__tick(struct engine *e)
 		 e->rd.spread * 1e6, e->rd.nr_cgrp, e->rd.nr_proc,
 		 (session__now() - t0) * 1e6);
 	if (!err) {
-		engine__mark_roots(e);
+		trees__mark_roots(&e->trees, e->o.max_trees, &e->rd);
 		err = aggregate__add(&e->agg, &e->rd);
 	}
 	if (err) {
@@ -592,9 +605,11 @@ int engine__tick(struct engine *e)
 	}
 	e->seq++;
 	e->last_t = e->rd.t;
-	engine__name_cgroups(e);
-	check_clock(e);
-	warn_overflow(e);
+	if (e->o.name_cgroups)
+		engine_names__take(&e->names, &e->agg.cgrps, &e->rd, &e->sess,
+				   &e->conts, &e->o.runtime_roots, e->last_t);
+	read_check__clock(&e->check, &e->rd, e->clock_idx, e->ncpus);
+	read_check__stats(&e->check, &e->rd, &e->sess);
 	adapt_period(e);
 	err = late_energy(e, te);
 	err = err ?: take_energy(e, e->rd.t);
@@ -602,4 +617,61 @@ int engine__tick(struct engine *e)
 	if (!err && e->o.retain_s >= 0)
 		err = engine__retain(e);
 	return err;
+}
+
+int engine__encode(struct engine *e, const struct emon_snap_req *req,
+		   void **bufp, size_t *lenp)
+{
+	struct snap_src src;
+	int tree = req->tree, err;
+
+	/* one front end: keys go once it has their totals (the daemon's
+	 * rule runs at its ticks, clients or not) */
+	if (e->o.retain_s < 0) {
+		err = engine__retain(e);
+		if (err)
+			return err;
+	}
+	src = (struct snap_src){
+		.agg = &e->agg,
+		.gone_cgrp = e->retain.gone_cgrp,
+		.gone_proc = e->retain.gone_proc,
+		.online = e->online,
+		.ncpus = e->ncpus,
+		.nr_events = e->meta.nr_events,
+		.sched = e->meta.sched_on,
+		.seq = e->seq,
+		.t = e->last_t,
+		.energy_reads = e->energy_reads,
+		.conts = &e->conts,
+	};
+	if (!trees__has(&e->trees, tree, e->o.max_trees))
+		tree = -1;
+	err = snap_src__encode(&src, req, tree, bufp, lenp);
+	if (!err)
+		e->snap_t = e->last_t;
+	return err;
+}
+
+int engine__tree_new(struct engine *e, pid_t pid)
+{
+	bool waiting;
+	int t, err;
+
+	t = trees__free_id(&e->trees, e->o.max_trees, e->seq, &waiting);
+	if (t < 0 && waiting) {	/* rare: every free id was let go this read */
+		err = engine__tick(e);
+		if (err)
+			return err;
+		t = trees__free_id(&e->trees, e->o.max_trees, e->seq, &waiting);
+	}
+	if (t < 0)
+		return -EBUSY;
+	err = trees__take(&e->trees, t, pid, &e->agg, &e->sess);
+	return err ?: t;
+}
+
+void engine__tree_free(struct engine *e, int tree)
+{
+	trees__release(&e->trees, tree, e->o.max_trees, e->seq, &e->agg, &e->sess);
 }
