@@ -133,12 +133,12 @@ void http_tls__free(struct http_tls *t)
 {
 	if (!t)
 		return;
-	free(t->cert);
-	if (t->key)
+	if (t->key)	/* the private key: not left in freed memory */
 		explicit_bzero(t->key, strlen(t->key));
 	free(t->key);
+	free(t->cert);
 	free(t->ca);
-	memset(t, 0, sizeof(*t));
+	*t = (struct http_tls){ 0 };
 }
 
 int http_tls__verify(const struct http_tls *t, struct MHD_Connection *c,

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,8 @@ struct parse {
 struct key {
 	const char *name;
 	/* 0 or -errno (err said); NULL: known to exporter-toolkit, not here */
-	int (*fn)(struct parse *p, const char *key, yaml_node_t *v);
+	int (*fn)(struct parse *p, const char *key, yaml_node_t *v, void *dst);
+	size_t off;		/* dst: this far into struct webcfg */
 };
 
 static int fail(struct parse *p, const yaml_node_t *n, const char *fmt, ...)
@@ -114,7 +116,7 @@ static int walk(struct parse *p, yaml_node_t *n, const char *what,
 		if (!keys[i].fn)
 			return fail(p, k, "'%s' (in %s) is not supported by emon-perf",
 				    name, what);
-		err = keys[i].fn(p, name, v);
+		err = keys[i].fn(p, name, v, (char *)p->w + keys[i].off);
 		if (err)
 			return err;
 	}
@@ -124,8 +126,9 @@ static int walk(struct parse *p, yaml_node_t *n, const char *what,
 /* ---- tls_server_config ---- */
 
 /* A path, relative ones anchored at the file's directory. */
-static int set_path(struct parse *p, const char *key, yaml_node_t *v, char **dst)
+static int set_path(struct parse *p, const char *key, yaml_node_t *v, void *out)
 {
+	char **dst = out;
 	const char *s;
 	int err = want_scalar(p, key, v);
 
@@ -143,22 +146,7 @@ static int set_path(struct parse *p, const char *key, yaml_node_t *v, char **dst
 	return 0;
 }
 
-static int key_cert(struct parse *p, const char *key, yaml_node_t *v)
-{
-	return set_path(p, key, v, &p->w->cert_file);
-}
-
-static int key_key(struct parse *p, const char *key, yaml_node_t *v)
-{
-	return set_path(p, key, v, &p->w->key_file);
-}
-
-static int key_client_ca(struct parse *p, const char *key, yaml_node_t *v)
-{
-	return set_path(p, key, v, &p->w->client_ca_file);
-}
-
-static int key_client_auth(struct parse *p, const char *key, yaml_node_t *v)
+static int client_auth(struct parse *p, const char *key, yaml_node_t *v, void *dst)
 {
 	static const struct {
 		const char *name;
@@ -185,7 +173,7 @@ static int key_client_auth(struct parse *p, const char *key, yaml_node_t *v)
 			return fail(p, v, "client_auth_type %s is not supported by "
 				    "emon-perf (NoClientCert, VerifyClientCertIfGiven, "
 				    "RequireAndVerifyClientCert)", s);
-		p->w->client_auth = types[i].val;
+		*(enum webcfg_client_auth *)dst = types[i].val;
 		return 0;
 	}
 	return fail(p, v, "bad client_auth_type '%s': NoClientCert, "
@@ -193,8 +181,9 @@ static int key_client_auth(struct parse *p, const char *key, yaml_node_t *v)
 }
 
 static int tls_version(struct parse *p, const char *key, yaml_node_t *v,
-		       enum webcfg_tls_version *dst)
+		       void *out)
 {
+	enum webcfg_tls_version *dst = out;
 	const char *s;
 	int err = want_scalar(p, key, v);
 
@@ -213,25 +202,17 @@ static int tls_version(struct parse *p, const char *key, yaml_node_t *v,
 	return 0;
 }
 
-static int key_min_version(struct parse *p, const char *key, yaml_node_t *v)
-{
-	return tls_version(p, key, v, &p->w->min_version);
-}
+#define AT(field) offsetof(struct webcfg, field)
 
-static int key_max_version(struct parse *p, const char *key, yaml_node_t *v)
-{
-	return tls_version(p, key, v, &p->w->max_version);
-}
-
-static int sect_tls(struct parse *p, const char *key, yaml_node_t *v)
+static int sect_tls(struct parse *p, const char *key, yaml_node_t *v, void *dst)
 {
 	static const struct key keys[] = {
-		{ "cert_file", key_cert },
-		{ "key_file", key_key },
-		{ "client_ca_file", key_client_ca },
-		{ "client_auth_type", key_client_auth },
-		{ "min_version", key_min_version },
-		{ "max_version", key_max_version },
+		{ "cert_file", set_path, AT(cert_file) },
+		{ "key_file", set_path, AT(key_file) },
+		{ "client_ca_file", set_path, AT(client_ca_file) },
+		{ "client_auth_type", client_auth, AT(client_auth) },
+		{ "min_version", tls_version, AT(min_version) },
+		{ "max_version", tls_version, AT(max_version) },
 		{ "cert", NULL },
 		{ "key", NULL },
 		{ "client_ca", NULL },
@@ -241,12 +222,13 @@ static int sect_tls(struct parse *p, const char *key, yaml_node_t *v)
 		{ "prefer_server_cipher_order", NULL },
 	};
 
+	(void)dst;
 	return walk(p, v, key, keys, sizeof(keys) / sizeof(keys[0]));
 }
 
 /* ---- http_server_config ---- */
 
-static int key_http2(struct parse *p, const char *key, yaml_node_t *v)
+static int http2(struct parse *p, const char *key, yaml_node_t *v, void *dst)
 {
 	const char *s;
 	int err = want_scalar(p, key, v);
@@ -256,16 +238,18 @@ static int key_http2(struct parse *p, const char *key, yaml_node_t *v)
 	s = scalar(v);
 	if (*s && strcmp(s, "true") && strcmp(s, "false"))
 		return fail(p, v, "bad http2 '%s': true or false", s);
+	(void)dst;
 	return 0;	/* Prometheus scrapes over HTTP/1.1 either way */
 }
 
-static int sect_http(struct parse *p, const char *key, yaml_node_t *v)
+static int sect_http(struct parse *p, const char *key, yaml_node_t *v, void *dst)
 {
 	static const struct key keys[] = {
-		{ "http2", key_http2 },
+		{ "http2", http2 },
 		{ "headers", NULL },
 	};
 
+	(void)dst;
 	return walk(p, v, key, keys, sizeof(keys) / sizeof(keys[0]));
 }
 
@@ -286,12 +270,13 @@ static bool bcrypt__valid(const char *h)
 	return cost >= 4 && cost <= 31 && strspn(h + 7, b64) == 53;
 }
 
-static int sect_users(struct parse *p, const char *key, yaml_node_t *v)
+static int sect_users(struct parse *p, const char *key, yaml_node_t *v, void *dst)
 {
 	struct webcfg *w = p->w;
 	yaml_node_pair_t *pair;
 	size_t n;
 
+	(void)dst;
 	if (v->type == YAML_SCALAR_NODE && !*scalar(v))
 		return 0;
 	if (v->type != YAML_MAPPING_NODE)

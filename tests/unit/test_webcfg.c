@@ -19,6 +19,9 @@
 #define HASH_Y "$2y$04$Ai79/OIANx45ub6vXFDsN.mTb1hn1dxLaTfnSejjci3Sefa2kIJ0m"
 #define HASH_B "$2b$10$vJghg.nCxfyk/aAM8.2Ry.wjfuBzkwZ/sDIIAcEvt7N5s3kafLrm6"
 
+/* a key pair, for the cases about what comes with one */
+#define PAIR "tls_server_config:\n  cert_file: a\n  key_file: b\n"
+
 static const struct {
 	const char *name;
 	const char *text;
@@ -35,7 +38,7 @@ static const struct {
 	{ "users", "basic_auth_users:\n  alice: " HASH_Y "\n  bob: '" HASH_B "'\n", 0 },
 	{ "http2", "http_server_config:\n  http2: false\n", 0 },
 	{ "empty sections", "tls_server_config:\nbasic_auth_users:\n", 0 },
-	{ "unknown key", "tls_server_config:\n  cert_file: a\n  key_file: b\n"
+	{ "unknown key", PAIR
 	  "  certfile: c\n", -EINVAL, "web.yml:4: unknown key 'certfile' in tls_server_config" },
 	{ "unknown section", "tls_config:\n  cert_file: a\n", -EINVAL,
 	  "unknown key 'tls_config'" },
@@ -43,22 +46,22 @@ static const struct {
 	  -EINVAL, "'cipher_suites' (in tls_server_config) is not supported" },
 	{ "headers", "http_server_config:\n  headers:\n    X-A: b\n", -EINVAL,
 	  "'headers' (in http_server_config) is not supported" },
-	{ "bad client_auth_type", "tls_server_config:\n  cert_file: a\n  key_file: b\n"
+	{ "bad client_auth_type", PAIR
 	  "  client_auth_type: Always\n  client_ca_file: c\n", -EINVAL,
 	  "bad client_auth_type 'Always'" },
-	{ "RequireAnyClientCert", "tls_server_config:\n  cert_file: a\n  key_file: b\n"
+	{ "RequireAnyClientCert", PAIR
 	  "  client_auth_type: RequireAnyClientCert\n", -EINVAL, "not supported" },
-	{ "verify without CA", "tls_server_config:\n  cert_file: a\n  key_file: b\n"
+	{ "verify without CA", PAIR
 	  "  client_auth_type: VerifyClientCertIfGiven\n", -EINVAL, "needs client_ca_file" },
-	{ "CA without policy", "tls_server_config:\n  cert_file: a\n  key_file: b\n"
+	{ "CA without policy", PAIR
 	  "  client_ca_file: c\n", -EINVAL, "with client_auth_type NoClientCert" },
 	{ "key without cert", "tls_server_config:\n  key_file: b\n", -EINVAL,
 	  "key_file without cert_file" },
 	{ "cert without key", "tls_server_config:\n  cert_file: a\n", -EINVAL,
 	  "cert_file without key_file" },
-	{ "TLS11", "tls_server_config:\n  cert_file: a\n  key_file: b\n"
+	{ "TLS11", PAIR
 	  "  min_version: TLS11\n", -EINVAL, "TLS12 and TLS13 only" },
-	{ "min above max", "tls_server_config:\n  cert_file: a\n  key_file: b\n"
+	{ "min above max", PAIR
 	  "  min_version: TLS13\n  max_version: TLS12\n", -EINVAL, "min_version above" },
 	{ "cert list", "tls_server_config:\n  cert_file: [a, b]\n", -EINVAL,
 	  "'cert_file' takes a single value" },
