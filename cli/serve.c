@@ -10,7 +10,9 @@
  *
  * The main thread owns the engine: it ticks it, answers socket clients,
  * and encodes the snapshots /metrics asks for; the HTTP thread only
- * decodes and renders them.
+ * decodes and renders them, and keeps the last one: a scrape within
+ * --min-scrape-ms of its flush is answered from it, so that scrapers
+ * cannot drive flushes of every CPU at their own rate.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,11 +38,17 @@
 #include "daemon/privs.h"
 #include "daemon/selfmon.h"
 #include "daemon/server.h"
+#include "daemon/webcfg.h"
 #include "engine/session.h"
 #include "engine/source.h"
 
 #define DEFAULT_EVENTS "cycles,instructions,cpu-clock"
 #define DEFAULT_LISTEN "127.0.0.1:9464"
+/* At most 10 scrape-driven flushes a second (--min-flush-ms allows 100),
+ * and an answer at most 0.1 s old: a tenth of the shortest interval
+ * Prometheus is run with (1 s), so every scrape of one server gets a
+ * flush of its own; the scrapes of an HA pair, or a burst, share one. */
+#define DEFAULT_MIN_SCRAPE_MS "100"
 
 struct serve_opts {
 	char events[1024];
@@ -48,11 +56,14 @@ struct serve_opts {
 	const char *socket;
 	gid_t gid;		/* --socket-group, (gid_t)-1: none */
 	const char *listen;
+	const char *web_config;	/* --web-config FILE, NULL: none */
+	struct webcfg web;
 	int top_procs;
 	long max_series;
 	long max_clients;
 	long max_held_mb;	/* --max-held-mb: unread answers' memory */
 	double min_flush_ms;
+	double min_scrape_ms;
 	long threads;		/* --threads: self-monitoring slots, 0: off */
 	const char *pin_dir;
 };
@@ -67,7 +78,10 @@ struct serve {
 	const struct snap_meta *meta;
 	void *hello;
 	double start_unix;
-	double last_scrape_s;	/* the HTTP thread's */
+	/* the HTTP thread's */
+	double last_scrape_s;
+	struct snapshot last;	/* the last scrape's snapshot */
+	bool has_last;
 };
 
 enum {
@@ -81,6 +95,8 @@ enum {
 	OPT_MAX_KEYS,
 	OPT_RETAIN,
 	OPT_MIN_FLUSH,
+	OPT_MIN_SCRAPE,
+	OPT_WEB_CONFIG,
 	OPT_THREADS,
 	OPT_PIN_DIR,
 };
@@ -91,6 +107,7 @@ static const struct option long_opts[] = {
 	{ "socket",		required_argument, NULL, OPT_SOCKET },
 	{ "socket-group",	required_argument, NULL, OPT_SOCKET_GROUP },
 	{ "listen",		required_argument, NULL, OPT_LISTEN },
+	{ "web-config",		required_argument, NULL, OPT_WEB_CONFIG },
 	{ "processes",		required_argument, NULL, OPT_PROCESSES },
 	{ "max-series",		required_argument, NULL, OPT_MAX_SERIES },
 	{ "max-held-mb",	required_argument, NULL, OPT_MAX_HELD },
@@ -98,6 +115,7 @@ static const struct option long_opts[] = {
 	{ "max-keys",		required_argument, NULL, OPT_MAX_KEYS },
 	{ "retain",		required_argument, NULL, OPT_RETAIN },
 	{ "min-flush-ms",	required_argument, NULL, OPT_MIN_FLUSH },
+	{ "min-scrape-ms",	required_argument, NULL, OPT_MIN_SCRAPE },
 	{ "threads",		required_argument, NULL, OPT_THREADS },
 	{ "pin-dir",		required_argument, NULL, OPT_PIN_DIR },
 	COMMON_LONG_OPTIONS
@@ -128,7 +146,11 @@ RUNTIME_ROOT_USAGE
 "      --socket PATH         the local API's socket (default " EMON_DEFAULT_SOCKET ");\n"
 "                            directory 0750, socket 0660\n"
 "      --socket-group NAME   the group that may use the socket\n"
-"      --listen ADDR:PORT    HTTP for /metrics (default " DEFAULT_LISTEN "); none: off\n"
+"      --listen ADDR:PORT    HTTP for /metrics (default " DEFAULT_LISTEN "); none: off.\n"
+"                            Without --web-config any local user can read it;\n"
+"                            a non-loopback address is warned about\n"
+"      --web-config FILE     TLS and basic auth for /metrics: Prometheus\n"
+"                            exporter-toolkit's web configuration (YAML)\n"
 "      --processes top:N     process series in /metrics: the top N by time\n"
 "      --max-series N        /metrics series at most (default 20000): beyond,\n"
 "                            the smallest cgroups fold into cgroup=\"other\"\n"
@@ -139,6 +161,8 @@ RUNTIME_ROOT_USAGE
 "      --retain S            a removed cgroup or exited process keeps its final\n"
 "                            totals this long (default 300 s)\n"
 "      --min-flush-ms MS     flushes at least this far apart (default 10)\n"
+"      --min-scrape-ms MS    a scrape this soon after the last one's flush is\n"
+"                            answered from it (default " DEFAULT_MIN_SCRAPE_MS "; 0: off)\n"
 "      --threads N           thread self-monitoring (libemon): slots for N\n"
 "                            registered threads at once (default 0: off)\n"
 "      --pin-dir DIR         where the slots are pinned, on a bpf file system\n"
@@ -210,6 +234,11 @@ static int serve_opts__one(void *ctx, int c, const char *arg)
 			return -EINVAL;
 		o->min_flush_ms = d;
 		return 0;
+	case OPT_MIN_SCRAPE:
+		return opts__double("--min-scrape-ms", arg, 0, 60000, &o->min_scrape_ms);
+	case OPT_WEB_CONFIG:
+		o->web_config = arg;
+		return 0;
 	case OPT_THREADS:
 		return opts__long("--threads", arg, 1, 1 << 20, &o->threads);
 	case OPT_PIN_DIR:
@@ -224,10 +253,48 @@ static int serve_opts__one(void *ctx, int c, const char *arg)
 	}
 }
 
+/*
+ * --listen and --web-config: a bad value or file is bad input. Without
+ * TLS or basic auth, an address others can reach serves every local and
+ * remote reader: said loudly, not refused (a DaemonSet behind a network
+ * policy listens on the node's address).
+ */
+static int serve_opts__web(struct serve_opts *o)
+{
+	struct sockaddr_storage ss;
+	socklen_t sslen;
+	char err[512];
+	int ret;
+
+	if (!strcmp(o->listen, "none")) {
+		if (o->web_config)
+			pr_warn("--web-config %s is unused with --listen none", o->web_config);
+		return 0;
+	}
+	if (http__parse_listen(o->listen, &ss, &sslen, err, sizeof(err))) {
+		pr_err("bad value '%s' for --listen: %s", o->listen, err);
+		return -EINVAL;
+	}
+	if (o->web_config) {
+		ret = webcfg__load(&o->web, o->web_config, err, sizeof(err));
+		if (ret) {
+			pr_err("bad --web-config: %s", err);
+			return ret;
+		}
+	}
+	if (!webcfg__secured(o->web_config ? &o->web : NULL) &&
+	    !http__loopback(&ss))
+		pr_warn("--listen %s without TLS or basic auth (--web-config): "
+			"anyone who can reach it reads /metrics", o->listen);
+	else if (o->web.nr_users && !o->web.cert_file)
+		pr_warn("--web-config %s: basic auth without TLS sends passwords "
+			"in clear", o->web_config);
+	return 0;
+}
+
 /* 0, 1 after --help, -EINVAL after a one-line error. */
 static int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 {
-	char err[256];
 	int ret;
 
 	memset(o, 0, sizeof(*o));
@@ -238,6 +305,7 @@ static int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 	o->max_clients = 1024;
 	o->max_held_mb = 256;
 	o->min_flush_ms = 10;
+	o->min_scrape_ms = atof(DEFAULT_MIN_SCRAPE_MS);
 	o->eng.retain_s = 300;
 	o->eng.max_keys = 100000;
 	o->pin_dir = SELFMON_DEFAULT_PIN_DIR;
@@ -253,12 +321,9 @@ static int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 		return -EINVAL;
 	if (!o->events[0])
 		strcpy(o->events, DEFAULT_EVENTS);
-	if (strcmp(o->listen, "none") &&
-	    http__parse_listen(o->listen, &(struct sockaddr_storage){ 0 },
-			       &(socklen_t){ 0 }, err, sizeof(err))) {
-		pr_err("bad value '%s' for --listen: %s", o->listen, err);
-		return -EINVAL;
-	}
+	ret = serve_opts__web(o);
+	if (ret)
+		return ret;
 	o->eng.events = o->events;
 	o->eng.max_trees = EMON_MAX_TREES;
 	o->eng.max_threads = o->threads;
@@ -298,21 +363,37 @@ static double unix_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static int serve_render(struct serve *sv, const struct snapshot *snap,
+			bool openmetrics, char **body, size_t *len, double t0)
+{
+	struct metrics_self self = {
+		.scrape_duration_s = sv->last_scrape_s,
+		.start_time_unix = sv->start_unix,
+		.version = EMON_VERSION,
+		.flushes = snap->seq,
+		.clients = server__nr_clients(sv->srv),
+		.threads = selfmon__used(sv->self),
+		.thread_slots = sv->o.threads,
+	};
+	int err;
+
+	err = metrics__render(sv->metrics, sv->meta, snap, &self, openmetrics, body, len);
+	sv->last_scrape_s = session__now() - t0;
+	return err;
+}
+
 static int serve_metrics(void *ctx, bool openmetrics, char **body, size_t *len)
 {
 	struct serve *sv = ctx;
 	struct scrape sc = { .lock = PTHREAD_MUTEX_INITIALIZER,
 			     .cond = PTHREAD_COND_INITIALIZER };
-	struct metrics_self self = {
-		.scrape_duration_s = sv->last_scrape_s,
-		.start_time_unix = sv->start_unix,
-		.version = EMON_VERSION,
-	};
 	unsigned int scopes = EMON_SNAP_CGROUPS | (sv->o.top_procs ? EMON_SNAP_PROCS : 0);
 	double t0 = session__now();
 	struct snapshot snap;
 	int err;
 
+	if (sv->has_last && t0 - sv->last.t < sv->o.min_scrape_ms / 1e3)
+		return serve_render(sv, &sv->last, openmetrics, body, len, t0);
 	err = server__request_all(sv->srv, scopes, scrape_done, &sc);
 	if (err)
 		return err;
@@ -327,14 +408,11 @@ static int serve_metrics(void *ctx, bool openmetrics, char **body, size_t *len)
 	free(sc.buf);
 	if (err)
 		return err;
-	self.flushes = snap.seq;
-	self.clients = server__nr_clients(sv->srv);
-	self.threads = selfmon__used(sv->self);
-	self.thread_slots = sv->o.threads;
-	err = metrics__render(sv->metrics, sv->meta, &snap, &self, openmetrics, body, len);
-	snapshot__free(&snap);
-	sv->last_scrape_s = session__now() - t0;
-	return err;
+	if (sv->has_last)
+		snapshot__free(&sv->last);
+	sv->last = snap;
+	sv->has_last = true;
+	return serve_render(sv, &sv->last, openmetrics, body, len, t0);
 }
 
 /* --- set-up, loop, clean-up ------------------------------------------------- */
@@ -400,12 +478,15 @@ static int serve_setup(struct serve *sv)
 	if (metrics__new(&sv->metrics, &mo))
 		return 1;
 	sv->start_unix = unix_now() - (session__now() - sv->meta->start_t);
-	if (strcmp(sv->o.listen, "none") &&
-	    http__start(&sv->http, sv->o.listen, serve_metrics, sv, err, sizeof(err))) {
+	if (!strcmp(sv->o.listen, "none"))
+		return 0;
+	/* a bad certificate or key file is bad input (2); a busy port is 1 */
+	ret = http__start_web(&sv->http, sv->o.listen,
+			      sv->o.web_config ? &sv->o.web : NULL,
+			      serve_metrics, sv, err, sizeof(err));
+	if (ret)
 		pr_err("cannot serve HTTP on %s: %s", sv->o.listen, err);
-		return 1;
-	}
-	return 0;
+	return ret == -EADDRINUSE ? 1 : cli__exit_status(ret);
 }
 
 /* After set-up: only what the runtime needs (docs/capabilities.md). */
@@ -464,6 +545,9 @@ static void serve_cleanup(struct serve *sv)
 	if (sv->srv)
 		server__shutdown(sv->srv);
 	http__stop(sv->http);
+	if (sv->has_last)
+		snapshot__free(&sv->last);
+	webcfg__free(&sv->o.web);
 	server__close(sv->srv);
 	/* after the last answer, before the programs go: slots marked gone */
 	selfmon__close(sv->self);
@@ -494,7 +578,8 @@ int cmd_serve(int argc, char **argv)
 		drop_privileges();
 		fprintf(stderr, "emon-perf: serving %d event(s) on %d CPUs, pid %d: socket %s, metrics %s%s%s\n",
 			sv->meta->nr_events, sv->meta->ncpus, (int)getpid(), sv->o.socket,
-			sv->http ? "http://" : "off", sv->http ? sv->o.listen : "",
+			!sv->http ? "off" : sv->o.web.cert_file ? "https://" : "http://",
+			sv->http ? sv->o.listen : "",
 			sv->http ? "/metrics" : "");
 		ret = serve_loop(sv);
 		if (!ret)

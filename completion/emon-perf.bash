@@ -99,7 +99,7 @@ _emon_perf()
 	--view)
 		COMPREPLY=($(compgen -W "containers cgroups processes" -- "$cur"))
 		return ;;
-	-o | --output | --html | --socket)
+	-o | --output | --html | --socket | --web-config)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
 	--powercap-root | --pin-dir)
@@ -120,7 +120,7 @@ _emon_perf()
 		return ;;
 	-I | --interval-print | -x | --field-separator | --timeout | --idle-watts | \
 	--max-cgroups | --max-procs | --listen | --processes | --max-series | \
-	--max-clients | --max-held-mb | --max-keys | --retain | --min-flush-ms | --top | \
+	--max-clients | --max-held-mb | --max-keys | --retain | --min-flush-ms | --min-scrape-ms | --top | \
 	-d | --delay | \
 	--end | --match | --threads | --duration)
 		return ;;	# a value of the user's own

@@ -18,14 +18,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <microhttpd.h>
 #include "daemon/http.h"
+#include "daemon/http_auth.h"
+#include "daemon/http_tls.h"
 #include "common/log.h"
 
 #ifndef MHD_HTTP_CONTENT_TOO_LARGE	/* libmicrohttpd before 0.9.74 */
 #define MHD_HTTP_CONTENT_TOO_LARGE 413
 #endif
+#define HTTP_REALM "emon-perf"
 
 #define HTTP_CONN_LIMIT 64u
 #define HTTP_PER_IP_LIMIT 32u
@@ -51,6 +55,9 @@ struct http_server {
 	http_metrics_fn fn;
 	void *ctx;
 	int port;
+	bool has_tls;
+	struct http_tls tls;
+	struct http_auth *auth;		/* NULL: no basic auth */
 };
 
 static void set_err(char *err, size_t len, const char *fmt, ...)
@@ -151,6 +158,20 @@ bad:
 	return -EINVAL;
 }
 
+bool http__loopback(const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+	const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
+
+	if (ss->ss_family == AF_INET)
+		return (ntohl(s4->sin_addr.s_addr) >> 24) == 127;
+	if (ss->ss_family != AF_INET6)
+		return false;
+	if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
+		return s6->sin6_addr.s6_addr[12] == 127;
+	return IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr);
+}
+
 /* ---- requests ---- */
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
@@ -229,6 +250,83 @@ static bool request__has_body(struct MHD_Connection *c)
 				MHD_HTTP_HEADER_TRANSFER_ENCODING);
 }
 
+/* ---- who may ask (web config) ---- */
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static enum MHD_Result reply_auth(struct MHD_Connection *c,
+				  enum http_auth_result res)
+{
+	static const char denied[] = "401 unauthorized\n";
+	static const char busy[] = "429 too many password checks: retry in a second\n";
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	bool d = res == HTTP_AUTH_DENIED;
+
+	r = MHD_create_response_from_buffer(d ? sizeof(denied) - 1 : sizeof(busy) - 1,
+					    (void *)(d ? denied : busy),
+					    MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, TYPE_PLAIN);
+	if (d) {
+		ret = MHD_queue_basic_auth_fail_response(c, HTTP_REALM, r);
+	} else {
+		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+		ret = MHD_queue_response(c, MHD_HTTP_TOO_MANY_REQUESTS, r);
+	}
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum http_auth_result basic_auth__check(struct http_server *h,
+					       struct MHD_Connection *c)
+{
+	enum http_auth_result res;
+	char *user, *pass = NULL;
+
+	user = MHD_basic_auth_get_username_password(c, &pass);
+	res = http_auth__check(h->auth, user, pass, mono_now());
+	if (pass)
+		explicit_bzero(pass, strlen(pass));
+	MHD_free(user);
+	MHD_free(pass);
+	return res;
+}
+
+/*
+ * A client certificate the configuration wants and does not get, then
+ * basic auth: true with the refusal queued in *ret. Every path is
+ * guarded, as exporter-toolkit's are.
+ */
+static bool request__refused(struct http_server *h, struct MHD_Connection *c,
+			     enum MHD_Result *ret)
+{
+	enum http_auth_result res;
+	char why[128], msg[160];
+
+	if (h->has_tls && http_tls__verify(&h->tls, c, why, sizeof(why))) {
+		pr_debug("http: refused: %s", why);
+		snprintf(msg, sizeof(msg), "403 forbidden: %s\n", why);
+		*ret = reply(c, MHD_HTTP_FORBIDDEN, TYPE_PLAIN, msg,
+			     MHD_RESPMEM_MUST_COPY);
+		return true;
+	}
+	if (!h->auth)
+		return false;
+	res = basic_auth__check(h, c);
+	if (res == HTTP_AUTH_OK)
+		return false;
+	*ret = reply_auth(c, res);
+	return true;
+}
+
 /*
  * GET and HEAD are answered at the second call, once the request is
  * whole: an answer at the first makes libmicrohttpd close the connection,
@@ -243,9 +341,12 @@ static enum MHD_Result http__request(void *cls, struct MHD_Connection *c,
 	static int seen;
 	bool root = !strcmp(url, "/"), metrics = !strcmp(url, "/metrics");
 	struct http_server *h = cls;
+	enum MHD_Result ret;
 
 	(void)version;
 	(void)upload;
+	if (!*req_cls && request__refused(h, c, &ret))
+		return ret;
 	if (!root && !metrics)
 		return reply(c, MHD_HTTP_NOT_FOUND, TYPE_PLAIN,
 			     "404 not found: try /metrics\n", MHD_RESPMEM_PERSISTENT);
@@ -308,9 +409,21 @@ fail:
 static struct MHD_Daemon *daemon__start(struct http_server *h, int fd)
 {
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
+	struct MHD_OptionItem tls[] = {
+		{ MHD_OPTION_HTTPS_MEM_CERT, 0, h->tls.cert },
+		{ MHD_OPTION_HTTPS_MEM_KEY, 0, h->tls.key },
+		{ MHD_OPTION_HTTPS_PRIORITIES, 0, h->tls.priorities },
+		/* last: with CAs, libmicrohttpd asks for a client certificate */
+		{ h->tls.ca ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0, h->tls.ca },
+		{ MHD_OPTION_END, 0, NULL },
+	};
 
 	if (verbose)
 		flags |= MHD_USE_ERROR_LOG;
+	if (h->has_tls)
+		flags |= MHD_USE_TLS;
+	else
+		tls[0].option = MHD_OPTION_END;
 	/* the logger first: MHD complains about the options before it */
 	return MHD_start_daemon(flags, 0, NULL, NULL, http__request, h,
 				MHD_OPTION_EXTERNAL_LOGGER, http__log, NULL,
@@ -319,11 +432,47 @@ static struct MHD_Daemon *daemon__start(struct http_server *h, int fd)
 				MHD_OPTION_PER_IP_CONNECTION_LIMIT, HTTP_PER_IP_LIMIT,
 				MHD_OPTION_CONNECTION_TIMEOUT, HTTP_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, HTTP_CONN_MEMORY,
+				MHD_OPTION_ARRAY, tls,
 				MHD_OPTION_END);
+}
+
+static void server__free(struct http_server *h)
+{
+	http_tls__free(&h->tls);
+	http_auth__free(h->auth);
+	free(h);
+}
+
+/* The web configuration's TLS files and users, before the socket. */
+static int server__secure(struct http_server *h, const struct webcfg *web,
+			  char *err, size_t errlen)
+{
+	int ret;
+
+	if (!web)
+		return 0;
+	if (web->cert_file) {
+		ret = http_tls__load(&h->tls, web, err, errlen);
+		if (ret)
+			return ret;
+		h->has_tls = true;
+	}
+	if (web->nr_users && http_auth__new(&h->auth, web)) {
+		set_err(err, errlen, "http: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 int http__start(struct http_server **hp, const char *spec, http_metrics_fn fn,
 		void *ctx, char *err, size_t errlen)
+{
+	return http__start_web(hp, spec, NULL, fn, ctx, err, errlen);
+}
+
+int http__start_web(struct http_server **hp, const char *spec,
+		    const struct webcfg *web, http_metrics_fn fn, void *ctx,
+		    char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
 	struct http_server *h;
@@ -344,6 +493,9 @@ int http__start(struct http_server **hp, const char *spec, http_metrics_fn fn,
 	}
 	h->fn = fn;
 	h->ctx = ctx;
+	ret = server__secure(h, web, err, errlen);
+	if (ret)
+		goto fail;
 	fd = listen__open(&ss, sslen, &h->port);
 	if (fd < 0) {
 		ret = fd;
@@ -361,7 +513,7 @@ int http__start(struct http_server **hp, const char *spec, http_metrics_fn fn,
 	*hp = h;
 	return 0;
 fail:
-	free(h);
+	server__free(h);
 	return ret;
 }
 
@@ -375,5 +527,5 @@ void http__stop(struct http_server *h)
 	if (!h)
 		return;
 	MHD_stop_daemon(h->d);	/* closes the listening socket too */
-	free(h);
+	server__free(h);
 }

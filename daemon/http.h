@@ -8,6 +8,12 @@
  * Any other path: 404; another method: 405 (Allow: GET, HEAD). Bounded:
  * 64 connections, 32 per IP, 10 s idle timeout, 64 KiB per connection
  * (a larger request is refused by libmicrohttpd).
+ *
+ * With a web configuration (daemon/webcfg.h), every path first wants
+ * what it asks: TLS only (a plain HTTP request gets no answer), a client
+ * certificate signed by its CAs (else 403), a user and password of
+ * basic_auth_users (else 401 with WWW-Authenticate, or 429 while wrong
+ * passwords come faster than daemon/http_auth.h's rate).
  */
 #ifndef DAEMON_HTTP_H
 #define DAEMON_HTTP_H
@@ -22,12 +28,18 @@ typedef int (*http_metrics_fn)(void *ctx, bool openmetrics, char **body,
 			       size_t *len);
 
 struct http_server;
+struct webcfg;
 
 /* Listen on spec, "ADDR:PORT" (IPv4 dotted, or [IPv6]:PORT; port 0 picks
  * a free one) and serve. 0, or -errno with one line in err (bad address,
  * bind failure such as address in use, libmicrohttpd failure). */
 int http__start(struct http_server **h, const char *spec, http_metrics_fn fn,
 		void *ctx, char *err, size_t errlen);
+/* The same, with web's TLS and users (NULL: neither); the files are read
+ * here, before the socket is bound, and err names a bad one. */
+int http__start_web(struct http_server **h, const char *spec,
+		    const struct webcfg *web, http_metrics_fn fn, void *ctx,
+		    char *err, size_t errlen);
 /* The bound port. */
 int http__port(const struct http_server *h);
 /* Stop serving (waits for the HTTP thread), close the socket, free h. */
@@ -37,5 +49,7 @@ void http__stop(struct http_server *h);
  * -EINVAL with a reason in err. "none" is the caller's. */
 int http__parse_listen(const char *spec, struct sockaddr_storage *ss,
 		       socklen_t *sslen, char *err, size_t errlen);
+/* Only this host can reach it: 127.0.0.0/8, ::1, ::ffff:127.0.0.0/104. */
+bool http__loopback(const struct sockaddr_storage *ss);
 
 #endif

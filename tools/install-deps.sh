@@ -4,7 +4,7 @@
 set -e
 pkgs="make gcc clang llvm libbpf-dev libelf-dev zlib1g-dev libpfm4-dev bpftool
 pkg-config libcmocka-dev libjson-c-dev libmicrohttpd-dev libcurl4-openssl-dev
-libncurses-dev linux-perf python3
+libncurses-dev libyaml-dev libcrypt-dev libgnutls28-dev linux-perf python3
 procps"
 # make test also builds the libFuzzer harnesses (clang's runtime: libFuzzer,
 # ASan, UBSan); gcc's own sanitizer runtimes come with gcc
@@ -12,8 +12,10 @@ pkgs="$pkgs libclang-rt-dev"
 # make test: a Prometheus server and promtool scrape /metrics (curl too);
 # PyYAML reads the Kubernetes DaemonSet; make test-loaded: stress-ng; the
 # man pages are checked with groff and man; top is driven in tmux;
-# --sched's histograms are held against libbpf-tools' runqlat
-[ "${1:-}" = "--with-test" ] && pkgs="$pkgs chromium prometheus curl python3-yaml stress-ng groff-base man-db tmux libbpf-tools"
+# --sched's histograms are held against libbpf-tools' runqlat; openssl
+# makes serve_tls's certificates (python3's crypt module, in Debian 12's
+# 3.11, its bcrypt hashes)
+[ "${1:-}" = "--with-test" ] && pkgs="$pkgs chromium prometheus curl python3-yaml stress-ng groff-base man-db tmux libbpf-tools openssl"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

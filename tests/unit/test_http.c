@@ -16,6 +16,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 #include "daemon/http.h"
+#include "daemon/webcfg.h"
 #include "helpers.h"
 
 #define TYPE_TEXT "text/plain; version=0.0.4; charset=utf-8"
@@ -390,6 +391,39 @@ static void test_server_v6(void **state)
 	http__stop(h);
 }
 
+/* basic_auth_users: 401 with the challenge, 200 with the right pair */
+static void test_basic_auth(void **state)
+{
+	struct webcfg_user u = {
+		"alice", "$2y$04$Ai79/OIANx45ub6vXFDsN.mTb1hn1dxLaTfnSejjci3Sefa2kIJ0m",
+	};
+	struct webcfg web = { .users = &u, .nr_users = 1 };
+	struct reply *r = calloc(1, sizeof(*r));
+	struct fake fake = {};
+	struct http_server *h;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(http__start_web(&h, "127.0.0.1:0", &web, fake__metrics,
+					 &fake, err, sizeof(err)), 0);
+	request(http__port(h), "GET", "/metrics", NULL, r);
+	assert_int_equal(r->status, 401);
+	assert_header(r, "WWW-Authenticate", "Basic realm=\"emon-perf\"");
+	request(http__port(h), "GET", "/", NULL, r);	/* every path */
+	assert_int_equal(r->status, 401);
+	/* alice:wrong, then alice:pw */
+	request(http__port(h), "GET", "/metrics",
+		"Authorization: Basic YWxpY2U6d3Jvbmc=\r\n", r);
+	assert_int_equal(r->status, 401);
+	assert_int_equal(fake.calls, 0);
+	request(http__port(h), "GET", "/metrics",
+		"Authorization: Basic YWxpY2U6cHc=\r\n", r);
+	assert_int_equal(r->status, 200);
+	assert_string_equal(r->body, "emon_x_total 1\n");
+	http__stop(h);
+	free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -398,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_keepalive),
 		cmocka_unit_test(test_per_ip_limit),
 		cmocka_unit_test(test_server_v6),
+		cmocka_unit_test(test_basic_auth),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * serve --web-config: the parser against good and bad files (unknown and
+ * unsupported keys, client_auth_type, half a key pair, bad hashes, tabs
+ * and broken YAML, relative paths), then basic auth's checks: right,
+ * wrong, unknown user, the memory of right pairs and the rate limit.
+ */
+#define _GNU_SOURCE
+#include <crypt.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "daemon/http_auth.h"
+#include "daemon/webcfg.h"
+#include "helpers.h"
+
+/* "pw" at cost 4 ($2y$ as htpasswd writes it, $2b$ as Python's crypt) */
+#define HASH_Y "$2y$04$Ai79/OIANx45ub6vXFDsN.mTb1hn1dxLaTfnSejjci3Sefa2kIJ0m"
+#define HASH_B "$2b$10$vJghg.nCxfyk/aAM8.2Ry.wjfuBzkwZ/sDIIAcEvt7N5s3kafLrm6"
+
+/* a key pair, for the cases about what comes with one */
+#define PAIR "tls_server_config:\n  cert_file: a\n  key_file: b\n"
+
+static const struct {
+	const char *name;
+	const char *text;
+	int ret;
+	const char *err;	/* in the error line, or the cert path */
+} cases[] = {
+	{ "empty", "", 0 },
+	{ "comment only", "# nothing\n", 0 },
+	{ "tls", "tls_server_config:\n  cert_file: s.crt\n  key_file: /k/s.key\n",
+	  0, "/etc/emon/s.crt" },
+	{ "tls + client CA", "tls_server_config:\n  cert_file: /s.crt\n"
+	  "  key_file: s.key\n  client_auth_type: RequireAndVerifyClientCert\n"
+	  "  client_ca_file: ca.crt\n  min_version: TLS13\n", 0, "/s.crt" },
+	{ "users", "basic_auth_users:\n  alice: " HASH_Y "\n  bob: '" HASH_B "'\n", 0 },
+	{ "http2", "http_server_config:\n  http2: false\n", 0 },
+	{ "empty sections", "tls_server_config:\nbasic_auth_users:\n", 0 },
+	{ "unknown key", PAIR
+	  "  certfile: c\n", -EINVAL, "web.yml:4: unknown key 'certfile' in tls_server_config" },
+	{ "unknown section", "tls_config:\n  cert_file: a\n", -EINVAL,
+	  "unknown key 'tls_config'" },
+	{ "unsupported key", "tls_server_config:\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n",
+	  -EINVAL, "'cipher_suites' (in tls_server_config) is not supported" },
+	{ "headers", "http_server_config:\n  headers:\n    X-A: b\n", -EINVAL,
+	  "'headers' (in http_server_config) is not supported" },
+	{ "bad client_auth_type", PAIR
+	  "  client_auth_type: Always\n  client_ca_file: c\n", -EINVAL,
+	  "bad client_auth_type 'Always'" },
+	{ "RequireAnyClientCert", PAIR
+	  "  client_auth_type: RequireAnyClientCert\n", -EINVAL, "not supported" },
+	{ "verify without CA", PAIR
+	  "  client_auth_type: VerifyClientCertIfGiven\n", -EINVAL, "needs client_ca_file" },
+	{ "CA without policy", PAIR
+	  "  client_ca_file: c\n", -EINVAL, "with client_auth_type NoClientCert" },
+	{ "key without cert", "tls_server_config:\n  key_file: b\n", -EINVAL,
+	  "key_file without cert_file" },
+	{ "cert without key", "tls_server_config:\n  cert_file: a\n", -EINVAL,
+	  "cert_file without key_file" },
+	{ "TLS11", PAIR
+	  "  min_version: TLS11\n", -EINVAL, "TLS12 and TLS13 only" },
+	{ "min above max", PAIR
+	  "  min_version: TLS13\n  max_version: TLS12\n", -EINVAL, "min_version above" },
+	{ "cert list", "tls_server_config:\n  cert_file: [a, b]\n", -EINVAL,
+	  "'cert_file' takes a single value" },
+	{ "key twice", "tls_server_config:\n  cert_file: a\n  cert_file: b\n",
+	  -EINVAL, "key 'cert_file' given twice" },
+	{ "plain password", "basic_auth_users:\n  alice: secret\n", -EINVAL,
+	  "user 'alice': not a bcrypt hash" },
+	{ "md5 hash", "basic_auth_users:\n  alice: $1$abc$defghijklmnopqrstuvwx\n",
+	  -EINVAL, "not a bcrypt hash" },
+	{ "short hash", "basic_auth_users:\n  alice: $2y$10$abc\n", -EINVAL,
+	  "not a bcrypt hash" },
+	{ "cost 3", "basic_auth_users:\n  a: $2y$03$Xz0ki3JnI8VHqvV1IIr1TOFDQw3hl2lCEJbYDVd8WBmnBq1QyMLhO\n",
+	  -EINVAL, "not a bcrypt hash" },
+	{ "user with colon", "basic_auth_users:\n  'a:b': " HASH_Y "\n", -EINVAL,
+	  "a name with ':'" },
+	{ "user twice", "basic_auth_users:\n  a: " HASH_Y "\n  a: " HASH_Y "\n",
+	  -EINVAL, "given twice" },
+	{ "users as list", "basic_auth_users:\n  - a\n", -EINVAL, "NAME: BCRYPT-HASH" },
+	{ "tab indent", "tls_server_config:\n\tcert_file: a\n", -EINVAL, "bad YAML at line 2" },
+	{ "unclosed quote", "basic_auth_users:\n  a: '$2y\n", -EINVAL, "bad YAML" },
+	{ "top-level list", "- a\n- b\n", -EINVAL, "expected a mapping" },
+	{ "top-level scalar", "hello\n", -EINVAL, "expected a mapping" },
+};
+
+static void test_parse(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct webcfg w;
+		char err[256] = "";
+		int ret;
+
+		ret = webcfg__parse(&w, cases[i].text, strlen(cases[i].text),
+				    "/etc/emon/web.yml", err, sizeof(err));
+		if (ret != cases[i].ret)
+			fail_msg("%s: %d, not %d (%s)", cases[i].name, ret,
+				 cases[i].ret, err);
+		if (ret && !strstr(err, cases[i].err))
+			fail_msg("%s: '%s' lacks '%s'", cases[i].name, err, cases[i].err);
+		if (!ret && cases[i].err)
+			assert_string_equal(w.cert_file, cases[i].err);
+		webcfg__free(&w);
+	}
+}
+
+/* What the good ones hold, relative paths anchored at the file's directory. */
+static void test_fields(void **state)
+{
+	static const char text[] =
+		"tls_server_config:\n  cert_file: s.crt\n  key_file: ../k/s.key\n"
+		"  client_auth_type: VerifyClientCertIfGiven\n"
+		"  client_ca_file: /ca/ca.crt\n  max_version: TLS12\n"
+		"basic_auth_users:\n  alice: " HASH_Y "\n  bob: " HASH_B "\n";
+	struct webcfg w;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(webcfg__parse(&w, text, strlen(text), "cfg/web.yml",
+				       err, sizeof(err)), 0);
+	assert_string_equal(w.cert_file, "cfg/s.crt");
+	assert_string_equal(w.key_file, "cfg/../k/s.key");
+	assert_string_equal(w.client_ca_file, "/ca/ca.crt");
+	assert_int_equal(w.client_auth, WEBCFG_VERIFY_IF_GIVEN);
+	assert_int_equal(w.min_version, WEBCFG_TLS12);
+	assert_int_equal(w.max_version, WEBCFG_TLS12);
+	assert_int_equal(w.nr_users, 2);
+	assert_string_equal(w.users[1].name, "bob");
+	assert_string_equal(w.users[1].hash, HASH_B);
+	assert_true(webcfg__secured(&w));
+	webcfg__free(&w);
+	assert_int_equal(webcfg__parse(&w, "", 0, "web.yml", err, sizeof(err)), 0);
+	assert_false(webcfg__secured(&w));
+	assert_int_equal(webcfg__load(&w, "/nonexistent/web.yml", err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent/web.yml"));
+}
+
+static struct http_auth *auth__new(const char *hash)
+{
+	struct webcfg_user u = { "alice", (char *)hash };
+	struct webcfg w = { .users = &u, .nr_users = 1 };
+	struct http_auth *a = NULL;
+
+	assert_int_equal(http_auth__new(&a, &w), 0);
+	return a;
+}
+
+static void test_auth(void **state)
+{
+	char hash[CRYPT_OUTPUT_SIZE];
+	struct http_auth *a;
+	double t = 100;
+
+	(void)state;
+	/* a cost-4 hash of "pw", made here: libcrypt's own, both sides */
+	strcpy(hash, crypt("pw", crypt_gensalt("$2b$", 4, NULL, 0)));
+	a = auth__new(hash);
+	assert_int_equal(http_auth__check(a, NULL, NULL, t), HTTP_AUTH_DENIED);
+	assert_int_equal(http_auth__checks(a), 0);
+	assert_int_equal(http_auth__check(a, "alice", "wrong", t), HTTP_AUTH_DENIED);
+	assert_int_equal(http_auth__check(a, "mallory", "pw", t), HTTP_AUTH_DENIED);
+	assert_int_equal(http_auth__checks(a), 2);	/* unknown users cost one too */
+	assert_int_equal(http_auth__check(a, "alice", "pw", t), HTTP_AUTH_OK);
+	assert_int_equal(http_auth__check(a, "alice", "pw", t + 1), HTTP_AUTH_OK);
+	assert_int_equal(http_auth__check(a, "alice", "pw2", t + 1), HTTP_AUTH_DENIED);
+	assert_int_equal(http_auth__checks(a), 4);	/* the second right one remembered */
+	/* a burst of wrong ones: the bucket (4, 1 left, 2 more a second
+	 * later) runs dry at the third */
+	for (int i = 0; i < 3; i++)
+		http_auth__check(a, "alice", "x", t + 1);
+	assert_int_equal(http_auth__check(a, "alice", "x", t + 1), HTTP_AUTH_BUSY);
+	assert_int_equal(http_auth__check(a, "alice", "pw", t + 1), HTTP_AUTH_OK);
+	assert_int_equal(http_auth__check(a, "alice", "x", t + 1.6), HTTP_AUTH_DENIED);
+	/* forgotten after HTTP_AUTH_CACHE_S: checked again */
+	assert_int_equal(http_auth__check(a, "alice", "pw", t + 1 + HTTP_AUTH_CACHE_S),
+			 HTTP_AUTH_OK);
+	assert_int_equal(http_auth__checks(a), 8);
+	http_auth__free(a);
+	/* htpasswd writes $2y$: the same bcrypt */
+	a = auth__new(HASH_Y);
+	assert_int_equal(http_auth__check(a, "alice", "pw", t), HTTP_AUTH_OK);
+	http_auth__free(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_auth),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
