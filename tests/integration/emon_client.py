@@ -3,10 +3,23 @@
 clients: what a well-behaved client sends and reads, and a check printer.
 Imported by the python parts of serve_bad_input.sh and serve_held.sh
 (PYTHONPATH: this directory)."""
+import os
+import re
 import socket
 import struct
 
-MAGIC, V = 0x4e4f4d45, 2	# EMON_PROTO_MAGIC, EMON_PROTO_VERSION
+
+def _proto_define(name):
+    """A #define of include/emon_proto.h, read from the header itself so
+    that the tests speak the version the daemon was built with."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "../../include/emon_proto.h")) as f:
+        m = re.search(r"^#define %s\s+(\S+)" % name, f.read(), re.M)
+    return int(m.group(1).rstrip("uUlL"), 0)
+
+
+MAGIC = _proto_define("EMON_PROTO_MAGIC")
+V = _proto_define("EMON_PROTO_VERSION")
 HDR = struct.Struct("<IHHII")	# struct emon_msg_hdr
 SNAPSHOT_REQ = 2
 CGROUPS, PROCS = 1, 2		# EMON_SNAP_CGROUPS, EMON_SNAP_PROCS
