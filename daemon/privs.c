@@ -82,11 +82,20 @@ __u64 privs__bounding(void)
 int privs__user(const char *name, struct privs_user *u)
 {
 	struct passwd *pw = getpwnam(name);
+	unsigned long id;
+	char *end;
 
-	if (!pw)
+	if (pw) {
+		u->uid = pw->pw_uid;
+		u->gid = pw->pw_gid;
+		return 0;
+	}
+	/* a container image may have no passwd entry for it */
+	errno = 0;
+	id = strtoul(name, &end, 10);
+	if (name[0] < '0' || name[0] > '9' || *end || errno || id >= (uid_t)-1)
 		return -ENOENT;
-	u->uid = pw->pw_uid;
-	u->gid = pw->pw_gid;
+	u->uid = u->gid = id;
 	return 0;
 }
 

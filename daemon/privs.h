@@ -34,8 +34,8 @@ struct privs_user {
 	gid_t extra;		/* --socket-group's, (gid_t)-1: none */
 };
 
-/* name's uid and primary group into u (extra untouched): 0, or -ENOENT
- * for no such user. */
+/* name's uid and primary group into u (extra untouched); a number with
+ * no passwd entry is a uid and a gid. 0, or -ENOENT for no such user. */
 int privs__user(const char *name, struct privs_user *u);
 
 /*

@@ -129,8 +129,8 @@ static int selfmon__pin(struct selfmon *s, uid_t uid, gid_t gid)
 	/* --user removes what we made at exit */
 	dir_uid = s->made_dir && uid ? uid : (uid_t)-1;
 	if (chmod(s->dir, 0750) || chmod(s->pin, 0440) ||
-	    ((gid != (gid_t)-1 || uid) &&
-	     (chown(s->dir, dir_uid, gid) || chown(s->pin, uid ?: (uid_t)-1, gid)))) {
+	    ((gid != (gid_t)-1 || dir_uid != (uid_t)-1) &&
+	     (chown(s->dir, dir_uid, gid) || chown(s->pin, -1, gid)))) {
 		pr_err("cannot give %s to --socket-group: %s", s->dir, strerror(errno));
 		return 1;
 	}

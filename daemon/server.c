@@ -729,6 +729,9 @@ static int make_dir(const char *path, uid_t uid, gid_t gid)
 	made = !mkdir(dir, 0750);
 	if (!made && errno != EEXIST)
 		return -errno;
+	/* 0750 whatever the umask (systemd's UMask=0077 would make it 0700) */
+	if (made && chmod(dir, 0750))
+		return -errno;
 	if (!made || !uid)
 		uid = -1;
 	if ((gid != (gid_t)-1 || uid != (uid_t)-1) && chown(dir, uid, gid))
@@ -786,7 +789,7 @@ static int server__bind(struct server *s, uid_t uid, gid_t gid)
 	old = umask(0117);	/* 0660 from its birth */
 	err = bind(s->lfd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
 	umask(old);
-	if (!err && (gid != (gid_t)-1 || uid) && chown(s->path, uid ?: (uid_t)-1, gid))
+	if (!err && gid != (gid_t)-1 && chown(s->path, -1, gid))
 		err = -errno;
 	if (!err && listen(s->lfd, SOMAXCONN))
 		err = -errno;
