@@ -12,8 +12,9 @@ pkgs="$pkgs libclang-rt-dev"
 # make test: a Prometheus server and promtool scrape /metrics (curl too);
 # PyYAML reads the Kubernetes DaemonSet; make test-loaded: stress-ng; the
 # man pages are checked with groff and man; top is driven in tmux;
-# --sched's histograms are held against libbpf-tools' runqlat
-[ "${1:-}" = "--with-test" ] && pkgs="$pkgs chromium prometheus curl python3-yaml stress-ng groff-base man-db tmux libbpf-tools"
+# --sched's histograms are held against libbpf-tools' runqlat; systemd's
+# systemd-analyze checks the unit and scores its exposure
+[ "${1:-}" = "--with-test" ] && pkgs="$pkgs chromium prometheus curl python3-yaml stress-ng groff-base man-db tmux libbpf-tools systemd"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
