@@ -6,7 +6,11 @@
  * top and libemon attach there) and Prometheus /metrics over HTTP
  * (daemon/http.c, daemon/metrics.c). Runs in the foreground, logs to
  * stderr. Set-up needs CAP_BPF + CAP_PERFMON (docs/capabilities.md);
- * after it the daemon keeps only what its runtime needs.
+ * after it the daemon keeps only what its runtime needs, and becomes
+ * --user's uid when asked. Capabilities are per thread, so set-up binds
+ * the HTTP port without starting libmicrohttpd's thread; that thread
+ * starts after the drop and inherits what is left, and every task is
+ * then read back from /proc (a thread that kept more is fatal).
  *
  * The main thread owns the engine: it ticks it, answers socket clients,
  * and encodes the snapshots /metrics asks for; the HTTP thread only
@@ -66,6 +70,9 @@ struct serve_opts {
 	double min_scrape_ms;
 	long threads;		/* --threads: self-monitoring slots, 0: off */
 	const char *pin_dir;
+	const char *user;	/* --user, NULL: the uid stays */
+	struct privs_user u;
+	__u64 keep;		/* capabilities kept after set-up */
 };
 
 struct serve {
@@ -99,6 +106,7 @@ enum {
 	OPT_WEB_CONFIG,
 	OPT_THREADS,
 	OPT_PIN_DIR,
+	OPT_USER,
 };
 
 static const struct option long_opts[] = {
@@ -118,6 +126,7 @@ static const struct option long_opts[] = {
 	{ "min-scrape-ms",	required_argument, NULL, OPT_MIN_SCRAPE },
 	{ "threads",		required_argument, NULL, OPT_THREADS },
 	{ "pin-dir",		required_argument, NULL, OPT_PIN_DIR },
+	{ "user",		required_argument, NULL, OPT_USER },
 	COMMON_LONG_OPTIONS
 };
 
@@ -167,6 +176,9 @@ RUNTIME_ROOT_USAGE
 "                            registered threads at once (default 0: off)\n"
 "      --pin-dir DIR         where the slots are pinned, on a bpf file system\n"
 "                            (default " SELFMON_DEFAULT_PIN_DIR "; removed at exit)\n"
+"      --user NAME|UID       after set-up, run as that user (its primary group\n"
+"                            and --socket-group's), with the runtime capability;\n"
+"                            the directories it makes are the user's\n"
 "  -v, --verbose             more messages\n"
 "  -h, --help                this text\n"
 "\n"
@@ -248,6 +260,13 @@ static int serve_opts__one(void *ctx, int c, const char *arg)
 		}
 		o->pin_dir = arg;
 		return 0;
+	case OPT_USER:
+		if (privs__user(arg, &o->u)) {
+			pr_err("unknown user '%s' for --user", arg);
+			return -EINVAL;
+		}
+		o->user = arg;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -292,6 +311,29 @@ static int serve_opts__web(struct serve_opts *o)
 	return 0;
 }
 
+/*
+ * What the runtime keeps: PRIVS_RUNTIME, or a subset of it from
+ * EMON_PERF_KEEP_CAPS (the measurement in docs/capabilities.md), never
+ * more. 0 or -EINVAL.
+ */
+static int keep_mask(__u64 *keep)
+{
+	const char *env = getenv("EMON_PERF_KEEP_CAPS");
+	char *end;
+
+	*keep = PRIVS_RUNTIME;
+	if (!env)
+		return 0;
+	errno = 0;
+	*keep = strtoull(env, &end, 0);
+	if (errno || end == env || *end || (*keep & ~PRIVS_RUNTIME)) {
+		pr_err("bad EMON_PERF_KEEP_CAPS '%s': a subset of %#llx", env,
+		       (unsigned long long)PRIVS_RUNTIME);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* 0, 1 after --help, -EINVAL after a one-line error. */
 static int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 {
@@ -328,7 +370,8 @@ static int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 	o->eng.max_trees = EMON_MAX_TREES;
 	o->eng.max_threads = o->threads;
 	o->eng.name_cgroups = true;
-	return 0;
+	o->u.extra = o->gid;
+	return keep_mask(&o->keep);
 }
 
 /* --- /metrics: the HTTP thread asks the main thread for a snapshot ------- */
@@ -434,6 +477,7 @@ static int serve_setup(struct serve *sv)
 {
 	struct server_opts so = {
 		.path = sv->o.socket,
+		.uid = sv->o.user ? sv->o.u.uid : 0,
 		.gid = sv->o.gid,
 		.max_clients = sv->o.max_clients,
 		.min_flush_s = sv->o.min_flush_ms / 1e3,
@@ -466,6 +510,7 @@ static int serve_setup(struct serve *sv)
 		struct selfmon_opts to = {
 			.max_threads = sv->o.threads,
 			.pin_dir = sv->o.pin_dir,
+			.uid = so.uid,
 			.gid = sv->o.gid,
 		};
 
@@ -480,32 +525,48 @@ static int serve_setup(struct serve *sv)
 	sv->start_unix = unix_now() - (session__now() - sv->meta->start_t);
 	if (!strcmp(sv->o.listen, "none"))
 		return 0;
-	/* a bad certificate or key file is bad input (2); a busy port is 1 */
-	ret = http__start_web(&sv->http, sv->o.listen,
-			      sv->o.web_config ? &sv->o.web : NULL,
-			      serve_metrics, sv, err, sizeof(err));
+	/* bound now, served after the drop (serve_drop); a bad certificate
+	 * or key file is bad input (2), a busy port 1 */
+	ret = http__open_web(&sv->http, sv->o.listen,
+			     sv->o.web_config ? &sv->o.web : NULL,
+			     serve_metrics, sv, err, sizeof(err));
 	if (ret)
 		pr_err("cannot serve HTTP on %s: %s", sv->o.listen, err);
 	return ret == -EADDRINUSE ? 1 : cli__exit_status(ret);
 }
 
-/* After set-up: only what the runtime needs (docs/capabilities.md). */
-static void drop_privileges(void)
+/*
+ * After set-up: only what the runtime needs (docs/capabilities.md), as
+ * --user if asked, then the HTTP thread, then every task checked. Any
+ * failure ends the daemon: one running with more than it says is worse
+ * than none. 0 or 1.
+ */
+static int serve_drop(struct serve *sv)
 {
-	__u64 keep = PRIVS_RUNTIME, eff = 0;
-	const char *env = getenv("EMON_PERF_KEEP_CAPS");	/* experiments */
-	char buf[256];
+	__u64 bnd, eff = 0;
+	char buf[512];
 	int err;
 
-	if (env)
-		keep = strtoull(env, NULL, 0);
-	err = privs__drop(keep);
+	err = privs__drop(sv->o.keep, sv->o.user ? &sv->o.u : NULL);
+	if (err) {
+		pr_err("cannot drop privileges%s%s: %s", sv->o.user ? " to user " : "",
+		       sv->o.user ?: "", strerror(-err));
+		return 1;
+	}
+	bnd = privs__bounding();
+	if (sv->http && http__run(sv->http, buf, sizeof(buf))) {
+		pr_err("cannot serve HTTP on %s: %s", sv->o.listen, buf);
+		return 1;
+	}
+	err = privs__check_tasks(sv->o.keep, bnd, buf, sizeof(buf));
+	if (err) {
+		pr_err("after the privilege drop, %s", buf);
+		return 1;
+	}
 	privs__effective(&eff);
 	privs__format(eff, buf, sizeof(buf));
-	if (err)
-		pr_warn("cannot drop capabilities: %s (effective: %s)", strerror(-err), buf);
-	else
-		pr_debug("capabilities after set-up: %s", buf);
+	pr_debug("capabilities after set-up, every thread: %s; uid %d", buf, (int)getuid());
+	return 0;
 }
 
 static int serve_loop(struct serve *sv)
@@ -574,8 +635,9 @@ int cmd_serve(int argc, char **argv)
 	}
 	signal(SIGHUP, SIG_IGN);	/* a daemon outlives its terminal */
 	ret = serve_setup(sv);
+	if (!ret)
+		ret = serve_drop(sv);
 	if (!ret) {
-		drop_privileges();
 		fprintf(stderr, "emon-perf: serving %d event(s) on %d CPUs, pid %d: socket %s, metrics %s%s%s\n",
 			sv->meta->nr_events, sv->meta->ncpus, (int)getpid(), sv->o.socket,
 			!sv->http ? "off" : sv->o.web.cert_file ? "https://" : "http://",

@@ -108,6 +108,9 @@ _emon_perf()
 	--socket-group)
 		COMPREPLY=($(compgen -g -- "$cur"))
 		return ;;
+	--user)
+		COMPREPLY=($(compgen -u -- "$cur"))
+		return ;;
 	--prometheus)	# report: the server's URL
 		COMPREPLY=($(compgen -W "http:// https://" -- "$cur"))
 		compopt -o nospace 2>/dev/null

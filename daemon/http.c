@@ -58,6 +58,7 @@ struct http_server {
 	bool has_tls;
 	struct http_tls tls;
 	struct http_auth *auth;		/* NULL: no basic auth */
+	int fd;		/* bound, not yet handed to libmicrohttpd; -1 after */
 };
 
 static void set_err(char *err, size_t len, const char *fmt, ...)
@@ -464,20 +465,20 @@ static int server__secure(struct http_server *h, const struct webcfg *web,
 	return 0;
 }
 
-int http__start(struct http_server **hp, const char *spec, http_metrics_fn fn,
-		void *ctx, char *err, size_t errlen)
+int http__open(struct http_server **hp, const char *spec, http_metrics_fn fn,
+	       void *ctx, char *err, size_t errlen)
 {
-	return http__start_web(hp, spec, NULL, fn, ctx, err, errlen);
+	return http__open_web(hp, spec, NULL, fn, ctx, err, errlen);
 }
 
-int http__start_web(struct http_server **hp, const char *spec,
-		    const struct webcfg *web, http_metrics_fn fn, void *ctx,
-		    char *err, size_t errlen)
+int http__open_web(struct http_server **hp, const char *spec,
+		   const struct webcfg *web, http_metrics_fn fn, void *ctx,
+		   char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
 	struct http_server *h;
 	socklen_t sslen;
-	int fd, ret;
+	int ret;
 
 	if (!hp || !fn) {
 		set_err(err, errlen, "http: no server or metrics function");
@@ -493,27 +494,54 @@ int http__start_web(struct http_server **hp, const char *spec,
 	}
 	h->fn = fn;
 	h->ctx = ctx;
+	h->fd = -1;
 	ret = server__secure(h, web, err, errlen);
 	if (ret)
 		goto fail;
-	fd = listen__open(&ss, sslen, &h->port);
-	if (fd < 0) {
-		ret = fd;
+	h->fd = listen__open(&ss, sslen, &h->port);
+	if (h->fd < 0) {
+		ret = h->fd;
 		set_err(err, errlen, "cannot listen on %s: %s", spec, strerror(-ret));
-		goto fail;
-	}
-	h->d = daemon__start(h, fd);
-	if (!h->d) {
-		ret = -EIO;
-		close(fd);
-		set_err(err, errlen, "cannot start the HTTP server on %s "
-			 "(libmicrohttpd; -v says why)", spec);
 		goto fail;
 	}
 	*hp = h;
 	return 0;
 fail:
 	server__free(h);
+	return ret;
+}
+
+int http__run(struct http_server *h, char *err, size_t errlen)
+{
+	h->d = daemon__start(h, h->fd);
+	if (!h->d) {
+		set_err(err, errlen, "cannot start the HTTP server on port %d "
+			"(libmicrohttpd; -v says why)", h->port);
+		return -EIO;
+	}
+	h->fd = -1;	/* libmicrohttpd's now */
+	return 0;
+}
+
+int http__start(struct http_server **hp, const char *spec, http_metrics_fn fn,
+		void *ctx, char *err, size_t errlen)
+{
+	return http__start_web(hp, spec, NULL, fn, ctx, err, errlen);
+}
+
+int http__start_web(struct http_server **hp, const char *spec,
+		    const struct webcfg *web, http_metrics_fn fn, void *ctx,
+		    char *err, size_t errlen)
+{
+	int ret = http__open_web(hp, spec, web, fn, ctx, err, errlen);
+
+	if (ret)
+		return ret;
+	ret = http__run(*hp, err, errlen);
+	if (ret) {
+		http__stop(*hp);
+		*hp = NULL;
+	}
 	return ret;
 }
 
@@ -526,6 +554,9 @@ void http__stop(struct http_server *h)
 {
 	if (!h)
 		return;
-	MHD_stop_daemon(h->d);	/* closes the listening socket too */
+	if (h->d)
+		MHD_stop_daemon(h->d);	/* closes the listening socket too */
+	if (h->fd >= 0)
+		close(h->fd);
 	server__free(h);
 }

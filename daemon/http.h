@@ -31,12 +31,24 @@ struct http_server;
 struct webcfg;
 
 /* Listen on spec, "ADDR:PORT" (IPv4 dotted, or [IPv6]:PORT; port 0 picks
- * a free one) and serve. 0, or -errno with one line in err (bad address,
- * bind failure such as address in use, libmicrohttpd failure). */
+ * a free one), with no thread yet: what may need privileges happens here,
+ * before the daemon drops them. 0, or -errno with one line in err (bad
+ * address, bind failure such as address in use). */
+int http__open(struct http_server **h, const char *spec, http_metrics_fn fn,
+	       void *ctx, char *err, size_t errlen);
+/* Start serving: libmicrohttpd's thread, which inherits the calling
+ * thread's privileges. 0, or -EIO with one line in err. */
+int http__run(struct http_server *h, char *err, size_t errlen);
+/* http__open() with web's TLS and users (NULL: neither): the files are
+ * read here, with the privileges of set-up (a Secret's files may be
+ * root's), before the socket is bound, and err names a bad one. */
+int http__open_web(struct http_server **h, const char *spec,
+		   const struct webcfg *web, http_metrics_fn fn, void *ctx,
+		   char *err, size_t errlen);
+/* http__open() and http__run() (with web: http__open_web()); on failure
+ * *h is NULL. */
 int http__start(struct http_server **h, const char *spec, http_metrics_fn fn,
 		void *ctx, char *err, size_t errlen);
-/* The same, with web's TLS and users (NULL: neither); the files are read
- * here, before the socket is bound, and err names a bad one. */
 int http__start_web(struct http_server **h, const char *spec,
 		    const struct webcfg *web, http_metrics_fn fn, void *ctx,
 		    char *err, size_t errlen);

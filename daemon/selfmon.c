@@ -101,8 +101,9 @@ static int selfmon__bpffs(const char *dir)
 }
 
 /* Make the directory and pin the array in it, for the group to read. */
-static int selfmon__pin(struct selfmon *s, gid_t gid)
+static int selfmon__pin(struct selfmon *s, uid_t uid, gid_t gid)
 {
+	uid_t dir_uid;
 	int err;
 
 	if (mkdir(s->dir, 0750)) {
@@ -125,8 +126,11 @@ static int selfmon__pin(struct selfmon *s, gid_t gid)
 		return 1;
 	}
 	s->pinned = true;
+	/* --user removes what we made at exit */
+	dir_uid = s->made_dir && uid ? uid : (uid_t)-1;
 	if (chmod(s->dir, 0750) || chmod(s->pin, 0440) ||
-	    (gid != (gid_t)-1 && (chown(s->dir, -1, gid) || chown(s->pin, -1, gid)))) {
+	    ((gid != (gid_t)-1 || dir_uid != (uid_t)-1) &&
+	     (chown(s->dir, dir_uid, gid) || chown(s->pin, -1, gid)))) {
 		pr_err("cannot give %s to --socket-group: %s", s->dir, strerror(errno));
 		return 1;
 	}
@@ -202,7 +206,7 @@ int selfmon__open(struct selfmon **sp, const struct selfmon_opts *o,
 	ret = selfmon__check_kernel();
 	ret = ret ?: selfmon__bpffs(s->dir);
 	ret = ret ?: selfmon__map(s);
-	ret = ret ?: selfmon__pin(s, o->gid);
+	ret = ret ?: selfmon__pin(s, o->uid, o->gid);
 	if (ret) {
 		selfmon__close(s);
 		return ret;

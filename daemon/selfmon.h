@@ -18,6 +18,7 @@
 struct selfmon_opts {
 	__u32 max_threads;	/* slots (--threads) */
 	const char *pin_dir;	/* made here, on a bpffs; removed at close */
+	uid_t uid;		/* serve --user's, owns the directory made; 0: none */
 	gid_t gid;		/* --socket-group's, (gid_t)-1: none */
 };
 

@@ -335,9 +335,10 @@ __u64 server__flushes(const struct server *s)
 	return s->flushes;
 }
 
-/* mkdir -p of the socket's directory, 0750, owned by gid when given;
- * 1 when we made it. */
-static int make_dir(const char *path, gid_t gid)
+/* mkdir -p of the socket's directory, 0750, its group gid when given and,
+ * when we made it, its owner uid (serve --user, which removes it at
+ * exit); 1 when we made it. */
+static int make_dir(const char *path, uid_t uid, gid_t gid)
 {
 	bool made;
 
@@ -359,7 +360,12 @@ static int make_dir(const char *path, gid_t gid)
 	made = !mkdir(dir, 0750);
 	if (!made && errno != EEXIST)
 		return -errno;
-	if (gid != (gid_t)-1 && chown(dir, -1, gid))
+	/* 0750 whatever the umask (systemd's UMask=0077 would make it 0700) */
+	if (made && chmod(dir, 0750))
+		return -errno;
+	if (!made || !uid)
+		uid = -1;
+	if ((gid != (gid_t)-1 || uid != (uid_t)-1) && chown(dir, uid, gid))
 		return -errno;
 	return made;
 }
@@ -388,13 +394,13 @@ static int clear_stale(const char *path)
 	return unlink(path) ? -errno : 0;
 }
 
-static int server__bind(struct server *s, gid_t gid)
+static int server__bind(struct server *s, uid_t uid, gid_t gid)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	mode_t old;
 	int err;
 
-	err = make_dir(s->path, gid);
+	err = make_dir(s->path, uid, gid);
 	s->made_dir = err > 0;
 	if (err < 0) {
 		pr_err("cannot make the socket's directory for %s: %s", s->path, strerror(-err));
@@ -459,7 +465,7 @@ int server__open(struct server **sp, const struct server_opts *o,
 		server__close(s);
 		return 1;
 	}
-	ret = server__bind(s, o->gid);
+	ret = server__bind(s, o->uid, o->gid);
 	if (ret) {
 		if (s->lfd >= 0)
 			close(s->lfd);

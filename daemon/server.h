@@ -17,6 +17,7 @@
 
 struct server_opts {
 	const char *path;		/* the socket */
+	uid_t uid;			/* serve --user's, owns the directory made; 0: none */
 	gid_t gid;			/* --socket-group's, (gid_t)-1: none */
 	int max_clients;
 	double min_flush_s;		/* at most one flush per this */

@@ -9,16 +9,24 @@
  * zones through MMIO on client parts and are left out so nothing counts
  * twice.
  *
- * energy_uj is opened afresh on every read: a file replaced by rename (the
- * fake trees tests use) is then seen, and sysfs regenerates the value on
- * each open anyway.
+ * energy_uj is opened once, at open, and read with pread(): since Linux
+ * 5.10 it is readable by root only (CVE-2020-8694), and the daemon runs
+ * without that privilege once set up (docs/capabilities.md). Each read
+ * first checks that the path still names the file it holds: one replaced
+ * (a new inode, as a driver reload makes, and the fake trees tests use,
+ * which rename every value into place) is reopened, which needs the
+ * permission again; one gone is an error, as it was when every read
+ * opened the path.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "rapl/energy.h"
 
 #define ZONE_PSYS (-2)		/* rapl_zone.dom of a top-level psys zone */
@@ -26,6 +34,9 @@
 
 struct rapl_zone {
 	char path[PATH_MAX];	/* its energy_uj */
+	int fd;			/* open on path, -1: none */
+	dev_t dev;		/* what fd is, to see path replaced */
+	ino_t ino;
 	int phys_id;		/* package, for ZONE_PACKAGE and domains */
 	int dom;		/* ZONE_PSYS, ZONE_PACKAGE or enum energy_domain */
 	__u64 range;		/* max_energy_range_uj, 0: unknown */
@@ -124,6 +135,45 @@ static int powercap__add(struct powercap *pc, const struct rapl_zone *z)
 	return 0;
 }
 
+static void zone__close(struct rapl_zone *z)
+{
+	if (z->fd >= 0)
+		close(z->fd);
+	z->fd = -1;
+}
+
+/* Open z->path (again): 0 or -errno. */
+static int zone__reopen(struct rapl_zone *z)
+{
+	struct stat st;
+	int fd;
+
+	fd = open(z->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		close(fd);
+		return -errno;
+	}
+	zone__close(z);
+	z->fd = fd;
+	z->dev = st.st_dev;
+	z->ino = st.st_ino;
+	return 0;
+}
+
+/* Does z->path still name the file z holds? Else reopen it. 0 or -errno. */
+static int zone__check(struct rapl_zone *z)
+{
+	struct stat st;
+
+	if (stat(z->path, &st))
+		return -errno;
+	if (z->fd >= 0 && st.st_dev == z->dev && st.st_ino == z->ino)
+		return 0;
+	return zone__reopen(z);
+}
+
 /*
  * Check dir is a usable zone and fill z (path, range). Returns 0, -ENOENT
  * (skip it; why in warn via s), or a fatal -errno with err set.
@@ -135,9 +185,12 @@ static int zone__probe(struct energy_source *s, const char *dir,
 	__u64 v;
 	int ret;
 
+	z->fd = -1;
 	ret = rapl__path(z->path, sizeof(z->path), "%s/energy_uj", dir);
 	if (!ret)
-		ret = rapl__read_u64(z->path, &v);
+		ret = zone__reopen(z);
+	if (!ret)
+		ret = rapl__pread_u64(z->fd, &v);
 	if (ret == -EACCES || ret == -EPERM) {
 		snprintf(err, errlen,
 			 "cannot read %s: %s (energy_uj is readable by root only)",
@@ -151,6 +204,7 @@ static int zone__probe(struct energy_source *s, const char *dir,
 		ret = -ENOENT;
 		goto out;
 	}
+	/* read once: it is a constant of the zone */
 	if (rapl__path(path, sizeof(path), "%s/max_energy_range_uj", dir) ||
 	    rapl__read_u64(path, &z->range)) {
 		z->range = 0;
@@ -158,6 +212,8 @@ static int zone__probe(struct energy_source *s, const char *dir,
 				    path, z->path);
 	}
 out:
+	if (ret)
+		zone__close(z);
 	return ret;
 }
 
@@ -195,6 +251,7 @@ static int powercap__sub_zones(struct energy_source *s, struct powercap *pc,
 			goto out;
 		ret = powercap__add(pc, &z);
 		if (ret) {
+			zone__close(&z);
 			snprintf(err, errlen, "out of memory");
 			goto out;
 		}
@@ -253,6 +310,7 @@ static int powercap__zone(struct energy_source *s, struct powercap *pc,
 	}
 	ret = powercap__add(pc, &z);
 	if (ret) {
+		zone__close(&z);
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -277,6 +335,8 @@ static void powercap__close(struct energy_source *s)
 {
 	struct powercap *pc = s->priv;
 
+	for (int i = 0; pc && i < pc->nr; i++)
+		zone__close(&pc->zones[i]);
 	if (pc)
 		free(pc->zones);
 	free(pc);
@@ -358,7 +418,9 @@ static int zone__read(struct energy_source *s, struct rapl_zone *z,
 	__u64 cur, delta;
 	int ret;
 
-	ret = rapl__read_u64(z->path, &cur);
+	ret = zone__check(z);
+	if (!ret)
+		ret = rapl__pread_u64(z->fd, &cur);
 	if (ret) {
 		if (!z->warned)
 			energy_source__warn(s, "%s: %s: no %s energy this interval",

@@ -67,6 +67,20 @@ int rapl__parse_u64(const char *s, __u64 *v)
 	return 0;
 }
 
+int rapl__pread_u64(int fd, __u64 *v)
+{
+	char buf[32];
+	ssize_t n;
+
+	n = pread(fd, buf, sizeof(buf), 0);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= sizeof(buf))
+		return -EFBIG;
+	buf[n] = '\0';
+	return rapl__parse_u64(buf, v);
+}
+
 int rapl__read_u64(const char *path, __u64 *v)
 {
 	char buf[32];

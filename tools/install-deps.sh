@@ -14,8 +14,9 @@ pkgs="$pkgs libclang-rt-dev"
 # man pages are checked with groff and man; top is driven in tmux;
 # --sched's histograms are held against libbpf-tools' runqlat; openssl
 # makes serve_tls's certificates (python3's crypt module, in Debian 12's
-# 3.11, its bcrypt hashes)
-[ "${1:-}" = "--with-test" ] && pkgs="$pkgs chromium prometheus curl python3-yaml stress-ng groff-base man-db tmux libbpf-tools openssl"
+# 3.11, its bcrypt hashes); systemd's systemd-analyze checks the unit and
+# scores its exposure
+[ "${1:-}" = "--with-test" ] && pkgs="$pkgs chromium prometheus curl python3-yaml stress-ng groff-base man-db tmux libbpf-tools openssl systemd"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
