@@ -12,8 +12,10 @@ pkgs="$pkgs libclang-rt-dev"
 # make test: a Prometheus server and promtool scrape /metrics (curl too);
 # PyYAML reads the Kubernetes DaemonSet; make test-loaded: stress-ng; the
 # man pages are checked with groff and man; top is driven in tmux;
-# --sched's histograms are held against libbpf-tools' runqlat
-[ "${1:-}" = "--with-test" ] && pkgs="$pkgs chromium prometheus curl python3-yaml stress-ng groff-base man-db tmux libbpf-tools"
+# --sched's histograms are held against libbpf-tools' runqlat; containers of
+# real runtimes (docker.io brings containerd) from a busybox-static image
+[ "${1:-}" = "--with-test" ] && pkgs="$pkgs chromium prometheus curl python3-yaml stress-ng groff-base man-db tmux libbpf-tools
+docker.io podman runc busybox-static"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
