@@ -252,6 +252,20 @@ static void json__container(FILE *f, const struct row *r)
 	}
 }
 
+/* A pod's namespace, name and uid (each null where unknown: a pod known by
+ * its uid only, or "none"); a namespace's name. */
+static void json__pod(FILE *f, const struct row *r)
+{
+	fputs(",\"namespace\":", f);
+	json__string(f, r->ns);
+	if (r->scope != SCOPE_POD)
+		return;
+	fputs(",\"pod\":", f);
+	json__string(f, r->pod);
+	fputs(",\"pod_uid\":", f);
+	json__string(f, r->pod_uid);
+}
+
 /* head: '{"interval":T,"scope":', the same for every row of an interval */
 static void json__row(const struct output *o, const char *head, const struct row *r)
 {
@@ -267,6 +281,8 @@ static void json__row(const struct output *o, const char *head, const struct row
 	}
 	if (r->scope == SCOPE_CONTAINER)
 		json__container(f, r);
+	if (r->scope == SCOPE_POD || r->scope == SCOPE_NAMESPACE)
+		json__pod(f, r);
 	json__counters(o, r, f);
 	if (o->sched)
 		json__sched(o, r, f);

@@ -18,6 +18,8 @@ enum scope {
 	SCOPE_CONTAINER,
 	SCOPE_PROCESS,
 	SCOPE_COMMAND,
+	SCOPE_POD,		/* Kubernetes' pods, namespaces: sums of */
+	SCOPE_NAMESPACE,	/* their containers */
 	SCOPE_NR,
 };
 
@@ -31,10 +33,11 @@ struct row {
 	const char *key;	/* "all", "3", "/a/b", a container id, a pid */
 	const char *comm;	/* process rows; NULL elsewhere */
 	const char *runtime;	/* container rows */
-	const char *pod_uid;	/* container rows under Kubernetes, else NULL */
+	const char *pod_uid;	/* container and pod rows under Kubernetes,
+				 * else NULL */
 	/* container rows: names from the runtime's files, NULL where unknown
 	 * (cAdvisor's labels: name, image; Kubernetes' namespace, pod,
-	 * container) */
+	 * container); pod rows: ns and pod, namespace rows: ns */
 	const char *name, *image, *ns, *pod, *container;
 	struct counts counts;	/* raw sums, unscaled */
 	/* energy: only when has_energy (NAN: no valid reading this interval) */

@@ -55,6 +55,7 @@ struct stat_ctx {
 };
 
 struct cont_acc;
+struct pod_acc;
 
 struct row_set {
 	struct row *rows;
@@ -63,6 +64,8 @@ struct row_set {
 	int nr_keys, cap_keys;
 	struct cont_acc *conts;	/* container rows' storage */
 	int nr_conts;
+	struct pod_acc *pods;	/* pod and namespace rows' storage */
+	int cap_pods;
 	struct idmap g_of;	/* cgid -> struct g_list: the -G rows it is in */
 	unsigned long gen;	/* intervals built */
 };
@@ -72,5 +75,12 @@ struct row_set {
 int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 		     double dt, struct row_set *rs);
 void row_set__exit(struct row_set *rs);
+/* For the builders of stat_rows*.c: a row (NULL: no memory), its energy. */
+struct row *row_set__add(struct row_set *rs, enum scope s, const char *key);
+void stat_row__energy(const struct stat_ctx *sc, const struct aggregate *a,
+		      struct row *r, double joules, double dt);
+/* Pod and namespace rows, as --by asks (stat_rows_pod.c). */
+int stat_rows__pods(const struct stat_ctx *sc, const struct aggregate *a,
+		    double dt, struct row_set *rs);
 
 #endif

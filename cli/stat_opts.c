@@ -36,7 +36,8 @@ static void stat_usage(FILE *f)
 "  -a, --all-cpus            whole system (the default without a command)\n"
 "  -G, --cgroup LIST         cgroups to report, paths from the cgroup2 root;\n"
 "      --for-each-cgroup LIST  each row includes its descendants (perf -G)\n"
-"      --by LIST             scopes: system,cpu,socket,cgroup,container,process\n"
+"      --by LIST             scopes: system,cpu,socket,cgroup,container,pod,\n"
+"                            namespace,process\n"
 "                            (default system; plus cgroup with -G; the\n"
 "                            command's tree in command mode). --by cgroup\n"
 "                            without -G: every cgroup, its own counts only\n"
@@ -106,7 +107,7 @@ static int parse_by(struct stat_opts *o, const char *arg)
 		int s = scope__parse(tok);
 
 		if (s < 0 || s == SCOPE_COMMAND) {
-			pr_err("unknown scope '%s' in --by (system,cpu,socket,cgroup,container,process)",
+			pr_err("unknown scope '%s' in --by (system,cpu,socket,cgroup,container,pod,namespace,process)",
 			       tok);
 			err = -EINVAL;
 			break;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * From one interval's aggregate to the rows the outputs print: system, the
- * command's tree, CPUs, sockets, cgroups (rolled up their tree for -G) and
- * processes, in that order.
+ * command's tree, CPUs, sockets, cgroups (rolled up their tree for -G),
+ * containers, pods and namespaces (stat_rows_pod.c) and processes, in that
+ * order.
  */
 #include <errno.h>
 #include <math.h>
@@ -20,7 +21,7 @@ struct cont_acc {
 	double energy_j;
 };
 
-static struct row *row_set__add(struct row_set *rs, enum scope s, const char *key)
+struct row *row_set__add(struct row_set *rs, enum scope s, const char *key)
 {
 	struct row *r;
 
@@ -73,6 +74,7 @@ void row_set__exit(struct row_set *rs)
 	free(rs->rows);
 	free(rs->keys);
 	free(rs->conts);
+	free(rs->pods);
 	memset(rs, 0, sizeof(*rs));
 }
 
@@ -83,8 +85,8 @@ static bool want(const struct stat_ctx *sc, enum scope s)
 
 /* Energy and power on a row, when a source is active; NAN when no package
  * had a valid reading in the interval. */
-static void row__energy(const struct stat_ctx *sc, const struct aggregate *a,
-			struct row *r, double joules, double dt)
+void stat_row__energy(const struct stat_ctx *sc, const struct aggregate *a,
+		      struct row *r, double joules, double dt)
 {
 	if (!sc->energy_on)
 		return;
@@ -106,7 +108,7 @@ static int add_cpus_and_sockets(const struct stat_ctx *sc,
 		if (!r)
 			return -ENOMEM;
 		r->counts = a->cpu[cpu];
-		row__energy(sc, a, r, a->cpu_energy[cpu], dt);
+		stat_row__energy(sc, a, r, a->cpu_energy[cpu], dt);
 	}
 	for (int pkg = 0; want(sc, SCOPE_SOCKET) && pkg < sc->npkg; pkg++) {
 		r = row_set__add(rs, SCOPE_SOCKET, row_set__key(rs, "%d", sc->pkg_id[pkg]));
@@ -115,7 +117,7 @@ static int add_cpus_and_sockets(const struct stat_ctx *sc,
 		for (int cpu = 0; cpu < sc->ncpus; cpu++)
 			if (sc->cpu_pkg[cpu] == pkg)
 				counts__add(&r->counts, &a->cpu[cpu], a->nr_events);
-		row__energy(sc, a, r, a->pkg_energy[pkg], dt);
+		stat_row__energy(sc, a, r, a->pkg_energy[pkg], dt);
 		r->zone_mask = a->pkg_zone_mask[pkg];
 		for (int z = 0; z < AGG_ZONES; z++)
 			r->zone_j[z] = a->pkg_zone[pkg * AGG_ZONES + z];
@@ -235,7 +237,7 @@ static int add_cgroups(const struct stat_ctx *sc, const struct aggregate *a,
 			}
 		}
 		for (int g = 0; g < o->nr_cgroups; g++)
-			row__energy(sc, a, &rs->rows[first + g], e[g], dt);
+			stat_row__energy(sc, a, &rs->rows[first + g], e[g], dt);
 		free(e);
 	}
 	if (!o->nr_cgroups) {
@@ -247,7 +249,7 @@ static int add_cgroups(const struct stat_ctx *sc, const struct aggregate *a,
 				goto out;
 			}
 			r->counts = all[i].e->total;
-			row__energy(sc, a, r, all[i].e->energy_j, dt);
+			stat_row__energy(sc, a, r, all[i].e->energy_j, dt);
 		}
 	}
 	/*
@@ -261,7 +263,7 @@ static int add_cgroups(const struct stat_ctx *sc, const struct aggregate *a,
 			goto out;
 		}
 		r->counts = a->ovf_cgrp->total;
-		row__energy(sc, a, r, a->ovf_cgrp->energy_j, dt);
+		stat_row__energy(sc, a, r, a->ovf_cgrp->energy_j, dt);
 	}
 out:
 	free(all);
@@ -334,14 +336,14 @@ static int add_containers(const struct stat_ctx *sc, const struct aggregate *a,
 		r->pod_uid = conts[i].info.pod_uid[0] ? conts[i].info.pod_uid : NULL;
 		row__names(r, snap_cont__find(a->conts, a->nr_conts, r->key));
 		r->counts = conts[i].counts;
-		row__energy(sc, a, r, conts[i].energy_j, dt);
+		stat_row__energy(sc, a, r, conts[i].energy_j, dt);
 	}
 	r = row_set__add(rs, SCOPE_CONTAINER, "host");
 	if (!r)
 		return -ENOMEM;
 	r->runtime = "host";
 	r->counts = host.counts;
-	row__energy(sc, a, r, host.energy_j, dt);
+	stat_row__energy(sc, a, r, host.energy_j, dt);
 	return 0;
 }
 
@@ -401,7 +403,7 @@ static int add_processes(const struct stat_ctx *sc, const struct aggregate *a,
 		/* the idle task's comm is swapper/N of whichever CPU ran last */
 		r->comm = refs[i].tgid ? refs[i].e->comm : "swapper";
 		r->counts = refs[i].e->total;
-		row__energy(sc, a, r, refs[i].e->energy_j, dt);
+		stat_row__energy(sc, a, r, refs[i].e->energy_j, dt);
 	}
 	/* in command mode, the command's part of it */
 	ovf = sc->command_mode ? a->ovf_tree[0] : a->ovf_proc;
@@ -411,7 +413,7 @@ static int add_processes(const struct stat_ctx *sc, const struct aggregate *a,
 			return -ENOMEM;
 		r->comm = "[map full]";
 		r->counts = ovf->total;
-		row__energy(sc, a, r, ovf->energy_j, dt);
+		stat_row__energy(sc, a, r, ovf->energy_j, dt);
 	}
 	return 0;
 }
@@ -441,7 +443,7 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 		if (!r)
 			goto nomem;
 		aggregate__system(a, &r->counts);
-		row__energy(sc, a, r, a->energy_total, dt);
+		stat_row__energy(sc, a, r, a->energy_total, dt);
 		r->untraced_ns = a->stats[EMON_STAT_UNTRACED_NS];
 	}
 	if (sc->command_mode) {
@@ -449,13 +451,15 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 		if (!r)
 			goto nomem;
 		r->counts = a->tree[0]->total;
-		row__energy(sc, a, r, a->tree[0]->energy_j, dt);
+		stat_row__energy(sc, a, r, a->tree[0]->energy_j, dt);
 	}
 	err = add_cpus_and_sockets(sc, a, dt, rs);
 	if (!err && want(sc, SCOPE_CGROUP))
 		err = add_cgroups(sc, a, dt, rs);
 	if (!err && want(sc, SCOPE_CONTAINER))
 		err = add_containers(sc, a, dt, rs);
+	if (!err && (want(sc, SCOPE_POD) || want(sc, SCOPE_NAMESPACE)))
+		err = stat_rows__pods(sc, a, dt, rs);
 	if (!err && want(sc, SCOPE_PROCESS))
 		err = add_processes(sc, a, refs, nproc, dt, rs);
 	free(refs);

@@ -83,7 +83,8 @@ static unsigned int wanted_scopes(const struct stat_run *st)
 {
 	unsigned int s = 0;
 
-	if (st->out.scopes & ((1u << SCOPE_CGROUP) | (1u << SCOPE_CONTAINER)))
+	if (st->out.scopes & ((1u << SCOPE_CGROUP) | (1u << SCOPE_CONTAINER) |
+			      (1u << SCOPE_POD) | (1u << SCOPE_NAMESPACE)))
 		s |= EMON_SNAP_CGROUPS;
 	if (st->out.scopes & (1u << SCOPE_PROCESS))
 		s |= st->sc.command_mode ? EMON_SNAP_PROCS_TREE : EMON_SNAP_PROCS;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli/output.h"
 #include "cli/top_model.h"
 
 #define IDLE_KEY "0"	/* the idle task's process row (stat_rows.c) */
@@ -219,13 +220,18 @@ static int build_flat(struct top_table *t, const struct top_input *in,
 	for (int i = 0; i < in->nr; i++) {
 		const struct row *in_r = &in->rows[i];
 		bool host = s == SCOPE_CONTAINER && !strcmp(in_r->key, "host");
-		char name[16];
+		char name[1040], label[1024];
+		const char *lb;
 		struct top_row *r;
 
 		if (in_r->scope != s || (s == SCOPE_PROCESS && !strcmp(in_r->key, IDLE_KEY)))
 			continue;
-		/* docker's short form: the id's first 12 digits */
-		snprintf(name, sizeof(name), "%.12s", in_r->key);
+		/* docker's short form: the id's first 12 digits, then its
+		 * names (namespace/pod/container, else the runtime's), which
+		 * the filter matches too: "prod/" keeps a namespace */
+		lb = row__cont_label(in_r, label, sizeof(label));
+		snprintf(name, sizeof(name), "%.12s%s%s", in_r->key,
+			 lb ? " " : "", lb ? lb : "");
 		r = top_table__add(t, in_r->key, s == SCOPE_PROCESS ? in_r->comm :
 				   host ? in_r->key : name);
 		if (!r)

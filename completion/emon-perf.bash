@@ -88,9 +88,9 @@ _emon_perf()
 		return ;;
 	--by)
 		if [ "$sub" = report ]; then
-			COMPREPLY=($(compgen -W "container cgroup process cpu socket system command" -- "$cur"))
+			COMPREPLY=($(compgen -W "container pod namespace cgroup process cpu socket system command" -- "$cur"))
 		else
-			_emon_perf_list "$(printf '%s\n' system cpu socket cgroup container process)"
+			_emon_perf_list "$(printf '%s\n' system cpu socket cgroup container pod namespace process)"
 		fi
 		return ;;
 	--energy)

@@ -10,10 +10,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "daemon/metrics_render.h"
 #include "engine/container.h"
+#include "engine/container_meta.h"
 
 /* A cgroup folded into "other" or in a container, as last seen. */
 struct track {
@@ -32,6 +34,10 @@ struct cont {
 	double acc_j, live_j;
 	const char *path;		/* shortest live cgroup (this render) */
 	__u32 epoch;
+	/* its names, copied the first time a snapshot had them: a label set
+	 * that changed with every render would make new series */
+	struct container_meta meta;
+	bool named;
 };
 
 /* ---- cgroups, the fold state, containers ---- */
@@ -261,6 +267,25 @@ int cgroups__build(struct render *r)
 	return 0;
 }
 
+static void cont__name(struct cont *c, const struct snapshot *s)
+{
+	const struct snap_cont *n;
+
+	if (c->named)
+		return;
+	n = snap_cont__find(s->cont, s->nr_cont, c->id);
+	if (!n)
+		return;
+#define COPY(f, v) snprintf(c->meta.f, sizeof(c->meta.f), "%s", (v) ? (v) : "")
+	COPY(name, n->name);
+	COPY(image, n->image);
+	COPY(ns, n->ns);
+	COPY(pod, n->pod);
+	COPY(container, n->container);
+#undef COPY
+	c->named = true;
+}
+
 static int cont__cmp(const void *a, const void *b)
 {
 	return strcmp((*(struct cont *const *)a)->id, (*(struct cont *const *)b)->id);
@@ -289,6 +314,12 @@ int containers__build(struct render *r)
 		w->l[1] = c->runtime;
 		w->l[2] = c->pod_uid;
 		w->l[3] = c->path;
+		cont__name(c, r->s);
+		w->l[4] = c->meta.name;
+		w->l[5] = c->meta.image;
+		w->l[6] = c->meta.ns;
+		w->l[7] = c->meta.pod;
+		w->l[8] = c->meta.container;
 	}
 	return 0;
 }

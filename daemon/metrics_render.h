@@ -40,7 +40,7 @@ enum mfam {
 	MF_SCHED = 1 << 3,	/* --sched: its counters and histogram */
 };
 
-#define MS_MAX_LABELS 4
+#define MS_MAX_LABELS 9
 
 struct render;
 

@@ -152,8 +152,11 @@ static int procs__build(struct render *r)
 
 static const char *const lbl_package[] = { "package" };
 static const char *const lbl_cgroup[] = { "cgroup" };
+/* cAdvisor's label names after ours, so that its dashboards' joins work:
+ * labels, not series (one set per container) */
 static const char *const lbl_container[] = {
-	"container_id", "runtime", "pod_uid", "cgroup" };
+	"container_id", "runtime", "pod_uid", "cgroup",
+	"name", "image", "namespace", "pod", "container" };
 static const char *const lbl_process[] = { "pid", "comm" };
 
 /* A scope of rows gives every family; packages give measured energy per
@@ -171,7 +174,7 @@ const struct mscope_def mscopes[MS_NR] = {
 		"per cgroup, its own tasks only (cgroup=\"other\": the "
 		"smallest cgroups, folded to bound the series)",
 		MF_ROWS, cgroups__build, scope__emit },
-	[MS_CONTAINER] = { "container", lbl_container, 4,
+	[MS_CONTAINER] = { "container", lbl_container, 9,
 		"per container (the sum of its cgroups)",
 		MF_ROWS, containers__build, scope__emit },
 	[MS_PROCESS] = { "process", lbl_process, 2,

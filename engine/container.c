@@ -45,6 +45,19 @@ static bool is_id(const char *s, size_t n)
 	return n == CONTAINER_ID_LEN && is_hex(s, n);
 }
 
+/* The segment at *p into g, *p moved past it; false at the path's end. */
+static bool segment__next(const char **p, struct segment *g)
+{
+	while (**p == '/')
+		(*p)++;
+	if (!**p)
+		return false;
+	g->s = *p;
+	g->n = strcspn(*p, "/");
+	*p += g->n;
+	return true;
+}
+
 static bool segment__is(const struct segment *g, const char *str)
 {
 	return g->n == strlen(str) && !memcmp(g->s, str, g->n);
@@ -170,15 +183,7 @@ int container__parse(const char *cgroup_path, struct container_info *out)
 	if (!cgroup_path || !out)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	for (p = cgroup_path; *p; prev = g, depth++) {
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		g.s = p;
-		g.n = strcspn(p, "/");
-		p += g.n;
-
+	for (p = cgroup_path; segment__next(&p, &g); prev = g, depth++) {
 		runtime = segment__prefixed_id(&g, id);
 		/* a bare id is a container only where runtimes put one */
 		if (!runtime && is_id(g.s, g.n)) {
@@ -212,4 +217,24 @@ int container__parse(const char *cgroup_path, struct container_info *out)
 		return -ENOENT;
 	}
 	return 0;
+}
+
+int container__pod_uid(const char *cgroup_path, char *uid)
+{
+	char cur[CONTAINER_POD_UID_LEN + 1];
+	struct segment g;
+	bool kubepods = false;
+	const char *p;
+
+	if (!cgroup_path || !uid)
+		return -EINVAL;
+	uid[0] = '\0';
+	for (p = cgroup_path; segment__next(&p, &g);) {
+		/* the innermost pod, as container__parse() takes it */
+		if (segment__pod_uid(&g, kubepods, cur))
+			memcpy(uid, cur, sizeof(cur));
+		if (segment__is_kubepods(&g))
+			kubepods = true;
+	}
+	return uid[0] ? 0 : -ENOENT;
 }

@@ -42,4 +42,13 @@ struct container_info {
  */
 int container__parse(const char *cgroup_path, struct container_info *out);
 
+/*
+ * The uid of the Kubernetes pod whose cgroup cgroup_path is or is below
+ * (the pod's own cgroup holds what no container's does: the pod's
+ * overhead, and the sandbox where the runtime puts none of its own) into
+ * uid (CONTAINER_POD_UID_LEN + 1 bytes). 0, -ENOENT outside any pod (uid
+ * ""), -EINVAL for NULL.
+ */
+int container__pod_uid(const char *cgroup_path, char *uid);
+
 #endif

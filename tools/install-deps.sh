@@ -15,8 +15,10 @@ pkgs="$pkgs libclang-rt-dev"
 # --sched's histograms are held against libbpf-tools' runqlat; openssl
 # makes serve_tls's certificates (python3's crypt module, in Debian 12's
 # 3.11, its bcrypt hashes); systemd's systemd-analyze checks the unit and
-# scores its exposure
-[ "${1:-}" = "--with-test" ] && pkgs="$pkgs chromium prometheus curl python3-yaml stress-ng groff-base man-db tmux libbpf-tools openssl systemd"
+# scores its exposure; containers of real runtimes (docker.io brings
+# containerd) from a busybox-static image
+[ "${1:-}" = "--with-test" ] && pkgs="$pkgs chromium prometheus curl python3-yaml stress-ng groff-base man-db tmux libbpf-tools openssl systemd
+docker.io podman runc busybox-static"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
@@ -29,5 +31,13 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "install-deps: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
+# the packages' own services (dockerd, containerd, prometheus) are not
+# started: the tests start private instances of what they need
+rcd=
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d &&
+		rcd=/usr/sbin/policy-rc.d
+	trap 'rm -f $rcd' EXIT
+fi
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends $missing >/dev/null

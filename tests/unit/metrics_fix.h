@@ -38,7 +38,11 @@ struct fix {
 	unsigned int zone_mask[1];
 	struct snap_entry cgrp[64];
 	struct snap_entry proc[16];
+	struct snap_cont cont[1];
 };
+
+/* The labels of a container whose names are not known */
+#define NONAMES ",name=\"\",image=\"\",namespace=\"\",pod=\"\",container=\"\""
 
 static inline void cnt(struct emon_count *c, __u64 v)
 {
@@ -164,6 +168,11 @@ static inline void fix__standard(struct fix *f, bool energy)
 	fix__proc(f, 200, 5, "sh", 500000000, 2);
 	fix__proc(f, 300, 6, "b\xff\xfe" "d", 400000000, 1);
 	fix__proc(f, 100, 0, "burn", 1000, 1);	/* an older pid 100 */
+	/* the Kubernetes container's names (the docker one has none) */
+	f->cont[0] = (struct snap_cont){ ID3, "k8s_web_shop-0", "nginx:1.25",
+					 "prod", "shop-0", "we\"b" };
+	f->s.cont = f->cont;
+	f->s.nr_cont = 1;
 }
 
 static const struct metrics_self self_figures = {

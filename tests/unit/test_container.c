@@ -173,6 +173,54 @@ static void test_container_parse(void **state)
 	}
 }
 
+/* Pods' own cgroups and what is below them; a container's pod is the one
+ * container__parse() gives. */
+static const struct {
+	const char *path;
+	int ret;
+	const char *uid;
+} pod_cases[] = {
+	{ "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod"
+	  UID_ ".slice", 0, UID },
+	{ "/kubepods/besteffort/pod" UID, 0, UID },
+	{ "/kubepods/pod" STATIC_UID "/", 0, STATIC_UID },
+	{ "/kubepods/besteffort/pod" UID "/" ID1, 0, UID },
+	{ "/kubepods/besteffort/pod" UID "/" ID1 "/sub", 0, UID },
+	/* near misses: no kubepods above it, a uid too short, no pod */
+	{ "/pod" UID, -ENOENT, "" },
+	{ "/kubepods/besteffort/pod" ID63, -ENOENT, "" },
+	{ "/kubepods/besteffort", -ENOENT, "" },
+	{ "/docker/" ID1, -ENOENT, "" },
+	{ "/", -ENOENT, "" },
+	{ "", -ENOENT, "" },
+};
+
+static void test_container_pod_uid(void **state)
+{
+	char uid[CONTAINER_POD_UID_LEN + 1];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(pod_cases); i++) {
+		int ret = container__pod_uid(pod_cases[i].path, uid);
+
+		if (ret != pod_cases[i].ret || strcmp(uid, pod_cases[i].uid))
+			fail_msg("'%s': %d '%s', want %d '%s'", pod_cases[i].path,
+				 ret, uid, pod_cases[i].ret, pod_cases[i].uid);
+	}
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (cases[i].ret)
+			continue;
+		if (container__pod_uid(cases[i].path, uid) !=
+		    (cases[i].pod_uid[0] ? 0 : -ENOENT) ||
+		    strcmp(uid, cases[i].pod_uid))
+			fail_msg("'%s': pod '%s', want '%s'", cases[i].path, uid,
+				 cases[i].pod_uid);
+	}
+	assert_int_equal(container__pod_uid(NULL, uid), -EINVAL);
+	assert_int_equal(container__pod_uid("/", NULL), -EINVAL);
+}
+
 static void test_container_bad_args(void **state)
 {
 	struct container_info ci;
@@ -189,6 +237,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_container_parse),
+		cmocka_unit_test(test_container_pod_uid),
 		cmocka_unit_test(test_container_bad_args),
 	};
 

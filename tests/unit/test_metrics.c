@@ -146,15 +146,16 @@ static const struct body_case body_cases[] = {
 		/* docker: its scope and init add up; the label is the
 		 * shortest path */
 		{ LINE, "emon_container_cpu_clock_seconds_total{container_id=\""
-			ID1 "\",runtime=\"docker\",pod_uid=\"\",cgroup=\"" DOCKER "\"} 2.5" },
+			ID1 "\",runtime=\"docker\",pod_uid=\"\",cgroup=\"" DOCKER "\"" NONAMES "} 2.5" },
 		{ LINE, "emon_container_context_switches_total{container_id=\""
-			ID1 "\",runtime=\"docker\",pod_uid=\"\",cgroup=\"" DOCKER "\"} 6" },
+			ID1 "\",runtime=\"docker\",pod_uid=\"\",cgroup=\"" DOCKER "\"" NONAMES "} 6" },
 		{ LINE, "emon_container_energy_joules_total{container_id=\""
 			ID1 "\",runtime=\"docker\",pod_uid=\"\",cgroup=\"" DOCKER
-			"\",zone=\"package\"} 3.5" },
+			"\"" NONAMES ",zone=\"package\"} 3.5" },
 		{ LINE, "emon_container_cpu_clock_seconds_total{container_id=\""
 			ID3 "\",runtime=\"containerd\",pod_uid=\"" UID "\",cgroup=\""
-			KUBE "\"} 0.25" },
+			KUBE "\",name=\"k8s_web_shop-0\",image=\"nginx:1.25\","
+			"namespace=\"prod\",pod=\"shop-0\",container=\"we\\\"b\"} 0.25" },
 		/* the cgroups keep their own series */
 		{ LINE, "emon_cgroup_cpu_clock_seconds_total{cgroup=\"" DOCKER "/init\"} 0.5" },
 	} },
@@ -162,16 +163,16 @@ static const struct body_case body_cases[] = {
 	{ "container ids", fix__container_ids, 0, false, NONE, NULL, {
 		{ LINE, "emon_container_cpu_clock_seconds_total{container_id=\""
 			ZEROS "7\",runtime=\"docker\",pod_uid=\"\",cgroup=\""
-			"/system.slice/docker-" ZEROS "7.scope\"} 1" },
+			"/system.slice/docker-" ZEROS "7.scope\"" NONAMES "} 1" },
 		{ LINE, "emon_container_cpu_clock_seconds_total{container_id=\""
 			ZEROS "8\",runtime=\"docker\",pod_uid=\"\",cgroup=\""
-			"/system.slice/docker-" ZEROS "8.scope\"} 2" },
+			"/system.slice/docker-" ZEROS "8.scope\"" NONAMES "} 2" },
 	} },
 	/* a container's cgroup that leaves keeps its totals in the container */
 	{ "container not backwards", fix__no_energy, 0, false, EARLIER_TEXT,
 	  fix__docker_init_leaves, {
 		{ LINE, "emon_container_cpu_clock_seconds_total{container_id=\""
-			ID1 "\",runtime=\"docker\",pod_uid=\"\",cgroup=\"" DOCKER "\"} 2.5" },
+			ID1 "\",runtime=\"docker\",pod_uid=\"\",cgroup=\"" DOCKER "\"" NONAMES "} 2.5" },
 		{ HAS_NOT, DOCKER "/init" },
 	} },
 	{ "OpenMetrics", fix__energy, 2, true, NONE, NULL, {
@@ -233,7 +234,7 @@ static const struct body_case body_cases[] = {
 			"{cgroup=\"/a\",le=\"4e-06\"} 4" },
 		{ LINE, "emon_cgroup_runqueue_latency_seconds_sum{cgroup=\"/a\"} 0.000007" },
 		{ LINE, "emon_container_runqueue_latency_seconds_count{container_id=\""
-			ID1 "\",runtime=\"docker\",pod_uid=\"\",cgroup=\"" DOCKER "\"} 0" },
+			ID1 "\",runtime=\"docker\",pod_uid=\"\",cgroup=\"" DOCKER "\"" NONAMES "} 0" },
 		{ LINE, "emon_process_runqueue_latency_seconds_count"
 			"{pid=\"100\",comm=\"burn\"} 0" },
 		{ HAS, "# HELP emon_cgroup_on_cpu_seconds_total Time on a CPU per cgroup" },

@@ -701,6 +701,16 @@ static void test_json_rows(void **state)
 		  json_type_string, "overflow" },
 		/* the command's pid */
 		{ { .scope = SCOPE_COMMAND, .key = "42" }, json_type_int, "42" },
+		/* pods: by name, by uid only; a namespace */
+		{ { .scope = SCOPE_POD, .key = "kv/cache-0", .ns = "kv",
+		    .pod = "cache-0", .pod_uid = "u-1" }, json_type_string,
+		  "kv/cache-0" },
+		{ { .scope = SCOPE_POD, .key = "u-2", .pod_uid = "u-2" },
+		  json_type_string, "u-2" },
+		{ { .scope = SCOPE_NAMESPACE, .key = "kv", .ns = "kv" },
+		  json_type_string, "kv" },
+		{ { .scope = SCOPE_NAMESPACE, .key = "none" }, json_type_string,
+		  "none" },
 	};
 	struct json_object *objs[JSON_MAX], *obj, *v;
 	struct row rows[ARRAY_SIZE(cases)];
@@ -735,18 +745,22 @@ static void test_json_rows(void **state)
 		assert_int_equal(json__has(obj, "runtime"),
 				 cases[k].r.scope == SCOPE_CONTAINER);
 		assert_int_equal(json__has(obj, "pod_uid"),
-				 cases[k].r.pod_uid != NULL);
-		/* a container's names: null where unknown */
+				 cases[k].r.pod_uid != NULL ||
+				 cases[k].r.scope == SCOPE_POD);
+		/* a container's names, a pod's namespace and pod, a
+		 * namespace's: null where unknown */
 		for (size_t f = 0; f < 5; f++) {
 			static const char *const names[] = {
 				"name", "image", "namespace", "pod", "container" };
 			const struct row *cr = &cases[k].r;
 			const char *want = (const char *[]){ cr->name, cr->image,
 				cr->ns, cr->pod, cr->container }[f];
+			bool has = cr->scope == SCOPE_CONTAINER ||
+				   (cr->scope == SCOPE_POD && (f == 2 || f == 3)) ||
+				   (cr->scope == SCOPE_NAMESPACE && f == 2);
 
-			assert_int_equal(json__has(obj, names[f]),
-					 cr->scope == SCOPE_CONTAINER);
-			if (cr->scope != SCOPE_CONTAINER)
+			assert_int_equal(json__has(obj, names[f]), has);
+			if (!has)
 				continue;
 			v = json__get(obj, names[f]);
 			if (want)

@@ -197,6 +197,27 @@ static void test_top_order(void **state)
 	unload(&r, path);
 }
 
+/* stat --by pod,namespace: each a table of its own, keyed by name. */
+static void test_pods_namespaces(void **state)
+{
+	static const char text[] =
+	"{\"interval\": 1, \"scope\": \"pod\", \"key\": \"prod/shop-0\", \"namespace\": \"prod\", \"pod\": \"shop-0\", \"pod_uid\": null, \"counters\": {}, \"energy_j\": 2}\n"
+	"{\"interval\": 1, \"scope\": \"pod\", \"key\": \"data/pg-0\", \"namespace\": \"data\", \"pod\": \"pg-0\", \"pod_uid\": null, \"counters\": {}, \"energy_j\": 5}\n"
+	"{\"interval\": 1, \"scope\": \"namespace\", \"key\": \"prod\", \"namespace\": \"prod\", \"counters\": {}, \"energy_j\": 2}\n"
+	"{\"interval\": 1, \"scope\": \"namespace\", \"key\": \"data\", \"namespace\": \"data\", \"counters\": {}, \"energy_j\": 5}\n"
+	"{\"interval\": 2, \"scope\": \"namespace\", \"key\": \"prod\", \"namespace\": \"prod\", \"counters\": {}, \"energy_j\": 4}\n";
+	struct report r;
+	char *path;
+
+	(void)state;
+	load(&r, &path, text, SCOPE_NAMESPACE, 10);
+	assert_int_equal(r.nr_sorted, 2);
+	assert_string_equal(r.sorted[0]->key, "prod");	/* 6 J over 5 */
+	assert_int_equal(report__select(&r, SCOPE_POD, 10), 0);
+	assert_string_equal(r.sorted[0]->key, "data/pg-0");
+	unload(&r, path);
+}
+
 static void test_bad_input(void **state)
 {
 	static const char good[] =
@@ -404,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_whole_run_null_counters),
 		cmocka_unit_test(test_default_scope_process),
 		cmocka_unit_test(test_top_order),
+		cmocka_unit_test(test_pods_namespaces),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_series),
 		cmocka_unit_test(test_html_energy),

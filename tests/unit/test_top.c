@@ -190,6 +190,7 @@ static void test_counters(void **state)
 static void test_containers(void **state)
 {
 	static const char id[] = "3f2a4b5c6d7e8f9011223344556677889900aabbccddeeff0011223344556677";
+	static const char id2[] = "4f2a4b5c6d7e8f9011223344556677889900aabbccddeeff0011223344556677";
 	struct fixture f;
 	const struct top_row *r;
 	struct row *c;
@@ -199,10 +200,17 @@ static void test_containers(void **state)
 	add(&f, SCOPE_SYSTEM, "all", 4, 0, 0, -1);
 	c = add(&f, SCOPE_CONTAINER, id, 1.5, 0, 0, -1);
 	c->runtime = "docker";
+	/* with names: Kubernetes' after the id, which a filter matches */
+	c = add(&f, SCOPE_CONTAINER, id2, 0, 0, 0, -1);
+	c->runtime = "containerd";
+	c->ns = "prod";
+	c->pod = "shop-0";
+	c->container = "web";
 	add(&f, SCOPE_CONTAINER, "host", 2.5, 0, 0, -1)->runtime = "host";
 	add(&f, SCOPE_PROCESS, "0", 2, 0, 0, -1);
 	assert_int_equal(top_table__build(&f.t, TOP_VIEW_CONTAINERS, &f.in), 0);
-	assert_int_equal(f.t.nr, 2);
+	assert_int_equal(f.t.nr, 3);
+	assert_string_equal(row_of(&f.t, id2)->name, "4f2a4b5c6d7e prod/shop-0/web");
 	r = row_of(&f.t, id);
 	assert_string_equal(r->name, "3f2a4b5c6d7e");
 	assert_string_equal(r->note, "docker");
