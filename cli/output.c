@@ -130,3 +130,26 @@ const char *row__cont_label(const struct row *r, char *buf, size_t size)
 			*p = '?';
 	return buf;
 }
+
+static void none__begin(struct output *o)
+{
+	(void)o;
+}
+
+static void none__interval(struct output *o, double t, double dt,
+			   const struct row *rows, int n)
+{
+	(void)o, (void)t, (void)dt, (void)rows, (void)n;
+}
+
+static void none__end(struct output *o, double elapsed)
+{
+	(void)o, (void)elapsed;
+}
+
+const struct output_ops output_none_ops = {
+	.name		= "none",
+	.begin		= none__begin,
+	.interval	= none__interval,
+	.end		= none__end,
+};

@@ -48,6 +48,8 @@ struct output {
 extern const struct output_ops output_text_ops;
 extern const struct output_ops output_csv_ops;
 extern const struct output_ops output_json_ops;
+/* -q: perf's --quiet, the counts not printed */
+extern const struct output_ops output_none_ops;
 
 /* Derived metrics of one row (NAN where they cannot be computed). */
 struct row_metrics {

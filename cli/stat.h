@@ -21,7 +21,9 @@ struct stat_opts {
 	long interval_ms;	/* -I, 0: none */
 	const char *sep;	/* -x */
 	bool json;
-	const char *output;
+	const char *output;	/* -o, NULL: stderr */
+	bool append;		/* --append: -o appends */
+	bool quiet;		/* -q: no counts printed */
 	long timeout_ms;
 	/* the engine's options (cli/opts.h); eng.events is set from events */
 	struct engine_opts eng;

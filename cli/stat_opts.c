@@ -18,6 +18,7 @@ enum {
 	OPT_BY = 256,
 	OPT_TIMEOUT,
 	OPT_SCHED_HIST,
+	OPT_APPEND,
 };
 
 static void stat_usage(FILE *f)
@@ -41,9 +42,12 @@ static void stat_usage(FILE *f)
 "                            command's tree in command mode). --by cgroup\n"
 "                            without -G: every cgroup, its own counts only\n"
 "  -I, --interval-print MS   print deltas every MS milliseconds (>= 10)\n"
-"  -x, --field-separator S   CSV output with separator S\n"
+"  -x, --field-separator S   CSV output with separator S, perf's columns\n"
 "  -j, --json                JSON lines output\n"
-"  -o, --output FILE         write the output to FILE\n"
+"  -o, --output FILE         write the counts to FILE (default: stderr, as\n"
+"                            perf, so that a command's stdout stays its own)\n"
+"      --append              with -o: append to FILE\n"
+"  -q, --quiet               print no counts (errors still)\n"
 "      --timeout MS          stop after MS milliseconds\n"
 ENERGY_OPTIONS_USAGE
 RUNTIME_ROOT_USAGE
@@ -83,6 +87,8 @@ static const struct option long_opts[] = {
 	{ "field-separator",	required_argument, NULL, 'x' },
 	{ "json",		no_argument,	   NULL, 'j' },
 	{ "output",		required_argument, NULL, 'o' },
+	{ "append",		no_argument,	   NULL, OPT_APPEND },
+	{ "quiet",		no_argument,	   NULL, 'q' },
 	{ "timeout",		required_argument, NULL, OPT_TIMEOUT },
 	ENGINE_LONG_OPTIONS,
 	DAEMON_LONG_OPTIONS,
@@ -193,6 +199,12 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 	case 'o':
 		o->output = arg;
 		return 0;
+	case OPT_APPEND:
+		o->append = true;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
 	case OPT_TIMEOUT:
 		return opts__long("--timeout", arg, 1, LONG_MAX, &o->timeout_ms);
 	case OPT_SCHED_HIST:
@@ -208,7 +220,7 @@ int stat_opts__parse(struct stat_opts *o, int argc, char **argv)
 	int err;
 
 	memset(o, 0, sizeof(*o));
-	err = opts__parse(argc, argv, "+e:aG:I:x:jo:vh", long_opts, "stat",
+	err = opts__parse(argc, argv, "+e:aG:I:x:jo:qvh", long_opts, "stat",
 			  stat_usage, stat_opts__one, o);
 	if (err)
 		return err;
