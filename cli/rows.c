@@ -11,6 +11,8 @@ static const char *const scope_names[SCOPE_NR] = {
 	[SCOPE_CONTAINER]	= "container",
 	[SCOPE_PROCESS]		= "process",
 	[SCOPE_COMMAND]		= "command",
+	[SCOPE_DIE]		= "die",
+	[SCOPE_CORE]		= "core",
 };
 
 /* "unknown" rather than NULL: callers hand the name straight to printf. */

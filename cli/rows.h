@@ -18,6 +18,8 @@ enum scope {
 	SCOPE_CONTAINER,
 	SCOPE_PROCESS,
 	SCOPE_COMMAND,
+	SCOPE_DIE,		/* perf --per-die: CPUs of one die */
+	SCOPE_CORE,		/* perf --per-core: CPUs of one core */
 	SCOPE_NR,
 };
 
@@ -28,7 +30,9 @@ int scope__parse(const char *s);
 
 struct row {
 	enum scope scope;
-	const char *key;	/* "all", "3", "/a/b", a container id, a pid */
+	const char *key;	/* "all", "3", "S0-D0-C1", "/a/b", a container id,
+				 * a pid */
+	int nr_cpus;		/* socket, die, core rows: online CPUs in it */
 	const char *comm;	/* process rows; NULL elsewhere */
 	const char *runtime;	/* container rows */
 	const char *pod_uid;	/* container rows under Kubernetes, else NULL */

@@ -265,11 +265,13 @@ int cmd_stat(int argc, char **argv)
 	}
 	st->sc.command_mode = st->o.cmd && !st->o.all_cpus && !st->o.nr_cgroups;
 	if (!st->o.by) {
-		if (!st->sc.command_mode)
+		/* perf -A, --per-*: those rows instead of the system's */
+		if (!st->sc.command_mode && !st->o.aggr)
 			st->o.by = 1u << SCOPE_SYSTEM;
 		if (st->o.nr_cgroups)
 			st->o.by |= 1u << SCOPE_CGROUP;
 	}
+	st->o.by |= st->o.aggr;
 	/* SIGCHLD: the command ended; EPIPE on a write stops the run */
 	if (sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, true)) {
 		ret = 1;

@@ -19,6 +19,9 @@ enum {
 	OPT_TIMEOUT,
 	OPT_SCHED_HIST,
 	OPT_APPEND,
+	OPT_PER_SOCKET,
+	OPT_PER_DIE,
+	OPT_PER_CORE,
 };
 
 static void stat_usage(FILE *f)
@@ -37,10 +40,15 @@ static void stat_usage(FILE *f)
 "  -a, --all-cpus            whole system (the default without a command)\n"
 "  -G, --cgroup LIST         cgroups to report, paths from the cgroup2 root;\n"
 "      --for-each-cgroup LIST  each row includes its descendants (perf -G)\n"
-"      --by LIST             scopes: system,cpu,socket,cgroup,container,process\n"
-"                            (default system; plus cgroup with -G; the\n"
-"                            command's tree in command mode). --by cgroup\n"
-"                            without -G: every cgroup, its own counts only\n"
+"      --by LIST             scopes: system,cpu,socket,die,core,cgroup,\n"
+"                            container,process (default system; plus cgroup\n"
+"                            with -G; the command's tree in command mode).\n"
+"                            --by cgroup without -G: every cgroup, its own\n"
+"                            counts only\n"
+"  -A, --no-aggr             per CPU (--by cpu), as perf\n"
+"      --per-socket          per socket (--by socket)\n"
+"      --per-die             per die (--by die)\n"
+"      --per-core            per core: the CPUs that share one (--by core)\n"
 "  -I, --interval-print MS   print deltas every MS milliseconds (>= 10)\n"
 "  -x, --field-separator S   CSV output with separator S, perf's columns\n"
 "  -j, --json                JSON lines output\n"
@@ -83,6 +91,10 @@ static const struct option long_opts[] = {
 	{ "cgroup",		required_argument, NULL, 'G' },
 	{ "for-each-cgroup",	required_argument, NULL, 'G' },
 	{ "by",			required_argument, NULL, OPT_BY },
+	{ "no-aggr",		no_argument,	   NULL, 'A' },
+	{ "per-socket",		no_argument,	   NULL, OPT_PER_SOCKET },
+	{ "per-die",		no_argument,	   NULL, OPT_PER_DIE },
+	{ "per-core",		no_argument,	   NULL, OPT_PER_CORE },
 	{ "interval-print",	required_argument, NULL, 'I' },
 	{ "field-separator",	required_argument, NULL, 'x' },
 	{ "json",		no_argument,	   NULL, 'j' },
@@ -112,7 +124,7 @@ static int parse_by(struct stat_opts *o, const char *arg)
 		int s = scope__parse(tok);
 
 		if (s < 0 || s == SCOPE_COMMAND) {
-			pr_err("unknown scope '%s' in --by (system,cpu,socket,cgroup,container,process)",
+			pr_err("unknown scope '%s' in --by (system,cpu,socket,die,core,cgroup,container,process)",
 			       tok);
 			err = -EINVAL;
 			break;
@@ -182,6 +194,18 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 		return parse_cgroups(o, arg);
 	case OPT_BY:
 		return parse_by(o, arg);
+	case 'A':	/* perf's aggregation flags name scopes */
+		o->aggr |= 1u << SCOPE_CPU;
+		return 0;
+	case OPT_PER_SOCKET:
+		o->aggr |= 1u << SCOPE_SOCKET;
+		return 0;
+	case OPT_PER_DIE:
+		o->aggr |= 1u << SCOPE_DIE;
+		return 0;
+	case OPT_PER_CORE:
+		o->aggr |= 1u << SCOPE_CORE;
+		return 0;
 	case 'I':
 		if (opts__long("-I", arg, 10, LONG_MAX, &o->interval_ms))
 			return -EINVAL;
@@ -220,7 +244,7 @@ int stat_opts__parse(struct stat_opts *o, int argc, char **argv)
 	int err;
 
 	memset(o, 0, sizeof(*o));
-	err = opts__parse(argc, argv, "+e:aG:I:x:jo:qvh", long_opts, "stat",
+	err = opts__parse(argc, argv, "+e:aAG:I:x:jo:qvh", long_opts, "stat",
 			  stat_usage, stat_opts__one, o);
 	if (err)
 		return err;

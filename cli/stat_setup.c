@@ -167,6 +167,26 @@ static void setup_sched(struct stat_run *st)
 	st->out.sched_ms = m->sched_ms;
 }
 
+/* Dies and cores from sysfs, when their rows are asked for: the front
+ * end reads them, on the host the source counts (the daemon's too). */
+static int setup_places(struct stat_run *st)
+{
+	int ncpus = st->src->meta.ncpus;
+
+	if (!(st->o.by & (1u << SCOPE_DIE | 1u << SCOPE_CORE)))
+		return 0;
+	st->place = calloc(ncpus, sizeof(*st->place));
+	if (!st->place)
+		return 1;
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		/* an offline CPU has no topology/ and gets no row */
+		if (cpu_place__read(NULL, cpu, &st->place[cpu]))
+			st->place[cpu] = (struct cpu_place){ -1, -1, -1 };
+	}
+	st->sc.place = st->place;
+	return 0;
+}
+
 static void setup_ctx(struct stat_run *st)
 {
 	const struct snap_meta *m = &st->src->meta;
@@ -197,6 +217,8 @@ int stat__setup(struct stat_run *st)
 	setup_energy(st);
 	setup_sched(st);
 	setup_ctx(st);
+	if (setup_places(st))
+		return 1;
 	for (int i = 0; i < EMON_MAX_EVENTS; i++)
 		nr += !!(st->src->req.events & (1u << i));
 	if (aggregate__init(&st->agg, st->src->meta.ncpus, st->src->meta.npkg,
@@ -220,6 +242,7 @@ void stat__cleanup(struct stat_run *st)
 	if (st->out.f)
 		fclose(st->out.f);
 	row_set__exit(&st->rows);
+	free(st->place);
 	if (st->agg_init)
 		aggregate__exit(&st->agg);
 	if (st->have_last && st->last.mem != st->prev.mem)
