@@ -94,4 +94,26 @@ struct row_value {
 void row__value(const struct output *o, const struct row *r, int i,
 		struct row_value *v);
 
+/* A row's events, and the roles its derived metrics look up. */
+struct row_values {
+	struct row_value v[EMON_MAX_EVENTS];
+	int time_idx;
+	int cycles_idx;
+	int ins_idx;
+};
+
+void row_values__init(struct row_values *rv, const struct output *o,
+		      const struct row *r);
+/*
+ * perf's shadow metric of event i, as perf's text prints it: val
+ * ("%8.3f", IPC "%7.2f ") and unit ("CPUs utilized", "insn per cycle",
+ * "GHz", "K/sec"...). CPUs utilized for a time event, IPC for
+ * instructions next to cycles, GHz for cycles, else a rate per second of
+ * the row's time event; dt: the interval's seconds. False when there is
+ * none to show.
+ */
+bool row_values__metric(const struct row_values *rv, const struct output *o,
+			int i, double dt, char *val, size_t size, char *unit,
+			size_t usize);
+
 #endif
