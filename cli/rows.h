@@ -32,7 +32,8 @@ struct row {
 	enum scope scope;
 	const char *key;	/* "all", "3", "S0-D0-C1", "/a/b", a container id,
 				 * a pid */
-	int nr_cpus;		/* socket, die, core rows: online CPUs in it */
+	int nr_cpus;		/* system, CPU, socket, die, core rows: the
+				 * online CPUs in it; 0 elsewhere */
 	const char *comm;	/* process rows; NULL elsewhere */
 	const char *runtime;	/* container rows */
 	const char *pod_uid;	/* container rows under Kubernetes, else NULL */

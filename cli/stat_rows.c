@@ -105,6 +105,7 @@ static int add_cpus_and_sockets(const struct stat_ctx *sc,
 		r = row_set__add(rs, SCOPE_CPU, row_set__key(rs, "%d", cpu));
 		if (!r)
 			return -ENOMEM;
+		r->nr_cpus = 1;
 		r->counts = a->cpu[cpu];
 		row__energy(sc, a, r, a->cpu_energy[cpu], dt);
 	}
@@ -517,6 +518,8 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 		r = row_set__add(rs, SCOPE_SYSTEM, "all");
 		if (!r)
 			goto nomem;
+		for (int cpu = 0; cpu < sc->ncpus; cpu++)
+			r->nr_cpus += sc->online[cpu];
 		aggregate__system(a, &r->counts);
 		row__energy(sc, a, r, a->energy_total, dt);
 		r->untraced_ns = a->stats[EMON_STAT_UNTRACED_NS];
