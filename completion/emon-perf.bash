@@ -90,7 +90,7 @@ _emon_perf()
 		if [ "$sub" = report ]; then
 			COMPREPLY=($(compgen -W "container cgroup process cpu socket system command" -- "$cur"))
 		else
-			_emon_perf_list "$(printf '%s\n' system cpu socket cgroup container process)"
+			_emon_perf_list "$(printf '%s\n' system cpu socket die core cgroup container process)"
 		fi
 		return ;;
 	--energy)
