@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <string.h>
+#include <stdio.h>
 #include "cli/output.h"
 
 int output__event_index(const struct output *o, const char *name)
@@ -114,6 +115,72 @@ void row__metrics(const struct output *o, const struct row *r,
 	m->epi_nj = r->has_energy ? metric__ratio(r->energy_j * 1e9, ins) : NAN;
 }
 
+/* 12345.0 -> 12.345 and 'K', as perf's convert_unit_double(). */
+static double rate__scale(double v, char *unit)
+{
+	*unit = ' ';
+	if (v > 1e9) {
+		*unit = 'G';
+		return v / 1e9;
+	}
+	if (v > 1e6) {
+		*unit = 'M';
+		return v / 1e6;
+	}
+	if (v > 1e3) {
+		*unit = 'K';
+		return v / 1e3;
+	}
+	return v;
+}
+
+void row_values__init(struct row_values *rv, const struct output *o,
+		      const struct row *r)
+{
+	for (int i = 0; i < o->nr_events && i < EMON_MAX_EVENTS; i++)
+		row__value(o, r, i, &rv->v[i]);
+	rv->time_idx = output__time_index(o);
+	rv->cycles_idx = output__cycles_index(o);
+	rv->ins_idx = output__instructions_index(o);
+}
+
+bool row_values__metric(const struct row_values *rv, const struct output *o,
+			int i, double dt, char *val, size_t size, char *unit,
+			size_t usize)
+{
+	const struct row_value *v = &rv->v[i];
+	double time = NAN, m;
+	char prefix;
+
+	if (v->state != VALUE_COUNTED)
+		return false;
+	if (rv->time_idx >= 0)
+		time = rv->v[rv->time_idx].value;	/* NAN: not counted */
+	if (o->ev[i].is_time) {
+		m = dt > 0 ? v->value / (dt * 1e9) : NAN;
+		snprintf(unit, usize, "CPUs utilized");
+	} else if (i == rv->ins_idx && rv->cycles_idx >= 0 &&
+		   rv->v[rv->cycles_idx].state == VALUE_COUNTED) {
+		m = metric__ratio(v->value, rv->v[rv->cycles_idx].value);
+		snprintf(val, size, "%7.2f ", m);
+		snprintf(unit, usize, "insn per cycle");
+		return !isnan(m);
+	} else if (isnan(time)) {
+		return false;
+	} else if (i == rv->cycles_idx) {
+		m = time > 0 ? v->value / time : 0;
+		snprintf(unit, usize, "GHz");
+	} else {
+		m = rate__scale(time > 0 ? 1e9 * v->value / time : 0, &prefix);
+		if (prefix == ' ')
+			snprintf(unit, usize, "/sec");
+		else
+			snprintf(unit, usize, "%c/sec", prefix);
+	}
+	snprintf(val, size, "%8.3f", m);
+	return !isnan(m);
+}
+
 const char *row__cont_label(const struct row *r, char *buf, size_t size)
 {
 	if (r->scope != SCOPE_CONTAINER || !size)
@@ -130,3 +197,26 @@ const char *row__cont_label(const struct row *r, char *buf, size_t size)
 			*p = '?';
 	return buf;
 }
+
+static void none__begin(struct output *o)
+{
+	(void)o;
+}
+
+static void none__interval(struct output *o, double t, double dt,
+			   const struct row *rows, int n)
+{
+	(void)o, (void)t, (void)dt, (void)rows, (void)n;
+}
+
+static void none__end(struct output *o, double elapsed)
+{
+	(void)o, (void)elapsed;
+}
+
+const struct output_ops output_none_ops = {
+	.name		= "none",
+	.begin		= none__begin,
+	.interval	= none__interval,
+	.end		= none__end,
+};

@@ -48,6 +48,8 @@ struct output {
 extern const struct output_ops output_text_ops;
 extern const struct output_ops output_csv_ops;
 extern const struct output_ops output_json_ops;
+/* -q: perf's --quiet, the counts not printed */
+extern const struct output_ops output_none_ops;
 
 /* Derived metrics of one row (NAN where they cannot be computed). */
 struct row_metrics {
@@ -91,5 +93,27 @@ struct row_value {
 /* Event i (index into o->ev) of row r. */
 void row__value(const struct output *o, const struct row *r, int i,
 		struct row_value *v);
+
+/* A row's events, and the roles its derived metrics look up. */
+struct row_values {
+	struct row_value v[EMON_MAX_EVENTS];
+	int time_idx;
+	int cycles_idx;
+	int ins_idx;
+};
+
+void row_values__init(struct row_values *rv, const struct output *o,
+		      const struct row *r);
+/*
+ * perf's shadow metric of event i, as perf's text prints it: val
+ * ("%8.3f", IPC "%7.2f ") and unit ("CPUs utilized", "insn per cycle",
+ * "GHz", "K/sec"...). CPUs utilized for a time event, IPC for
+ * instructions next to cycles, GHz for cycles, else a rate per second of
+ * the row's time event; dt: the interval's seconds. False when there is
+ * none to show.
+ */
+bool row_values__metric(const struct row_values *rv, const struct output *o,
+			int i, double dt, char *val, size_t size, char *unit,
+			size_t usize);
 
 #endif

@@ -104,10 +104,7 @@ struct text_row {
 	char prefix[32];	/* "%16.9f " with -I, else empty */
 	char key[4096];
 	int key_width;		/* the widest key of this print, capped */
-	struct row_value v[EMON_MAX_EVENTS];
-	int time_idx;
-	int cycles_idx;
-	int ins_idx;
+	struct row_values rv;
 };
 
 static bool str__is_number(const char *s)
@@ -166,7 +163,6 @@ static void text_row__key(struct text_row *tr)
 static void text_row__init(struct text_row *tr, struct output *o,
 			   const struct row *r, double t, double dt)
 {
-	int i;
 
 	tr->o = o;
 	tr->r = r;
@@ -175,11 +171,7 @@ static void text_row__init(struct text_row *tr, struct output *o,
 	if (o->interval_mode)
 		snprintf(tr->prefix, sizeof(tr->prefix), "%16.9f ", t);
 	text_row__key(tr);
-	for (i = 0; i < o->nr_events && i < EMON_MAX_EVENTS; i++)
-		row__value(o, r, i, &tr->v[i]);
-	tr->time_idx = output__time_index(o);
-	tr->cycles_idx = output__cycles_index(o);
-	tr->ins_idx = output__instructions_index(o);
+	row_values__init(&tr->rv, o, r);
 }
 
 static void text_row__start(const struct text_row *tr, struct line *l,
@@ -200,70 +192,10 @@ static void line__metric(struct line *l, const char *val, const char *unit)
 	line__printf(l, " # %s %-*s", val, pad > 0 ? pad : 0, unit);
 }
 
-/* 12345.0 -> 12.345 and 'K', as perf's convert_unit_double(). */
-static double rate__scale(double v, char *unit)
-{
-	*unit = ' ';
-	if (v > 1e9) {
-		*unit = 'G';
-		return v / 1e9;
-	}
-	if (v > 1e6) {
-		*unit = 'M';
-		return v / 1e6;
-	}
-	if (v > 1e3) {
-		*unit = 'K';
-		return v / 1e3;
-	}
-	return v;
-}
-
-/*
- * perf's shadow metrics: CPUs utilized for a time event, IPC for
- * instructions next to cycles, GHz for cycles, else a rate per second of
- * the row's time event. Returns false when there is none to show.
- */
-static bool text_row__metric(const struct text_row *tr, int i, char *val,
-			     size_t size, char *unit, size_t usize)
-{
-	const struct row_value *v = &tr->v[i];
-	double time = NAN, m;
-	char prefix;
-
-	if (v->state != VALUE_COUNTED)
-		return false;
-	if (tr->time_idx >= 0)
-		time = tr->v[tr->time_idx].value;	/* NAN: not counted */
-	if (tr->o->ev[i].is_time) {
-		m = tr->dt > 0 ? v->value / (tr->dt * 1e9) : NAN;
-		snprintf(unit, usize, "CPUs utilized");
-	} else if (i == tr->ins_idx && tr->cycles_idx >= 0 &&
-		   tr->v[tr->cycles_idx].state == VALUE_COUNTED) {
-		m = metric__ratio(v->value, tr->v[tr->cycles_idx].value);
-		snprintf(val, size, "%7.2f ", m);
-		snprintf(unit, usize, "insn per cycle");
-		return !isnan(m);
-	} else if (isnan(time)) {
-		return false;
-	} else if (i == tr->cycles_idx) {
-		m = time > 0 ? v->value / time : 0;
-		snprintf(unit, usize, "GHz");
-	} else {
-		m = rate__scale(time > 0 ? 1e9 * v->value / time : 0, &prefix);
-		if (prefix == ' ')
-			snprintf(unit, usize, "/sec");
-		else
-			snprintf(unit, usize, "%c/sec", prefix);
-	}
-	snprintf(val, size, "%8.3f", m);
-	return !isnan(m);
-}
-
 static void text_row__event(const struct text_row *tr, int i)
 {
 	const struct row_event *ev = &tr->o->ev[i];
-	const struct row_value *v = &tr->v[i];
+	const struct row_value *v = &tr->rv.v[i];
 	char count[64], val[64], unit[32];
 	struct line l;
 
@@ -278,7 +210,8 @@ static void text_row__event(const struct text_row *tr, int i)
 		num__fmt_u64(count, sizeof(count), v->count);
 	text_row__start(tr, &l, count, ev->is_time ? "msec" : "",
 			ev->name ? ev->name : "?");
-	if (text_row__metric(tr, i, val, sizeof(val), unit, sizeof(unit)))
+	if (row_values__metric(&tr->rv, tr->o, i, tr->dt, val, sizeof(val),
+			       unit, sizeof(unit)))
 		line__metric(&l, val, unit);
 	else
 		line__printf(&l, "%*s", METRIC_LEN, "");

@@ -13,6 +13,8 @@ static const char *const scope_names[SCOPE_NR] = {
 	[SCOPE_COMMAND]		= "command",
 	[SCOPE_POD]		= "pod",
 	[SCOPE_NAMESPACE]	= "namespace",
+	[SCOPE_DIE]		= "die",
+	[SCOPE_CORE]		= "core",
 };
 
 /* "unknown" rather than NULL: callers hand the name straight to printf. */

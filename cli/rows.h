@@ -20,6 +20,8 @@ enum scope {
 	SCOPE_COMMAND,
 	SCOPE_POD,		/* Kubernetes' pods, namespaces: sums of */
 	SCOPE_NAMESPACE,	/* their containers */
+	SCOPE_DIE,		/* perf --per-die: CPUs of one die */
+	SCOPE_CORE,		/* perf --per-core: CPUs of one core */
 	SCOPE_NR,
 };
 
@@ -30,7 +32,10 @@ int scope__parse(const char *s);
 
 struct row {
 	enum scope scope;
-	const char *key;	/* "all", "3", "/a/b", a container id, a pid */
+	const char *key;	/* "all", "3", "S0-D0-C1", "/a/b", a container id,
+				 * a pid */
+	int nr_cpus;		/* system, CPU, socket, die, core rows: the
+				 * online CPUs in it; 0 elsewhere */
 	const char *comm;	/* process rows; NULL elsewhere */
 	const char *runtime;	/* container rows */
 	const char *pod_uid;	/* container and pod rows under Kubernetes,

@@ -223,6 +223,23 @@ static int stat_loop(struct stat_run *st)
 	}
 }
 
+/*
+ * Why auto found no energy source: worth a line when energy was asked
+ * for (an energy option) or with -v, not on every run of a machine
+ * without RAPL. A source that is there shows in the output itself.
+ */
+static void stat_energy_note(const struct stat_run *st)
+{
+	const struct engine_opts *eo = &st->o.eng;
+
+	if (st->src->ops->fd(st->src) >= 0 || !st->src->energy_note[0])
+		return;
+	if (eo->energy || eo->powercap_root || eo->split_by || eo->idle_watts)
+		pr_warn("%s", st->src->energy_note);
+	else
+		pr_debug("%s", st->src->energy_note);
+}
+
 static int stat_start(struct stat_run *st)
 {
 	int ret = stat__setup(st);
@@ -248,11 +265,13 @@ int cmd_stat(int argc, char **argv)
 	}
 	st->sc.command_mode = st->o.cmd && !st->o.all_cpus && !st->o.nr_cgroups;
 	if (!st->o.by) {
-		if (!st->sc.command_mode)
+		/* perf -A, --per-*: those rows instead of the system's */
+		if (!st->sc.command_mode && !st->o.aggr)
 			st->o.by = 1u << SCOPE_SYSTEM;
 		if (st->o.nr_cgroups)
 			st->o.by |= 1u << SCOPE_CGROUP;
 	}
+	st->o.by |= st->o.aggr;
 	/* SIGCHLD: the command ended; EPIPE on a write stops the run */
 	if (sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, true)) {
 		ret = 1;
@@ -265,8 +284,8 @@ int cmd_stat(int argc, char **argv)
 			ret = 128 + SIGPIPE;	/* the reader went away: as if killed by it */
 		else if (ret)
 			ret = 1;
-		else if (st->src->ops->fd(st->src) < 0 && st->src->energy_note[0])
-			pr_warn("%s", st->src->energy_note);
+		else
+			stat_energy_note(st);
 	}
 	if (!ret && command__poll(&st->cmd))
 		ret = st->cmd.status;

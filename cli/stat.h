@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <linux/types.h>
+#include "common/cpu_topo.h"
 #include "engine/aggregate.h"
 #include "engine/cgroup.h"
 #include "engine/engine.h"
@@ -18,10 +19,13 @@ struct stat_opts {
 	char *cgroups[STAT_MAX_CGROUPS];	/* normalized -G paths */
 	int nr_cgroups;
 	unsigned int by;	/* 1 << scope */
+	unsigned int aggr;	/* -A, --per-*: scopes that replace the system row */
 	long interval_ms;	/* -I, 0: none */
 	const char *sep;	/* -x */
 	bool json;
-	const char *output;
+	const char *output;	/* -o, NULL: stderr */
+	bool append;		/* --append: -o appends */
+	bool quiet;		/* -q: no counts printed */
 	long timeout_ms;
 	/* the engine's options (cli/opts.h); eng.events is set from events */
 	struct engine_opts eng;
@@ -50,6 +54,8 @@ struct stat_ctx {
 	const int *cpu_pkg;	/* dense package index per CPU */
 	const int *pkg_id;	/* physical id per dense index */
 	int npkg;
+	/* per CPU, for die and core rows (else NULL) */
+	const struct cpu_place *place;
 	int sort_idx;		/* event index processes are sorted by */
 	bool energy_on;		/* an energy source is active */
 };

@@ -18,6 +18,10 @@ enum {
 	OPT_BY = 256,
 	OPT_TIMEOUT,
 	OPT_SCHED_HIST,
+	OPT_APPEND,
+	OPT_PER_SOCKET,
+	OPT_PER_DIE,
+	OPT_PER_CORE,
 };
 
 static void stat_usage(FILE *f)
@@ -36,15 +40,22 @@ static void stat_usage(FILE *f)
 "  -a, --all-cpus            whole system (the default without a command)\n"
 "  -G, --cgroup LIST         cgroups to report, paths from the cgroup2 root;\n"
 "      --for-each-cgroup LIST  each row includes its descendants (perf -G)\n"
-"      --by LIST             scopes: system,cpu,socket,cgroup,container,pod,\n"
-"                            namespace,process\n"
-"                            (default system; plus cgroup with -G; the\n"
-"                            command's tree in command mode). --by cgroup\n"
-"                            without -G: every cgroup, its own counts only\n"
+"      --by LIST             scopes: system,cpu,socket,die,core,cgroup,\n"
+"                            container,pod,namespace,process (default\n"
+"                            system; plus cgroup with -G; the command's tree\n"
+"                            in command mode). --by cgroup without -G: every\n"
+"                            cgroup, its own counts only\n"
+"  -A, --no-aggr             per CPU (--by cpu), as perf\n"
+"      --per-socket          per socket (--by socket)\n"
+"      --per-die             per die (--by die)\n"
+"      --per-core            per core: the CPUs that share one (--by core)\n"
 "  -I, --interval-print MS   print deltas every MS milliseconds (>= 10)\n"
-"  -x, --field-separator S   CSV output with separator S\n"
+"  -x, --field-separator S   CSV output with separator S, perf's columns\n"
 "  -j, --json                JSON lines output\n"
-"  -o, --output FILE         write the output to FILE\n"
+"  -o, --output FILE         write the counts to FILE (default: stderr, as\n"
+"                            perf, so that a command's stdout stays its own)\n"
+"      --append              with -o: append to FILE\n"
+"  -q, --quiet               print no counts (errors still)\n"
 "      --timeout MS          stop after MS milliseconds\n"
 ENERGY_OPTIONS_USAGE
 RUNTIME_ROOT_USAGE
@@ -80,10 +91,16 @@ static const struct option long_opts[] = {
 	{ "cgroup",		required_argument, NULL, 'G' },
 	{ "for-each-cgroup",	required_argument, NULL, 'G' },
 	{ "by",			required_argument, NULL, OPT_BY },
+	{ "no-aggr",		no_argument,	   NULL, 'A' },
+	{ "per-socket",		no_argument,	   NULL, OPT_PER_SOCKET },
+	{ "per-die",		no_argument,	   NULL, OPT_PER_DIE },
+	{ "per-core",		no_argument,	   NULL, OPT_PER_CORE },
 	{ "interval-print",	required_argument, NULL, 'I' },
 	{ "field-separator",	required_argument, NULL, 'x' },
 	{ "json",		no_argument,	   NULL, 'j' },
 	{ "output",		required_argument, NULL, 'o' },
+	{ "append",		no_argument,	   NULL, OPT_APPEND },
+	{ "quiet",		no_argument,	   NULL, 'q' },
 	{ "timeout",		required_argument, NULL, OPT_TIMEOUT },
 	ENGINE_LONG_OPTIONS,
 	DAEMON_LONG_OPTIONS,
@@ -107,7 +124,7 @@ static int parse_by(struct stat_opts *o, const char *arg)
 		int s = scope__parse(tok);
 
 		if (s < 0 || s == SCOPE_COMMAND) {
-			pr_err("unknown scope '%s' in --by (system,cpu,socket,cgroup,container,pod,namespace,process)",
+			pr_err("unknown scope '%s' in --by (system,cpu,socket,die,core,cgroup,container,pod,namespace,process)",
 			       tok);
 			err = -EINVAL;
 			break;
@@ -177,6 +194,18 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 		return parse_cgroups(o, arg);
 	case OPT_BY:
 		return parse_by(o, arg);
+	case 'A':	/* perf's aggregation flags name scopes */
+		o->aggr |= 1u << SCOPE_CPU;
+		return 0;
+	case OPT_PER_SOCKET:
+		o->aggr |= 1u << SCOPE_SOCKET;
+		return 0;
+	case OPT_PER_DIE:
+		o->aggr |= 1u << SCOPE_DIE;
+		return 0;
+	case OPT_PER_CORE:
+		o->aggr |= 1u << SCOPE_CORE;
+		return 0;
 	case 'I':
 		if (opts__long("-I", arg, 10, LONG_MAX, &o->interval_ms))
 			return -EINVAL;
@@ -194,6 +223,12 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 	case 'o':
 		o->output = arg;
 		return 0;
+	case OPT_APPEND:
+		o->append = true;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
 	case OPT_TIMEOUT:
 		return opts__long("--timeout", arg, 1, LONG_MAX, &o->timeout_ms);
 	case OPT_SCHED_HIST:
@@ -209,7 +244,7 @@ int stat_opts__parse(struct stat_opts *o, int argc, char **argv)
 	int err;
 
 	memset(o, 0, sizeof(*o));
-	err = opts__parse(argc, argv, "+e:aG:I:x:jo:vh", long_opts, "stat",
+	err = opts__parse(argc, argv, "+e:aAG:I:x:jo:qvh", long_opts, "stat",
 			  stat_usage, stat_opts__one, o);
 	if (err)
 		return err;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * From one interval's aggregate to the rows the outputs print: system, the
- * command's tree, CPUs, sockets, cgroups (rolled up their tree for -G),
- * containers, pods and namespaces (stat_rows_pod.c) and processes, in that
- * order.
+ * command's tree, CPUs, sockets, dies, cores, cgroups (rolled up their
+ * tree for -G), containers, pods and namespaces (stat_rows_pod.c) and
+ * processes, in that order.
  */
 #include <errno.h>
 #include <math.h>
@@ -107,6 +107,7 @@ static int add_cpus_and_sockets(const struct stat_ctx *sc,
 		r = row_set__add(rs, SCOPE_CPU, row_set__key(rs, "%d", cpu));
 		if (!r)
 			return -ENOMEM;
+		r->nr_cpus = 1;
 		r->counts = a->cpu[cpu];
 		stat_row__energy(sc, a, r, a->cpu_energy[cpu], dt);
 	}
@@ -114,15 +115,92 @@ static int add_cpus_and_sockets(const struct stat_ctx *sc,
 		r = row_set__add(rs, SCOPE_SOCKET, row_set__key(rs, "%d", sc->pkg_id[pkg]));
 		if (!r)
 			return -ENOMEM;
-		for (int cpu = 0; cpu < sc->ncpus; cpu++)
-			if (sc->cpu_pkg[cpu] == pkg)
-				counts__add(&r->counts, &a->cpu[cpu], a->nr_events);
+		for (int cpu = 0; cpu < sc->ncpus; cpu++) {
+			if (sc->cpu_pkg[cpu] != pkg)
+				continue;
+			counts__add(&r->counts, &a->cpu[cpu], a->nr_events);
+			r->nr_cpus += sc->online[cpu];
+		}
 		stat_row__energy(sc, a, r, a->pkg_energy[pkg], dt);
 		r->zone_mask = a->pkg_zone_mask[pkg];
 		for (int z = 0; z < AGG_ZONES; z++)
 			r->zone_j[z] = a->pkg_zone[pkg * AGG_ZONES + z];
 	}
 	return 0;
+}
+
+static int cpu_place__cmp(const void *a, const void *b)
+{
+	const struct cpu_place *x = a, *y = b;
+
+	if (x->pkg != y->pkg)
+		return x->pkg < y->pkg ? -1 : 1;
+	if (x->die != y->die)
+		return x->die < y->die ? -1 : 1;
+	return x->core < y->core ? -1 : x->core > y->core;
+}
+
+/* The die (core -1) or the core of an online CPU, in places[*n]. */
+static void cpu_place__add(struct cpu_place *places, int *n, struct cpu_place p)
+{
+	for (int i = 0; i < *n; i++)
+		if (!cpu_place__cmp(&places[i], &p))
+			return;
+	places[(*n)++] = p;
+}
+
+static struct cpu_place cpu_place__of(const struct stat_ctx *sc, int cpu,
+				      enum scope s)
+{
+	struct cpu_place p = sc->place[cpu];
+
+	if (s == SCOPE_DIE)
+		p.core = -1;
+	return p;
+}
+
+/*
+ * perf's --per-die and --per-core: the online CPUs grouped by package and
+ * die, or package, die and core, in id order, keyed as perf prints them
+ * (S0-D0, S0-D0-C1).
+ */
+static int add_places(const struct stat_ctx *sc, const struct aggregate *a,
+		      enum scope s, double dt, struct row_set *rs)
+{
+	struct cpu_place *places = calloc(sc->ncpus + 1, sizeof(*places));
+	int n = 0, err = 0;
+
+	if (!places)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < sc->ncpus; cpu++)
+		if (sc->online[cpu])
+			cpu_place__add(places, &n, cpu_place__of(sc, cpu, s));
+	qsort(places, n, sizeof(*places), cpu_place__cmp);
+	for (int i = 0; i < n; i++) {
+		const struct cpu_place *p = &places[i];
+		double joules = 0;
+		struct row *r;
+
+		r = row_set__add(rs, s, s == SCOPE_DIE ?
+				 row_set__key(rs, "S%d-D%d", p->pkg, p->die) :
+				 row_set__key(rs, "S%d-D%d-C%d", p->pkg, p->die, p->core));
+		if (!r) {
+			err = -ENOMEM;
+			break;
+		}
+		for (int cpu = 0; cpu < sc->ncpus; cpu++) {
+			struct cpu_place q = cpu_place__of(sc, cpu, s);
+
+			if (!sc->online[cpu] || cpu_place__cmp(&q, p))
+				continue;
+			counts__add(&r->counts, &a->cpu[cpu], a->nr_events);
+			joules += a->cpu_energy[cpu];
+			r->nr_cpus++;
+		}
+		stat_row__energy(sc, a, r, joules, dt);
+	}
+	free(places);
+	return err;
 }
 
 /* The source names cgroups (engine/engine_names.c). */
@@ -427,7 +505,7 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 	int err;
 
 	rs->nr = 0;
-	err = row_set__reserve_keys(rs, sc->ncpus + sc->npkg + (int)a->procs.nr + 4);
+	err = row_set__reserve_keys(rs, 3 * sc->ncpus + sc->npkg + (int)a->procs.nr + 4);
 	if (err)
 		return err;
 	rs->gen++;
@@ -442,6 +520,8 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 		r = row_set__add(rs, SCOPE_SYSTEM, "all");
 		if (!r)
 			goto nomem;
+		for (int cpu = 0; cpu < sc->ncpus; cpu++)
+			r->nr_cpus += sc->online[cpu];
 		aggregate__system(a, &r->counts);
 		stat_row__energy(sc, a, r, a->energy_total, dt);
 		r->untraced_ns = a->stats[EMON_STAT_UNTRACED_NS];
@@ -454,6 +534,10 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 		stat_row__energy(sc, a, r, a->tree[0]->energy_j, dt);
 	}
 	err = add_cpus_and_sockets(sc, a, dt, rs);
+	if (!err && sc->place && want(sc, SCOPE_DIE))
+		err = add_places(sc, a, SCOPE_DIE, dt, rs);
+	if (!err && sc->place && want(sc, SCOPE_CORE))
+		err = add_places(sc, a, SCOPE_CORE, dt, rs);
 	if (!err && want(sc, SCOPE_CGROUP))
 		err = add_cgroups(sc, a, dt, rs);
 	if (!err && want(sc, SCOPE_CONTAINER))

@@ -28,6 +28,7 @@ struct stat_run {
 	struct row_set rows;
 	struct output out;
 	struct stat_ctx sc;
+	struct cpu_place *place;	/* sc.place's storage */
 	char cgroot[PATH_MAX];
 	char target[512];
 	struct command cmd;

@@ -8,9 +8,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "cli/stat_run.h"
@@ -47,22 +49,41 @@ static int check_events(struct stat_run *st)
 	return 0;
 }
 
+/*
+ * Counts go where perf stat puts them: -o FILE, else stderr, so that a
+ * command's stdout holds its own output only. stderr gets a stream of its
+ * own (a dup), fully buffered and flushed at each interval, while
+ * messages keep the unbuffered stderr and appear when said.
+ */
+static FILE *output__open(const struct stat_opts *so)
+{
+	int fd;
+	FILE *f;
+
+	if (so->output && !so->quiet)	/* perf -q creates no file */
+		return fopen(so->output, so->append ? "ae" : "we");
+	fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 static int setup_output(struct stat_run *st)
 {
 	struct output *o = &st->out;
 
-	o->f = stdout;
-	if (st->o.output) {
-		o->f = fopen(st->o.output, "we");
-		if (!o->f) {
-			pr_err("cannot write '%s': %s", st->o.output, strerror(errno));
-			o->f = NULL;
-			return 2;
-		}
+	o->f = output__open(&st->o);
+	if (!o->f) {
+		pr_err("cannot write '%s': %s", st->o.output ?: "stderr",
+		       strerror(errno));
+		return 2;
 	}
 	/* each interval ends with a flush: one write for thousands of rows */
 	setvbuf(o->f, NULL, _IOFBF, 1 << 16);
-	o->ops = st->o.json ? &output_json_ops :
+	o->ops = st->o.quiet ? &output_none_ops : st->o.json ? &output_json_ops :
 		 st->o.sep ? &output_csv_ops : &output_text_ops;
 	o->sep = st->o.sep;
 	o->interval_mode = st->o.interval_ms > 0;
@@ -147,6 +168,26 @@ static void setup_sched(struct stat_run *st)
 	st->out.sched_ms = m->sched_ms;
 }
 
+/* Dies and cores from sysfs, when their rows are asked for: the front
+ * end reads them, on the host the source counts (the daemon's too). */
+static int setup_places(struct stat_run *st)
+{
+	int ncpus = st->src->meta.ncpus;
+
+	if (!(st->o.by & (1u << SCOPE_DIE | 1u << SCOPE_CORE)))
+		return 0;
+	st->place = calloc(ncpus, sizeof(*st->place));
+	if (!st->place)
+		return 1;
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		/* an offline CPU has no topology/ and gets no row */
+		if (cpu_place__read(NULL, cpu, &st->place[cpu]))
+			st->place[cpu] = (struct cpu_place){ -1, -1, -1 };
+	}
+	st->sc.place = st->place;
+	return 0;
+}
+
 static void setup_ctx(struct stat_run *st)
 {
 	const struct snap_meta *m = &st->src->meta;
@@ -177,6 +218,8 @@ int stat__setup(struct stat_run *st)
 	setup_energy(st);
 	setup_sched(st);
 	setup_ctx(st);
+	if (setup_places(st))
+		return 1;
 	for (int i = 0; i < EMON_MAX_EVENTS; i++)
 		nr += !!(st->src->req.events & (1u << i));
 	if (aggregate__init(&st->agg, st->src->meta.ncpus, st->src->meta.npkg,
@@ -197,9 +240,10 @@ void stat__cleanup(struct stat_run *st)
 {
 	command__stop(&st->cmd);
 	source__close(st->src);
-	if (st->out.f && st->out.f != stdout)
+	if (st->out.f)
 		fclose(st->out.f);
 	row_set__exit(&st->rows);
+	free(st->place);
 	if (st->agg_init)
 		aggregate__exit(&st->agg);
 	if (st->have_last && st->last.mem != st->prev.mem)

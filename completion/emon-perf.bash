@@ -90,7 +90,7 @@ _emon_perf()
 		if [ "$sub" = report ]; then
 			COMPREPLY=($(compgen -W "container pod namespace cgroup process cpu socket system command" -- "$cur"))
 		else
-			_emon_perf_list "$(printf '%s\n' system cpu socket cgroup container pod namespace process)"
+			_emon_perf_list "$(printf '%s\n' system cpu socket die core cgroup container pod namespace process)"
 		fi
 		return ;;
 	--energy)

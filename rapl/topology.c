@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/cpu_topo.h"
 #include "rapl/sysfs.h"
 #include "rapl/topology.h"
 
@@ -65,41 +66,6 @@ int cpu_topology__add_package(struct cpu_topology *t, int phys_id)
 	return i;
 }
 
-/* physical_package_id of cpu: 0 with *id set, -ENOENT when absent. */
-static int cpu_topology__read_one(const char *root, int cpu, int *id)
-{
-	char path[PATH_MAX], buf[32], *end;
-	FILE *f = NULL;
-	long v;
-	int err = 0;
-
-	err = rapl__path(path, sizeof(path),
-			 "%s/cpu%d/topology/physical_package_id", root, cpu);
-	if (err)
-		goto out;
-	f = fopen(path, "r");
-	if (!f) {
-		err = -errno;
-		goto out;
-	}
-	if (!fgets(buf, sizeof(buf), f)) {
-		err = -EINVAL;
-		goto out;
-	}
-	errno = 0;
-	v = strtol(buf, &end, 10);
-	if (errno || end == buf || (*end && *end != '\n') ||
-	    v < INT_MIN || v > INT_MAX) {
-		err = -EINVAL;
-		goto out;
-	}
-	*id = (int)v;
-out:
-	if (f)
-		fclose(f);
-	return err;
-}
-
 int cpu_topology__load(struct cpu_topology *t, const char *cpu_root, int ncpus,
 		       char *err, size_t errlen)
 {
@@ -124,7 +90,7 @@ int cpu_topology__load(struct cpu_topology *t, const char *cpu_root, int ncpus,
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		t->phys_of_cpu[cpu] = CPU_TOPOLOGY_UNKNOWN;
 		/* offline CPUs have no topology directory: unknown */
-		if (cpu_topology__read_one(cpu_root, cpu, &id))
+		if (cpu_topo__read_id(cpu_root, cpu, "physical_package_id", &id))
 			continue;
 		ret = cpu_topology__insert(t, id);
 		if (ret < 0) {

@@ -40,11 +40,14 @@ if command -v setpriv >/dev/null; then
 	bad "CAP_BPF" setpriv --reuid=65534 --regid=65534 --clear-groups "$EMON" stat --timeout 100
 	# CAP_BPF + CAP_PERFMON alone are enough (a copy nobody can run)
 	capbin=$(mktemp /tmp/emon-cap.XXXXXX) && cp "$EMON" "$capbin" && chmod 755 "$capbin"
+	# the counts (stderr unless -o) into a directory nobody may write to
+	capdir=$(mktemp -d /tmp/emon-cap.XXXXXX) && chmod 777 "$capdir"
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+bpf,+perfmon \
 		--ambient-caps=+bpf,+perfmon "$capbin" stat -e cpu-clock --by system,cgroup,process \
-		--energy none -j --timeout 300 >"$TMP/cap.jsonl" 2>"$TMP/cap.err"
+		--energy none -j -o "$capdir/cap.jsonl" --timeout 300 2>"$TMP/cap.err"
 	rc=$?
-	rm -f "$capbin"
+	cp "$capdir/cap.jsonl" "$TMP/cap.jsonl" 2>/dev/null
+	rm -rf "$capbin" "$capdir"
 	n=$(jrow "$TMP/cap.jsonl" system all cpu-clock)
 	check "as nobody with CAP_BPF + CAP_PERFMON only: counts ($n ns), exit 0, nothing on stderr" \
 		[ "$rc" -eq 0 -a "${n:-0}" -gt 0 -a ! -s "$TMP/cap.err" ]

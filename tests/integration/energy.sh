@@ -95,13 +95,13 @@ check "model power >= idle + (max - idle) x 1/ncpu" python3 -c "import sys; sys.
 check "model power <= max" python3 -c "import sys; sys.exit(not $w <= 50 * (1 + 1e-5))"
 check "every energy row says the source is the model" \
 	[ "$(grep -c '"energy_j"' "$TMP/m.jsonl")" -eq "$(grep -c '"energy_source":"model"' "$TMP/m.jsonl")" ]
-"$EMON" stat -a -e cpu-clock --energy model:10:50 --timeout 300 >"$TMP/m.txt"
+"$EMON" stat -a -e cpu-clock --energy model:10:50 --timeout 300 -o "$TMP/m.txt"
 check "text output says estimated" grep -q 'estimated' "$TMP/m.txt"
 
 # no source: nothing invented
-"$EMON" stat -a -e cpu-clock --powercap-root "$TMP/none" --timeout 200 -j >"$TMP/n.jsonl" 2>"$TMP/err"
+"$EMON" stat -a -e cpu-clock --powercap-root "$TMP/none" --timeout 200 -j -o "$TMP/n.jsonl" 2>"$TMP/err"
 check "auto without a source: no energy fields" [ "$(grep -c energy_j "$TMP/n.jsonl")" -eq 0 ]
-check "auto without a source: one line on stderr says why" [ "$(wc -l <"$TMP/err")" -eq 1 ]
+check "auto without a source asked for by --powercap-root: one line on stderr says why" [ "$(wc -l <"$TMP/err")" -eq 1 ]
 "$EMON" stat -a --energy powercap --powercap-root "$TMP/none" --timeout 200 >/dev/null 2>"$TMP/err"
 check "--energy powercap on a missing tree exits 2" [ $? -eq 2 ]
 "$EMON" stat -a --energy model:50:10 --timeout 200 >/dev/null 2>"$TMP/err"

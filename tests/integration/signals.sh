@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 start() { # ARGS...: start emon-perf in $pid, wait until it is attached
-	"$EMON" stat -e cpu-clock,context-switches "$@" >"$TMP/out" 2>"$TMP/err" &
+	"$EMON" stat -e cpu-clock,context-switches -o "$TMP/out" "$@" 2>"$TMP/err" &
 	pid=$!
 	for _ in $(seq 200); do
 		grep -q '^link_id:' /proc/$pid/fdinfo/* 2>/dev/null && break
@@ -86,7 +86,7 @@ check "command mode, SIGINT, a trap's cleanup command started after it runs to i
 	[ -e "$TMP/cleaned" -a $rc -eq 3 ]
 
 # the reader goes away: the run ends by itself
-timeout 10 "$EMON" stat -e cpu-clock -I 100 -j 2>"$TMP/err" | head -1 >/dev/null
+timeout 10 "$EMON" stat -e cpu-clock -I 100 -j -o /dev/stdout 2>"$TMP/err" | head -1 >/dev/null
 rc=${PIPESTATUS[0]}
 check "closed output pipe: ends (status $rc, not a timeout)" [ "$rc" -ne 124 ]
 check "closed output pipe: nothing on stderr" [ ! -s "$TMP/err" ]

@@ -63,7 +63,8 @@ for i in $(seq "$N"); do
 		delay=$(printf '0.%03d' $((RANDOM % load_ms)))
 	fi
 	mark=$((700000 + i * 10 + RANDOM % 10))	# sleep arguments nobody else uses
-	args=(stat --energy none -e cpu-clock,context-switches)
+	# the counts on stdout: a closed pipe is the reader's
+	args=(stat --energy none -e cpu-clock,context-switches -o /dev/stdout)
 	# reading every 10 ms: the read path is hit, and a closed pipe is seen
 	[ "$after_attach" = 1 ] || [ "$sig" = CLOSE ] && args+=(-I 10)
 	case $mode in
@@ -165,7 +166,7 @@ check "SIGKILL of emon-perf: a command run directly does not survive it ($direct
 	[ "$direct_survivors" -eq 0 ]
 # command mode, one case at a time, 0.3 s after attach
 cmd_start() { # ARGS...: emon-perf in $pid, attached
-	env --default-signal=INT "$EMON" stat --energy none -e cpu-clock "$@" >"$TMP/out" 2>"$TMP/err" &
+	env --default-signal=INT "$EMON" stat --energy none -e cpu-clock -o "$TMP/out" "$@" 2>"$TMP/err" &
 	pid=$!
 	wait_attached $pid
 	sleep 0.3

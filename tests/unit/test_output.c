@@ -476,26 +476,46 @@ static int csv__lines(char *out, const char *sep,
 static char csv_fields[32][CSV_MAX][CSV_FIELD];
 static int csv_nfields[32];
 
+/* Every line of out split, each with nfields fields: the line count. */
+static int csv__check(char *out, const char *sep, int nfields)
+{
+	int n = csv__lines(out, sep, csv_fields, csv_nfields, 32);
+
+	for (int i = 0; i < n; i++)
+		assert_int_equal(csv_nfields[i], nfields);
+	return n;
+}
+
+static void csv__want(int line, const char *const *want, int nfields)
+{
+	for (int j = 0; j < nfields; j++) {
+		if (strcmp(csv_fields[line][j], want[j]))
+			print_message("line %d field %d: '%s', want '%s'\n", line,
+				      j, csv_fields[line][j], want[j]);
+		assert_string_equal(csv_fields[line][j], want[j]);
+	}
+}
+
+/* perf 6.1's -x: value,unit,event,run,pct,metric,metric unit */
 static void test_csv_columns(void **state)
 {
-	static const char *const want[][7] = {
-		{ "2.500000000", "system", "all", "1500.000000", "msec",
-		  "cpu-clock", "100.00" },
-		{ "2.500000000", "system", "all", "2000", "",
-		  "context-switches", "50.00" },
-		{ "2.500000000", "system", "all", "<not supported>", "",
-		  "cycles", "" },
-		{ "2.500000000", "cpu", "7", "<not counted>", "msec",
-		  "cpu-clock", "0.00" },
-		{ "2.500000000", "cpu", "7", "3", "", "context-switches",
-		  "100.00" },
-		{ "2.500000000", "cpu", "7", "<not supported>", "", "cycles",
+	static const char *const want[][8] = {
+		{ "1500.00", "msec", "cpu-clock", "1500000000", "100.00",
+		  "0.600", "CPUs utilized" },
+		{ "2000", "", "context-switches", "100", "50.00", "1.333",
+		  "K/sec" },
+		{ "<not supported>", "", "cycles", "0", "100.00", "", "" },
+		/* -A: CPU first; not counted: no metric; no time: no rate */
+		{ "CPU7", "<not counted>", "msec", "cpu-clock", "0", "100.00",
+		  "", "" },
+		{ "CPU7", "3", "", "context-switches", "10", "100.00", "", "" },
+		{ "CPU7", "<not supported>", "", "cycles", "0", "100.00", "",
 		  "" },
 	};
 	struct output o;
 	struct row r[2];
 	char *out;
-	int n, i, j;
+	int n, i;
 
 	(void)state;
 	output__setup(&o, &output_csv_ops);
@@ -504,19 +524,94 @@ static void test_csv_columns(void **state)
 	row__setup(&r[1], SCOPE_CPU, "7", 0, 3);
 	r[1].counts.c[0] = (struct emon_count){ 0, 100, 0 };
 	r[1].counts.c[1] = (struct emon_count){ 3, 10, 10 };
-	/* without -I the interval column is the whole run */
 	out = render(&o, 2.5, 2.5, r, 2, 2.5);
 	n = csv__lines(out, ",", csv_fields, csv_nfields, 32);
 	assert_int_equal(n, (int)ARRAY_SIZE(want));
 	for (i = 0; i < n; i++) {
-		assert_int_equal(csv_nfields[i], 7);
-		for (j = 0; j < 7; j++)
-			assert_string_equal(csv_fields[i][j], want[i][j]);
+		assert_int_equal(csv_nfields[i], i < 3 ? 7 : 8);
+		csv__want(i, want[i], csv_nfields[i]);
 	}
 	assert_int_equal(o.rows_printed, 2);
 	free(out);
 }
 
+/* What perf's aggregation flags put first, -I's time before it. */
+static void test_csv_aggregation(void **state)
+{
+	static const struct {
+		struct row r;
+		const char *head[3];
+		int nhead;
+	} cases[] = {
+		{ { .scope = SCOPE_CPU, .key = "3", .nr_cpus = 1 }, { "CPU3" }, 1 },
+		{ { .scope = SCOPE_SOCKET, .key = "1", .nr_cpus = 2 },
+		  { "S1", "2" }, 2 },
+		{ { .scope = SCOPE_DIE, .key = "S0-D1", .nr_cpus = 4 },
+		  { "S0-D1", "4" }, 2 },
+		{ { .scope = SCOPE_CORE, .key = "S0-D0-C5", .nr_cpus = 2 },
+		  { "S0-D0-C5", "2" }, 2 },
+		{ { .scope = SCOPE_PROCESS, .key = "42", .comm = "bash" },
+		  { "bash-42" }, 1 },
+		{ { .scope = SCOPE_COMMAND, .key = "42" }, { NULL }, 0 },
+	};
+	struct output o;
+	struct row r;
+	char *out;
+
+	(void)state;
+	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+		const int nf = 1 + cases[k].nhead + 7;
+
+		output__setup(&o, &output_csv_ops);
+		o.interval_mode = true;
+		r = cases[k].r;
+		row__setup(&r, r.scope, r.key, SEC, 10);
+		r.comm = cases[k].r.comm;
+		r.nr_cpus = cases[k].r.nr_cpus;
+		out = render(&o, 1.5, 1.0, &r, 1, 1.5);
+		assert_int_equal(csv__check(out, ",", nf), 3);
+		for (int i = 0; i < 3; i++) {
+			assert_string_equal(csv_fields[i][0], "     1.500000000");
+			for (int j = 0; j < cases[k].nhead; j++)
+				assert_string_equal(csv_fields[i][1 + j],
+						    cases[k].head[j]);
+		}
+		/* RUN: a switch-counted event runs on every CPU of a row */
+		assert_string_equal(csv_fields[0][1 + cases[k].nhead + 2],
+				    "cpu-clock");
+		free(out);
+	}
+}
+
+/* -A: perf prints each event on every CPU, then the next event. */
+static void test_csv_cpus_by_event(void **state)
+{
+	static const char *const want[][2] = {
+		{ "CPU0", "cpu-clock" }, { "CPU1", "cpu-clock" },
+		{ "CPU0", "context-switches" }, { "CPU1", "context-switches" },
+		{ "CPU0", "cycles" }, { "CPU1", "cycles" },
+	};
+	struct output o;
+	struct row r[3];
+	char *out;
+
+	(void)state;
+	output__setup(&o, &output_csv_ops);
+	row__setup(&r[0], SCOPE_CPU, "0", SEC, 1);
+	row__setup(&r[1], SCOPE_CPU, "1", SEC, 2);
+	row__setup(&r[2], SCOPE_CGROUP, "/a", SEC, 3);
+	out = render(&o, 1.0, 1.0, r, 3, 1.0);
+	assert_int_equal(csv__lines(out, ",", csv_fields, csv_nfields, 32), 9);
+	for (int i = 0; i < 6; i++) {
+		assert_string_equal(csv_fields[i][0], want[i][0]);
+		assert_string_equal(csv_fields[i][3], want[i][1]);
+	}
+	assert_string_equal(csv_fields[6][3], "/a");
+	assert_int_equal(o.rows_printed, 3);
+	free(out);
+}
+
+/* perf -G: the cgroup after the event; a container's key there too. */
 static void test_csv_separator_in_key(void **state)
 {
 	static const struct {
@@ -537,7 +632,7 @@ static void test_csv_separator_in_key(void **state)
 	struct row r;
 	char *out;
 	size_t k;
-	int n, i;
+	int i;
 
 	(void)state;
 	for (k = 0; k < ARRAY_SIZE(cases); k++) {
@@ -546,18 +641,28 @@ static void test_csv_separator_in_key(void **state)
 		row__setup(&r, SCOPE_CGROUP, cases[k].key, SEC, 10);
 		out = render(&o, 1.0, 1.0, &r, 1, 1.0);
 		assert_non_null(strstr(out, cases[k].raw));
-		n = csv__lines(out, cases[k].sep, csv_fields, csv_nfields, 32);
-		assert_int_equal(n, 3);
-		for (i = 0; i < n; i++) {
-			assert_int_equal(csv_nfields[i], 7);
-			assert_string_equal(csv_fields[i][2], cases[k].key);
-		}
+		assert_int_equal(csv__check(out, cases[k].sep, 8), 3);
+		for (i = 0; i < 3; i++)
+			assert_string_equal(csv_fields[i][3], cases[k].key);
 		free(out);
 	}
+	output__setup(&o, &output_csv_ops);
+	row__setup(&r, SCOPE_CONTAINER, "9d", SEC, 10);
+	r.ns = "kv";
+	r.pod = "cache-0";
+	r.container = "redis";
+	out = render(&o, 1.0, 1.0, &r, 1, 1.0);
+	assert_int_equal(csv__check(out, ",", 8), 3);
+	assert_string_equal(csv_fields[0][3], "9d kv/cache-0/redis");
+	free(out);
 }
 
 static void test_csv_number_with_separator(void **state)
 {
+	static const char *const want[] = {
+		"1000.00", "msec", "cpu-clock", "1000000000", "100.00",
+		"1.000", "CPUs utilized",
+	};
 	struct output o;
 	struct row r;
 	char *out;
@@ -566,21 +671,17 @@ static void test_csv_number_with_separator(void **state)
 	output__setup(&o, &output_csv_ops);
 	o.sep = ".";	/* perf allows any separator: numbers get quoted */
 	row__setup(&r, SCOPE_SYSTEM, "all", SEC, 10);
-	out = render(&o, 1.5, 1.5, &r, 1, 1.5);
-	assert_int_equal(csv__lines(out, ".", csv_fields, csv_nfields, 32), 3);
-	assert_int_equal(csv_nfields[0], 7);
-	assert_string_equal(csv_fields[0][0], "1.500000000");
-	assert_string_equal(csv_fields[0][3], "1000.000000");
-	assert_string_equal(csv_fields[0][6], "100.00");
+	out = render(&o, 1.0, 1.0, &r, 1, 1.0);
+	assert_int_equal(csv__check(out, ".", 7), 3);
+	csv__want(0, want, 7);
 	free(out);
 }
 
 static void test_csv_energy(void **state)
 {
-	static const char *const want[][4] = {
-		{ "12.500000", "J", "energy", "" },
-		{ "6.250000", "W", "power", "" },
-		{ "", "nJ/instr", "epi", "" },	/* no instructions */
+	static const char *const want[][8] = {
+		{ "12.500000", "J", "energy", "", "", "", "6.250", "Watts" },
+		{ "", "nJ/instr", "epi", "", "", "", "", "" },	/* no instructions */
 	};
 	struct output o;
 	struct row r[2];
@@ -596,16 +697,12 @@ static void test_csv_energy(void **state)
 	row__setup(&r[1], SCOPE_CGROUP, "/a", SEC, 1);
 	out = render(&o, 2.0, 2.0, r, 2, 2.0);
 	n = csv__lines(out, ",", csv_fields, csv_nfields, 32);
-	assert_int_equal(n, 3 + 3 + 3);	/* energy lines for r[0] only */
-	for (i = 0; i < 3; i++) {
-		assert_int_equal(csv_nfields[3 + i], 7);
-		assert_string_equal(csv_fields[3 + i][1], "system");
-		assert_string_equal(csv_fields[3 + i][3], want[i][0]);
-		assert_string_equal(csv_fields[3 + i][4], want[i][1]);
-		assert_string_equal(csv_fields[3 + i][5], want[i][2]);
-		assert_string_equal(csv_fields[3 + i][6], want[i][3]);
+	assert_int_equal(n, 3 + 2 + 3);	/* energy lines for r[0] only */
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(csv_nfields[3 + i], 8);
+		csv__want(3 + i, want[i], 8);
 	}
-	assert_string_equal(csv_fields[6][1], "cgroup");
+	assert_string_equal(csv_fields[5][3], "/a");
 	free(out);
 }
 
@@ -1014,6 +1111,8 @@ int main(void)
 		cmocka_unit_test(test_text_ipc_energy),
 		cmocka_unit_test(test_text_elapsed),
 		cmocka_unit_test(test_csv_columns),
+		cmocka_unit_test(test_csv_aggregation),
+		cmocka_unit_test(test_csv_cpus_by_event),
 		cmocka_unit_test(test_csv_separator_in_key),
 		cmocka_unit_test(test_csv_number_with_separator),
 		cmocka_unit_test(test_csv_energy),

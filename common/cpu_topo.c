@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* A CPU's package, die and core from sysfs: common/cpu_topo.h. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "common/cpu_topo.h"
+
+int cpu_topo__read_id(const char *root, int cpu, const char *name, int *id)
+{
+	char path[PATH_MAX], buf[32], *end;
+	FILE *f = NULL;
+	long v;
+	int n, err = 0;
+
+	n = snprintf(path, sizeof(path), "%s/cpu%d/topology/%s", root, cpu, name);
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		err = -ENAMETOOLONG;
+		goto out;
+	}
+	f = fopen(path, "re");
+	if (!f) {
+		err = -errno;
+		goto out;
+	}
+	if (!fgets(buf, sizeof(buf), f)) {
+		err = -EINVAL;
+		goto out;
+	}
+	errno = 0;
+	v = strtol(buf, &end, 10);
+	if (errno || end == buf || (*end && *end != '\n') ||
+	    v < INT_MIN || v > INT_MAX) {
+		err = -EINVAL;
+		goto out;
+	}
+	*id = (int)v;
+out:
+	if (f)
+		fclose(f);
+	return err;
+}
+
+int cpu_place__read(const char *root, int cpu, struct cpu_place *p)
+{
+	int err;
+
+	if (!root)
+		root = CPU_TOPO_ROOT;
+	err = cpu_topo__read_id(root, cpu, "physical_package_id", &p->pkg) ?:
+	      cpu_topo__read_id(root, cpu, "core_id", &p->core);
+	if (err)
+		return err;
+	/* die_id came with Linux 5.2; before it every package was one die */
+	err = cpu_topo__read_id(root, cpu, "die_id", &p->die);
+	if (err == -ENOENT)
+		p->die = 0;
+	return err == -ENOENT ? 0 : err;
+}
