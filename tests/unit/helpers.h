@@ -34,7 +34,8 @@ static inline int tests__run(const struct CMUnitTest *fixed, size_t nfixed,
 
 	if (!t)
 		return 1;
-	memcpy(t, fixed, nfixed * sizeof(*t));
+	if (nfixed)	/* fixed may be NULL with none */
+		memcpy(t, fixed, nfixed * sizeof(*t));
 	for (size_t i = 0; i < nr; i++) {
 		const char *c = (const char *)cases + i * size;
 
