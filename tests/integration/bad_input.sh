@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Bad input: exit status 2, exactly one line on stderr naming the culprit,
 # nothing on stdout, no hang, nothing left loaded.
+# counter pass: what it checks (exit statuses, one-line errors) has no counts
 . "$(dirname "$0")/lib.sh"
 
 bad() { # CULPRIT ARGS...: expect exit 2 and one stderr line naming CULPRIT

@@ -6,6 +6,7 @@
 # of the reference); -j parses and agrees with the table; a fake
 # powercap tree's 20 W reads as such; bad input exits 2 in one line; a
 # SIGINT mid-run and every normal run leave no cgroup and no BPF object.
+# counter pass: emon-perf check validates both read paths itself, every run
 . "$(dirname "$0")/lib.sh"
 
 base=$(bpf_max_ids)

@@ -11,6 +11,7 @@
 #  - "Host power" is the fake tree's 20 W x packages within 3%; each
 #    container has its series (ids alike but for their last digit); the
 #    power per pod is its container's.
+# counter pass: it checks the dashboard's queries and a fake RAPL tree's watts, no counter read
 . "$(dirname "$0")/lib.sh"
 command -v prometheus >/dev/null || skip "no prometheus (apt-get install prometheus)"
 DASH=deploy/grafana/emon-perf.json

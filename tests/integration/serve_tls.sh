@@ -10,6 +10,7 @@
 # (exit 2, the key and the file named). --min-scrape-ms 200: a burst of
 # scrapes drives at most ceil(T / 0.2 s) + 1 flushes beyond the engine's
 # own reads.
+# counter pass: what it checks (TLS, basic auth, scrape-driven flushes) has no counts
 . "$(dirname "$0")/lib.sh"
 
 command -v openssl >/dev/null || skip "no openssl (apt-get install openssl)"
