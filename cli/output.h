@@ -28,6 +28,7 @@ struct output {
 	const char *sep;		/* CSV separator */
 	bool interval_mode;		/* -I given */
 	const char *target;		/* "system wide", or the command line */
+	const char *target_what;	/* before it: "process id ", or NULL */
 	int nr_events;
 	struct row_event ev[EMON_MAX_EVENTS];
 	/* energy, when a source is active (else energy_source == NULL) */

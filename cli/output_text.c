@@ -411,7 +411,8 @@ static void text__interval(struct output *o, double t, double dt,
 	int k, i, width = KEY_LEN;
 
 	if (!o->interval_mode)
-		fprintf(o->f, "\n Performance counter stats for '%s':\n\n",
+		fprintf(o->f, "\n Performance counter stats for %s'%s':\n\n",
+			o->target_what ? o->target_what : "",
 			o->target ? o->target : "system wide");
 	/* one key column for the whole print, as wide as its widest key */
 	for (k = 0; k < n; k++) {

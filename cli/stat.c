@@ -127,6 +127,9 @@ static bool stat_should_end(struct stat_run *st, double now, double deadline)
 	    command__forward(&st->cmd, sigwake.last, sigwake.by_kernel))
 		st->forwarded = sigwake.count;
 	st->late_wake = command__forward_late(&st->cmd);
+	/* perf -p ends with its processes; with a command, that decides */
+	if (!st->o.cmd && stat_targets__pids_gone(&st->o.tg))
+		done = true;
 	return done || (deadline && now >= deadline) ||
 	       (sigwake.count && sigwake.count > st->forwarded);
 }
@@ -217,10 +220,53 @@ static int stat_loop(struct stat_run *st)
 			err = print_interval(st, t0);
 			if (err)
 				return err;
+			/* --interval-count: the last print ends the run */
+			if (st->o.tg.interval_count && ++st->prints == st->o.tg.interval_count) {
+				st->out.ops->end(&st->out, st->prev.t - t0);
+				fflush(st->out.f);
+				return 0;
+			}
 			while (next_print <= now + 1e-3)
 				next_print += ival;
 		}
 	}
+}
+
+/*
+ * -D: counting starts MS after the command did (perf enables its events
+ * then): the engine ticks meanwhile, and the snapshot at the end of the
+ * delay is the new start. perf's two lines on stderr say when.
+ */
+static int stat_delay(struct stat_run *st)
+{
+	double end = session__now() + st->o.tg.delay_ms / 1e3;
+	int err;
+
+	fprintf(stderr, "Events disabled\n");
+	for (;;) {
+		double now = session__now(), wake = st->src->ops->next_tick(st->src);
+
+		if (stat_should_end(st, now, end))
+			break;
+		if (now >= wake) {
+			err = st->src->ops->tick(st->src);
+			if (err)
+				return err;
+			continue;
+		}
+		if (wake > end)
+			wake = end;
+		if (poll(&(struct pollfd){ .fd = sigwake.fd, .events = POLLIN }, 1,
+			 (int)((wake - now) * 1e3) + 1) > 0)
+			sigwake__drain();
+	}
+	fprintf(stderr, "Events enabled\n");
+	err = take_snapshot(st);
+	if (err)
+		return err;
+	snapshot__free(&st->prev);
+	st->prev = st->last;
+	return 0;
 }
 
 static int stat_start(struct stat_run *st)
@@ -231,7 +277,12 @@ static int stat_start(struct stat_run *st)
 		return ret;
 	st->last = st->prev;
 	st->have_last = true;
-	return st->o.cmd ? spawn_command(st) : 0;
+	ret = st->o.cmd ? spawn_command(st) : 0;
+	if (!ret && st->o.tg.delay_ms && stat_delay(st)) {
+		pr_err("reading the counts after -D's delay failed");
+		return 1;
+	}
+	return ret;
 }
 
 int cmd_stat(int argc, char **argv)
@@ -246,9 +297,10 @@ int cmd_stat(int argc, char **argv)
 		ret = ret > 0 ? 0 : 2;
 		goto out;
 	}
-	st->sc.command_mode = st->o.cmd && !st->o.all_cpus && !st->o.nr_cgroups;
+	st->sc.command_mode = st->o.cmd && !st->o.all_cpus && !st->o.nr_cgroups &&
+			      !st->o.tg.nr_pids;
 	if (!st->o.by) {
-		if (!st->sc.command_mode)
+		if (!st->sc.command_mode && !st->o.tg.nr_pids)
 			st->o.by = 1u << SCOPE_SYSTEM;
 		if (st->o.nr_cgroups)
 			st->o.by |= 1u << SCOPE_CGROUP;

@@ -31,6 +31,7 @@ struct stat_run {
 	char cgroot[PATH_MAX];
 	char target[512];
 	struct command cmd;
+	long prints;		/* intervals printed, for --interval-count */
 	int forwarded;		/* signals passed on to the command */
 	double late_wake;	/* command__forward_late's next call, 0: none */
 	bool no_hist;		/* top: no run-queue histogram shown */

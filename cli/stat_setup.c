@@ -66,7 +66,10 @@ static int setup_output(struct stat_run *st)
 		 st->o.sep ? &output_csv_ops : &output_text_ops;
 	o->sep = st->o.sep;
 	o->interval_mode = st->o.interval_ms > 0;
-	if (st->o.cmd) {
+	if (st->o.tg.nr_pids) {
+		o->target_what = "process id ";
+		o->target = st->o.tg.pid_list;
+	} else if (st->o.cmd) {
 		size_t n = 0;
 
 		for (char **a = st->o.cmd; *a && n < sizeof(st->target) - 1; a++)
@@ -85,7 +88,7 @@ static unsigned int wanted_scopes(const struct stat_run *st)
 
 	if (st->out.scopes & ((1u << SCOPE_CGROUP) | (1u << SCOPE_CONTAINER)))
 		s |= EMON_SNAP_CGROUPS;
-	if (st->out.scopes & (1u << SCOPE_PROCESS))
+	if (st->out.scopes & (1u << SCOPE_PROCESS) || st->o.tg.nr_pids)
 		s |= st->sc.command_mode ? EMON_SNAP_PROCS_TREE : EMON_SNAP_PROCS;
 	return s;
 }
@@ -151,6 +154,7 @@ static void setup_ctx(struct stat_run *st)
 	const struct snap_meta *m = &st->src->meta;
 
 	st->sc.opts = &st->o;
+	st->sc.tg = &st->o.tg;
 	st->sc.ncpus = m->ncpus;
 	st->sc.cpu_pkg = m->cpu_pkg;
 	st->sc.pkg_id = m->pkg_id;
@@ -165,7 +169,8 @@ int stat__setup(struct stat_run *st)
 {
 	int ret, nr = 0;
 
-	st->out.scopes = st->o.by | (st->sc.command_mode ? 1u << SCOPE_COMMAND : 0);
+	st->out.scopes = st->o.by | (st->sc.command_mode || st->o.tg.nr_pids ?
+				     1u << SCOPE_COMMAND : 0);
 	ret = check_cgroups(st);
 	ret = ret ?: check_events(st);
 	ret = ret ?: setup_output(st);
