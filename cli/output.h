@@ -40,6 +40,10 @@ struct output {
 	 * then labels the key column; 0 = unknown, no label. */
 	unsigned int scopes;
 	int rows_printed;
+	/* -r: runs > 1, the header says how many, the end the elapsed
+	 * time's mean with its standard deviation */
+	int runs;
+	double elapsed_sd;
 	/* --sched: rows carry the scheduler view (counts.s) */
 	bool sched;
 	bool sched_hist;		/* text: each row's histogram */

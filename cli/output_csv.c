@@ -20,6 +20,10 @@
  * ratio_percent  100 * running / enabled, "%.2f": 100.00 unless the event
  *                was multiplexed; empty for <not supported>
  *
+ * With -r N (N > 1), perf's spread follows the event: "event SEP 0.52%
+ * SEP ratio_percent", 100 * the standard deviation of the mean / the
+ * mean, "%.2f%%"; energy and --sched lines leave it empty.
+ *
  * A row with energy adds three lines after its events, ratio_percent empty:
  *
  *   ...SEP ENERGY_J SEP J SEP energy SEP
@@ -51,6 +55,7 @@ enum csv_col {
 	CSV_VALUE,
 	CSV_UNIT,
 	CSV_EVENT,
+	CSV_NOISE,	/* -r only: perf's spread, "0.52%" */
 	CSV_RATIO,
 	CSV_NR,
 };
@@ -85,6 +90,8 @@ static void csv__line(struct output *o, const char *const col[CSV_NR])
 	int i;
 
 	for (i = 0; i < CSV_NR; i++) {
+		if (i == CSV_NOISE && o->runs < 2)
+			continue;
 		if (i)
 			fputs(csv__sep(o), o->f);
 		csv__field(o, col[i] ? col[i] : "");
@@ -96,7 +103,7 @@ static void csv__event(struct output *o, const struct row *r, int i,
 		       const char *col[CSV_NR])
 {
 	const struct row_event *ev = &o->ev[i];
-	char value[64], ratio[32] = "";
+	char value[64], ratio[32] = "", noise[32] = "";
 	struct row_value v;
 
 	row__value(o, r, i, &v);
@@ -115,7 +122,11 @@ static void csv__event(struct output *o, const struct row *r, int i,
 	col[CSV_UNIT] = ev->is_time ? "msec" : "";
 	col[CSV_EVENT] = ev->name;
 	col[CSV_RATIO] = ratio;
+	if (r->noise)
+		snprintf(noise, sizeof(noise), "%.2f%%", r->noise[i]);
+	col[CSV_NOISE] = noise;
 	csv__line(o, col);
+	col[CSV_NOISE] = NULL;
 }
 
 static void csv__energy_line(struct output *o, const char *col[CSV_NR],

@@ -161,7 +161,7 @@ static int daemon_gone(struct stat_run *st, double t0, int err)
  */
 static int stat_loop(struct stat_run *st)
 {
-	double t0 = st->prev.t, next_print, deadline, next_poll;
+	double t0 = st->t0 = st->prev.t, next_print, deadline, next_poll;
 	double ival = st->o.interval_ms / 1e3;
 	bool attached = st->src->ops->fd(st->src) >= 0;
 	int err;
@@ -285,6 +285,34 @@ static int stat_start(struct stat_run *st)
 	return ret;
 }
 
+int stat__run(struct stat_run *st)
+{
+	int ret;
+
+	st->sc.command_mode = st->o.cmd && !st->o.all_cpus && !st->o.nr_cgroups &&
+			      !st->o.tg.nr_pids;
+	if (!st->o.by) {
+		if (!st->sc.command_mode && !st->o.tg.nr_pids)
+			st->o.by = 1u << SCOPE_SYSTEM;
+		if (st->o.nr_cgroups)
+			st->o.by |= 1u << SCOPE_CGROUP;
+	}
+	/* SIGCHLD: the command ended; EPIPE on a write stops the run */
+	if (sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, true))
+		return 1;
+	ret = stat_start(st);
+	if (ret)
+		return ret;
+	ret = stat_loop(st);
+	if (ret == -EPIPE)
+		return 128 + SIGPIPE;	/* the reader went away: as if killed by it */
+	if (ret)
+		return 1;
+	if (st->src->ops->fd(st->src) < 0 && st->src->energy_note[0] && !st->quiet)
+		pr_warn("%s", st->src->energy_note);
+	return 0;
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	struct stat_run *st = calloc(1, sizeof(*st));
@@ -297,29 +325,15 @@ int cmd_stat(int argc, char **argv)
 		ret = ret > 0 ? 0 : 2;
 		goto out;
 	}
-	st->sc.command_mode = st->o.cmd && !st->o.all_cpus && !st->o.nr_cgroups &&
-			      !st->o.tg.nr_pids;
-	if (!st->o.by) {
-		if (!st->sc.command_mode && !st->o.tg.nr_pids)
-			st->o.by = 1u << SCOPE_SYSTEM;
-		if (st->o.nr_cgroups)
-			st->o.by |= 1u << SCOPE_CGROUP;
+	if (st->o.tg.repeat > 1) {
+		long runs = st->o.tg.repeat;
+
+		/* each run parses its own options: these go first */
+		stat__cleanup(st);
+		free(st);
+		return stat__repeat(argc, argv, runs);
 	}
-	/* SIGCHLD: the command ended; EPIPE on a write stops the run */
-	if (sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, true)) {
-		ret = 1;
-		goto out;
-	}
-	ret = stat_start(st);
-	if (!ret) {
-		ret = stat_loop(st);
-		if (ret == -EPIPE)
-			ret = 128 + SIGPIPE;	/* the reader went away: as if killed by it */
-		else if (ret)
-			ret = 1;
-		else if (st->src->ops->fd(st->src) < 0 && st->src->energy_note[0])
-			pr_warn("%s", st->src->energy_note);
-	}
+	ret = stat__run(st);
 	if (!ret && command__poll(&st->cmd))
 		ret = st->cmd.status;
 out:

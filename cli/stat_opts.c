@@ -55,6 +55,10 @@ static void stat_usage(FILE *f)
 "      --interval-count N    with -I: stop after N prints\n"
 "  -D, --delay MS            start counting MS milliseconds after the start\n"
 "                            (with a command: after it started), as perf -D\n"
+"  -r, --repeat N            run the command N times (1 to 1000) and print\n"
+"                            the mean, each event's ( +- x%% ) (the standard\n"
+"                            deviation of the mean) and the elapsed time's;\n"
+"                            -x adds that percentage after the event name\n"
 "  -x, --field-separator S   CSV output with separator S\n"
 "  -j, --json                JSON lines output\n"
 "  -o, --output FILE         write the output to FILE\n"
@@ -98,6 +102,7 @@ static const struct option long_opts[] = {
 	{ "pid",		required_argument, NULL, 'p' },
 	{ "cpu",		required_argument, NULL, 'C' },
 	{ "delay",		required_argument, NULL, 'D' },
+	{ "repeat",		required_argument, NULL, 'r' },
 	{ "field-separator",	required_argument, NULL, 'x' },
 	{ "json",		no_argument,	   NULL, 'j' },
 	{ "output",		required_argument, NULL, 'o' },
@@ -220,6 +225,8 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 		return stat_targets__cpus(&o->tg, arg, CPU_ONLINE_PATH);
 	case 'D':
 		return opts__long("-D", arg, 1, INT32_MAX, &o->tg.delay_ms);
+	case 'r':
+		return opts__long("-r", arg, 1, STAT_MAX_RUNS, &o->tg.repeat);
 	case OPT_INTERVAL_COUNT:
 		return opts__long("--interval-count", arg, 1, LONG_MAX,
 				  &o->tg.interval_count);
@@ -239,6 +246,14 @@ static int stat_opts__check_targets(const struct stat_opts *o)
 
 	if (o->tg.interval_count && !o->interval_ms) {
 		pr_err("--interval-count needs -I");
+		return -EINVAL;
+	}
+	if (o->tg.repeat > 1 && (!o->cmd || o->interval_ms || o->tg.nr_pids)) {
+		pr_err("-r repeats a command: it needs one, and excludes -I and -p");
+		return -EINVAL;
+	}
+	if (o->tg.repeat > 1 && (o->by & ((1u << SCOPE_PROCESS) | (1u << SCOPE_CONTAINER)))) {
+		pr_err("-r excludes --by process and container: their rows differ from run to run");
 		return -EINVAL;
 	}
 	if (o->tg.nr_pids && (o->all_cpus || o->nr_cgroups)) {
@@ -261,7 +276,7 @@ int stat_opts__parse(struct stat_opts *o, int argc, char **argv)
 	int err;
 
 	memset(o, 0, sizeof(*o));
-	err = opts__parse(argc, argv, "+e:aG:I:x:jo:p:C:D:vh", long_opts, "stat",
+	err = opts__parse(argc, argv, "+e:aG:I:x:jo:p:C:D:r:vh", long_opts, "stat",
 			  stat_usage, stat_opts__one, o);
 	if (err)
 		return err;

@@ -52,7 +52,14 @@ static int setup_output(struct stat_run *st)
 	struct output *o = &st->out;
 
 	o->f = stdout;
-	if (st->o.output) {
+	if (st->quiet) {
+		/* -r's runs: stat__repeat opens the real output for the mean */
+		o->f = fopen("/dev/null", "we");
+		if (!o->f) {
+			pr_err("cannot write /dev/null: %s", strerror(errno));
+			return 1;
+		}
+	} else if (st->o.output) {
 		o->f = fopen(st->o.output, "we");
 		if (!o->f) {
 			pr_err("cannot write '%s': %s", st->o.output, strerror(errno));

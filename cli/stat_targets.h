@@ -12,6 +12,7 @@
 #include "pmu/sysfs.h"
 
 #define STAT_MAX_PIDS 256
+#define STAT_MAX_RUNS 1000
 
 struct stat_targets {
 	pid_t pids[STAT_MAX_PIDS];	/* -p, as given */
@@ -23,6 +24,7 @@ struct stat_targets {
 	const char *cpu_list;
 	long delay_ms;			/* -D, 0: none */
 	long interval_count;		/* --interval-count, 0: no limit */
+	long repeat;			/* -r, 0: once */
 };
 
 /* -p "1,2": each an existing process. 0, or -EINVAL said. */
