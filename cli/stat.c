@@ -210,7 +210,7 @@ static int stat_loop(struct stat_run *st)
 			next_poll = attached ? now + 1 : INFINITY;
 		}
 		if (ending) {
-			if (!ival || st->last.seq > st->prev.seq)
+			if (!st->printed_all && (!ival || st->last.seq > st->prev.seq))
 				err = print_interval(st, t0);
 			st->out.ops->end(&st->out, st->prev.t - t0);
 			fflush(st->out.f);
@@ -220,14 +220,22 @@ static int stat_loop(struct stat_run *st)
 			err = print_interval(st, t0);
 			if (err)
 				return err;
-			/* --interval-count: the last print ends the run */
+			/*
+			 * --interval-count: the last print ends the run; with a
+			 * command, as perf, the run waits for it, printing no more
+			 */
 			if (st->o.tg.interval_count && ++st->prints == st->o.tg.interval_count) {
-				st->out.ops->end(&st->out, st->prev.t - t0);
-				fflush(st->out.f);
-				return 0;
+				if (!st->o.cmd) {
+					st->out.ops->end(&st->out, st->prev.t - t0);
+					fflush(st->out.f);
+					return 0;
+				}
+				st->printed_all = true;
 			}
 			while (next_print <= now + 1e-3)
 				next_print += ival;
+			if (st->printed_all)
+				next_print = 0;
 		}
 	}
 }

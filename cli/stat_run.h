@@ -34,6 +34,7 @@ struct stat_run {
 	double t0;		/* counting's start: the first snapshot's time */
 	bool quiet;		/* -r: a run prints nothing, stat__repeat does */
 	long prints;		/* intervals printed, for --interval-count */
+	bool printed_all;	/* its count reached: the command is waited for */
 	int forwarded;		/* signals passed on to the command */
 	double late_wake;	/* command__forward_late's next call, 0: none */
 	bool no_hist;		/* top: no run-queue histogram shown */
