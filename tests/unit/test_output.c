@@ -419,6 +419,32 @@ static void test_text_elapsed(void **state)
 	free(out);
 }
 
+/* -r 3: "(3 runs)", each event's spread when not 0, perf's elapsed line */
+static void test_text_repeat(void **state)
+{
+	static const double noise[EMON_MAX_EVENTS] = { 1.5, 0 };
+	static const struct line_want want[] = {
+		{ "Performance counter stats for", { "(3 runs):" } },
+		{ "cpu-clock", { "( +-  1.50% )" } },
+		{ "context-switches", { "" }, "( +-" },
+		{ "seconds time elapsed", { "   1.00000 +- 0.00200 seconds time elapsed",
+					    "( +-  0.20% )" } },
+	};
+	struct output o;
+	struct row r;
+	char *out;
+
+	(void)state;
+	output__setup(&o, &output_text_ops);
+	o.runs = 3;
+	o.elapsed_sd = 0.002;
+	row__setup(&r, SCOPE_SYSTEM, "all", SEC, 7);
+	r.noise = noise;
+	out = render(&o, 1.0, 1.0, &r, 1, 1.0);
+	lines__check(out, want, ARRAY_SIZE(want));
+	free(out);
+}
+
 /* ---- CSV ---- */
 
 #define CSV_MAX 16
@@ -514,6 +540,31 @@ static void test_csv_columns(void **state)
 			assert_string_equal(csv_fields[i][j], want[i][j]);
 	}
 	assert_int_equal(o.rows_printed, 2);
+	free(out);
+}
+
+/* -r 3: perf's spread column after the event name, on every event line */
+static void test_csv_repeat(void **state)
+{
+	static const double noise[EMON_MAX_EVENTS] = { 1.5, 0 };
+	struct output o;
+	struct row r;
+	char *out;
+	int n;
+
+	(void)state;
+	output__setup(&o, &output_csv_ops);
+	o.runs = 3;
+	row__setup(&r, SCOPE_SYSTEM, "all", SEC, 7);
+	r.noise = noise;
+	out = render(&o, 1.0, 1.0, &r, 1, 1.0);
+	n = csv__lines(out, ",", csv_fields, csv_nfields, 32);
+	assert_int_equal(n, 3);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(csv_nfields[i], 8);
+	assert_string_equal(csv_fields[0][5], "cpu-clock");
+	assert_string_equal(csv_fields[0][6], "1.50%");
+	assert_string_equal(csv_fields[1][6], "0.00%");
 	free(out);
 }
 
@@ -1000,6 +1051,8 @@ int main(void)
 		cmocka_unit_test(test_text_ipc_energy),
 		cmocka_unit_test(test_text_elapsed),
 		cmocka_unit_test(test_csv_columns),
+		cmocka_unit_test(test_csv_repeat),
+		cmocka_unit_test(test_text_repeat),
 		cmocka_unit_test(test_csv_separator_in_key),
 		cmocka_unit_test(test_csv_number_with_separator),
 		cmocka_unit_test(test_csv_energy),
