@@ -419,10 +419,25 @@ static void test_text_elapsed(void **state)
 	free(out);
 }
 
+/* One system row of a -r 3 run: cpu-clock's spread 1.5%, the others' 0,
+ * the elapsed time's standard deviation 2 ms. */
+static char *render_repeat(const struct output_ops *ops)
+{
+	static const double noise[EMON_MAX_EVENTS] = { 1.5, 0 };
+	struct output o;
+	struct row r;
+
+	output__setup(&o, ops);
+	o.runs = 3;
+	o.elapsed_sd = 0.002;
+	row__setup(&r, SCOPE_SYSTEM, "all", SEC, 7);
+	r.noise = noise;
+	return render(&o, 1.0, 1.0, &r, 1, 1.0);
+}
+
 /* -r 3: "(3 runs)", each event's spread when not 0, perf's elapsed line */
 static void test_text_repeat(void **state)
 {
-	static const double noise[EMON_MAX_EVENTS] = { 1.5, 0 };
 	static const struct line_want want[] = {
 		{ "Performance counter stats for", { "(3 runs):" } },
 		{ "cpu-clock", { "( +-  1.50% )" } },
@@ -430,17 +445,9 @@ static void test_text_repeat(void **state)
 		{ "seconds time elapsed", { "   1.00000 +- 0.00200 seconds time elapsed",
 					    "( +-  0.20% )" } },
 	};
-	struct output o;
-	struct row r;
-	char *out;
+	char *out = render_repeat(&output_text_ops);
 
 	(void)state;
-	output__setup(&o, &output_text_ops);
-	o.runs = 3;
-	o.elapsed_sd = 0.002;
-	row__setup(&r, SCOPE_SYSTEM, "all", SEC, 7);
-	r.noise = noise;
-	out = render(&o, 1.0, 1.0, &r, 1, 1.0);
 	lines__check(out, want, ARRAY_SIZE(want));
 	free(out);
 }
@@ -546,19 +553,10 @@ static void test_csv_columns(void **state)
 /* -r 3: perf's spread column after the event name, on every event line */
 static void test_csv_repeat(void **state)
 {
-	static const double noise[EMON_MAX_EVENTS] = { 1.5, 0 };
-	struct output o;
-	struct row r;
-	char *out;
-	int n;
+	char *out = render_repeat(&output_csv_ops);
+	int n = csv__lines(out, ",", csv_fields, csv_nfields, 32);
 
 	(void)state;
-	output__setup(&o, &output_csv_ops);
-	o.runs = 3;
-	row__setup(&r, SCOPE_SYSTEM, "all", SEC, 7);
-	r.noise = noise;
-	out = render(&o, 1.0, 1.0, &r, 1, 1.0);
-	n = csv__lines(out, ",", csv_fields, csv_nfields, 32);
 	assert_int_equal(n, 3);
 	for (int i = 0; i < n; i++)
 		assert_int_equal(csv_nfields[i], 8);
