@@ -28,6 +28,7 @@ struct output {
 	const char *sep;		/* CSV separator */
 	bool interval_mode;		/* -I given */
 	const char *target;		/* "system wide", or the command line */
+	const char *target_what;	/* before it: "process id ", or NULL */
 	int nr_events;
 	struct row_event ev[EMON_MAX_EVENTS];
 	/* energy, when a source is active (else energy_source == NULL) */
@@ -39,6 +40,10 @@ struct output {
 	 * then labels the key column; 0 = unknown, no label. */
 	unsigned int scopes;
 	int rows_printed;
+	/* -r: runs > 1, the header says how many, the end the elapsed
+	 * time's mean with its standard deviation */
+	int runs;
+	double elapsed_sd;
 	/* --sched: rows carry the scheduler view (counts.s) */
 	bool sched;
 	bool sched_hist;		/* text: each row's histogram */

@@ -20,6 +20,8 @@
  * CGROUP       cgroup rows only (perf -G): the cgroup path; container rows
  *              put their key here: the id, then, after a space, the
  *              container's NAMESPACE/POD/CONTAINER or runtime name
+ * NOISE        -r N (N > 1) only: perf's spread, 100 * the standard
+ *              deviation of the mean / the mean, "%.2f%%"
  * RUN          ns the event ran (summed over the row's CPUs); 0 when not
  *              counted or not supported
  * PCT          100 * running / enabled, "%.2f" (100.00 when not counted)
@@ -195,7 +197,7 @@ static void csv__event(struct output *o, const struct row_values *rv,
 	const struct row_event *ev = &o->ev[i];
 	const struct row_value *v = &rv->v[i];
 	char value[64], run[32] = "0", pct[32] = "100.00", mval[64] = "";
-	char mtext[64], munit[32] = "";
+	char mtext[64], munit[32] = "", noise[32] = "";
 
 	l->n = l->head;
 	if (v->state == VALUE_NOT_SUPPORTED) {
@@ -221,6 +223,11 @@ static void csv__event(struct output *o, const struct row_values *rv,
 	csv_line__add(l, ev->name);
 	if (cgroup)
 		csv_line__add(l, cgroup);
+	if (o->runs > 1) {	/* -r: perf's spread, before the run time */
+		if (r->noise)
+			snprintf(noise, sizeof(noise), "%.2f%%", r->noise[i]);
+		csv_line__add(l, noise);
+	}
 	csv_line__add(l, run);
 	csv_line__add(l, pct);
 	csv_line__add(l, mval);

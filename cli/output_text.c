@@ -215,6 +215,9 @@ static void text_row__event(const struct text_row *tr, int i)
 		line__metric(&l, val, unit);
 	else
 		line__printf(&l, "%*s", METRIC_LEN, "");
+	/* perf prints no spread of 0 */
+	if (tr->r->noise && tr->r->noise[i])
+		line__printf(&l, "  ( +-%6.2f%% )", tr->r->noise[i]);
 	if (v->state != VALUE_NOT_SUPPORTED && v->ratio < 1.0)
 		line__printf(&l, "  (%.2f%%)", v->ratio * 100.0);
 	line__flush(&l, tr->o->f);
@@ -344,8 +347,13 @@ static void text__interval(struct output *o, double t, double dt,
 	int k, i, width = KEY_LEN;
 
 	if (!o->interval_mode)
-		fprintf(o->f, "\n Performance counter stats for '%s':\n\n",
+		fprintf(o->f, "\n Performance counter stats for %s'%s'",
+			o->target_what ? o->target_what : "",
 			o->target ? o->target : "system wide");
+	if (!o->interval_mode && o->runs > 1)
+		fprintf(o->f, " (%d runs)", o->runs);
+	if (!o->interval_mode)
+		fprintf(o->f, ":\n\n");
 	/* one key column for the whole print, as wide as its widest key */
 	for (k = 0; k < n; k++) {
 		tr.r = &rows[k];
@@ -374,6 +382,18 @@ static void text__end(struct output *o, double elapsed)
 		return;
 	if (o->energy_source)
 		text__energy_note(o, "\n ");
+	if (o->runs > 1) {
+		/* perf: at most 2 more significant digits than the spread */
+		double sd = o->elapsed_sd;
+		int prec = (sd > 1 ? 0 : (int)lround(ceil(-log10(sd)))) + 2;
+
+		fprintf(o->f, "\n %17.*f +- %.*f seconds time elapsed", prec,
+			elapsed, prec, sd);
+		if (elapsed && sd)
+			fprintf(o->f, "  ( +-%6.2f%% )", 100.0 * sd / elapsed);
+		fprintf(o->f, "\n\n");
+		return;
+	}
 	fprintf(o->f, "\n %17.9f seconds time elapsed\n\n", elapsed);
 }
 

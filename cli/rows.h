@@ -55,6 +55,9 @@ struct row {
 	/* system row: ns of this interval's time whose owner BPF estimated
 	 * (switches the kernel kept out of its tracepoint), 0 elsewhere */
 	__u64 untraced_ns;
+	/* -r: perf's ( +- x% ) of each event column (o->ev order), NULL
+	 * for one run */
+	const double *noise;
 };
 
 /* Names of the socket sub-zones, in zone_j order. */

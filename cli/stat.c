@@ -127,6 +127,9 @@ static bool stat_should_end(struct stat_run *st, double now, double deadline)
 	    command__forward(&st->cmd, sigwake.last, sigwake.by_kernel))
 		st->forwarded = sigwake.count;
 	st->late_wake = command__forward_late(&st->cmd);
+	/* perf -p ends with its processes; with a command, that decides */
+	if (!st->o.cmd && stat_targets__pids_gone(&st->o.tg))
+		done = true;
 	return done || (deadline && now >= deadline) ||
 	       (sigwake.count && sigwake.count > st->forwarded);
 }
@@ -158,7 +161,7 @@ static int daemon_gone(struct stat_run *st, double t0, int err)
  */
 static int stat_loop(struct stat_run *st)
 {
-	double t0 = st->prev.t, next_print, deadline, next_poll;
+	double t0 = st->t0 = st->prev.t, next_print, deadline, next_poll;
 	double ival = st->o.interval_ms / 1e3;
 	bool attached = st->src->ops->fd(st->src) >= 0;
 	int err;
@@ -207,7 +210,7 @@ static int stat_loop(struct stat_run *st)
 			next_poll = attached ? now + 1 : INFINITY;
 		}
 		if (ending) {
-			if (!ival || st->last.seq > st->prev.seq)
+			if (!st->printed_all && (!ival || st->last.seq > st->prev.seq))
 				err = print_interval(st, t0);
 			st->out.ops->end(&st->out, st->prev.t - t0);
 			fflush(st->out.f);
@@ -217,8 +220,22 @@ static int stat_loop(struct stat_run *st)
 			err = print_interval(st, t0);
 			if (err)
 				return err;
+			/*
+			 * --interval-count: the last print ends the run; with a
+			 * command, as perf, the run waits for it, printing no more
+			 */
+			if (st->o.tg.interval_count && ++st->prints == st->o.tg.interval_count) {
+				if (!st->o.cmd) {
+					st->out.ops->end(&st->out, st->prev.t - t0);
+					fflush(st->out.f);
+					return 0;
+				}
+				st->printed_all = true;
+			}
 			while (next_print <= now + 1e-3)
 				next_print += ival;
+			if (st->printed_all)
+				next_print = 0;
 		}
 	}
 }
@@ -240,6 +257,43 @@ static void stat_energy_note(const struct stat_run *st)
 		pr_debug("%s", st->src->energy_note);
 }
 
+/*
+ * -D: counting starts MS after the command did (perf enables its events
+ * then): the engine ticks meanwhile, and the snapshot at the end of the
+ * delay is the new start. perf's two lines on stderr say when.
+ */
+static int stat_delay(struct stat_run *st)
+{
+	double end = session__now() + st->o.tg.delay_ms / 1e3;
+	int err;
+
+	fprintf(stderr, "Events disabled\n");
+	for (;;) {
+		double now = session__now(), wake = st->src->ops->next_tick(st->src);
+
+		if (stat_should_end(st, now, end))
+			break;
+		if (now >= wake) {
+			err = st->src->ops->tick(st->src);
+			if (err)
+				return err;
+			continue;
+		}
+		if (wake > end)
+			wake = end;
+		if (poll(&(struct pollfd){ .fd = sigwake.fd, .events = POLLIN }, 1,
+			 (int)((wake - now) * 1e3) + 1) > 0)
+			sigwake__drain();
+	}
+	fprintf(stderr, "Events enabled\n");
+	err = take_snapshot(st);
+	if (err)
+		return err;
+	snapshot__free(&st->prev);
+	st->prev = st->last;
+	return 0;
+}
+
 static int stat_start(struct stat_run *st)
 {
 	int ret = stat__setup(st);
@@ -248,7 +302,42 @@ static int stat_start(struct stat_run *st)
 		return ret;
 	st->last = st->prev;
 	st->have_last = true;
-	return st->o.cmd ? spawn_command(st) : 0;
+	ret = st->o.cmd ? spawn_command(st) : 0;
+	if (!ret && st->o.tg.delay_ms && stat_delay(st)) {
+		pr_err("reading the counts after -D's delay failed");
+		return 1;
+	}
+	return ret;
+}
+
+int stat__run(struct stat_run *st)
+{
+	int ret;
+
+	st->sc.command_mode = st->o.cmd && !st->o.all_cpus && !st->o.nr_cgroups &&
+			      !st->o.tg.nr_pids;
+	if (!st->o.by) {
+		/* perf -A, --per-*: those rows instead of the system's */
+		if (!st->sc.command_mode && !st->o.tg.nr_pids && !st->o.aggr)
+			st->o.by = 1u << SCOPE_SYSTEM;
+		if (st->o.nr_cgroups)
+			st->o.by |= 1u << SCOPE_CGROUP;
+	}
+	st->o.by |= st->o.aggr;
+	/* SIGCHLD: the command ended; EPIPE on a write stops the run */
+	if (sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, true))
+		return 1;
+	ret = stat_start(st);
+	if (ret)
+		return ret;
+	ret = stat_loop(st);
+	if (ret == -EPIPE)
+		return 128 + SIGPIPE;	/* the reader went away: as if killed by it */
+	if (ret)
+		return 1;
+	if (!st->quiet)
+		stat_energy_note(st);
+	return 0;
 }
 
 int cmd_stat(int argc, char **argv)
@@ -263,30 +352,15 @@ int cmd_stat(int argc, char **argv)
 		ret = ret > 0 ? 0 : 2;
 		goto out;
 	}
-	st->sc.command_mode = st->o.cmd && !st->o.all_cpus && !st->o.nr_cgroups;
-	if (!st->o.by) {
-		/* perf -A, --per-*: those rows instead of the system's */
-		if (!st->sc.command_mode && !st->o.aggr)
-			st->o.by = 1u << SCOPE_SYSTEM;
-		if (st->o.nr_cgroups)
-			st->o.by |= 1u << SCOPE_CGROUP;
+	if (st->o.tg.repeat > 1) {
+		long runs = st->o.tg.repeat;
+
+		/* each run parses its own options: these go first */
+		stat__cleanup(st);
+		free(st);
+		return stat__repeat(argc, argv, runs);
 	}
-	st->o.by |= st->o.aggr;
-	/* SIGCHLD: the command ended; EPIPE on a write stops the run */
-	if (sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, true)) {
-		ret = 1;
-		goto out;
-	}
-	ret = stat_start(st);
-	if (!ret) {
-		ret = stat_loop(st);
-		if (ret == -EPIPE)
-			ret = 128 + SIGPIPE;	/* the reader went away: as if killed by it */
-		else if (ret)
-			ret = 1;
-		else
-			stat_energy_note(st);
-	}
+	ret = stat__run(st);
 	if (!ret && command__poll(&st->cmd))
 		ret = st->cmd.status;
 out:

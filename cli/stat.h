@@ -10,6 +10,7 @@
 #include "engine/cgroup.h"
 #include "engine/engine.h"
 #include "cli/output.h"
+#include "cli/stat_targets.h"
 
 #define STAT_MAX_CGROUPS 1024
 
@@ -32,6 +33,7 @@ struct stat_opts {
 	const char *socket;	/* --socket: the daemon's */
 	bool no_daemon;		/* --no-daemon: own events always */
 	bool sched_hist;	/* --sched-hist: text prints the histograms */
+	struct stat_targets tg;	/* -p, -C, -D, --interval-count */
 	char **cmd;		/* after --, NULL-terminated */
 };
 
@@ -48,6 +50,7 @@ int stat_opts__daemon(struct stat_opts *o, int c, const char *arg);
 struct stat_ctx {
 	const struct stat_opts *opts;
 	bool command_mode;	/* a command and no -a/-G: count its tree */
+	const struct stat_targets *tg;	/* -p's processes, -C's CPUs */
 	__u32 tree_root;	/* the command's pid */
 	int ncpus;
 	const bool *online;

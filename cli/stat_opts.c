@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "cli/opts.h"
 #include "cli/stat.h"
 
+#define CPU_ONLINE_PATH "/sys/devices/system/cpu/online"
 #define DEFAULT_EVENTS "cycles,instructions,cpu-clock"
 
 enum {
@@ -22,6 +24,7 @@ enum {
 	OPT_PER_SOCKET,
 	OPT_PER_DIE,
 	OPT_PER_CORE,
+	OPT_INTERVAL_COUNT,
 };
 
 static void stat_usage(FILE *f)
@@ -38,6 +41,14 @@ static void stat_usage(FILE *f)
 "                            generic names, raw rNNNN); at most 8;\n"
 "                            default " DEFAULT_EVENTS "\n"
 "  -a, --all-cpus            whole system (the default without a command)\n"
+"  -p, --pid PIDS            the processes PIDS (comma-separated), all their\n"
+"                            threads, from now on; ends when they all have\n"
+"                            (a command only sets the duration). Unlike\n"
+"                            perf -p, children they fork later are not\n"
+"                            counted (their own process rows)\n"
+"  -C, --cpu LIST            with -a (implied): only CPUs LIST, perf's list\n"
+"                            syntax (0-3,8); rows system, cpu and socket\n"
+"                            only (cgroup and process totals are not per CPU)\n"
 "  -G, --cgroup LIST         cgroups to report, paths from the cgroup2 root;\n"
 "      --for-each-cgroup LIST  each row includes its descendants (perf -G)\n"
 "      --by LIST             scopes: system,cpu,socket,die,core,cgroup,\n"
@@ -50,6 +61,14 @@ static void stat_usage(FILE *f)
 "      --per-die             per die (--by die)\n"
 "      --per-core            per core: the CPUs that share one (--by core)\n"
 "  -I, --interval-print MS   print deltas every MS milliseconds (>= 10)\n"
+"      --interval-count N    with -I: stop after N prints (with a command:\n"
+"                            print no more and wait for it, as perf)\n"
+"  -D, --delay MS            start counting MS milliseconds after the start\n"
+"                            (with a command: after it started), as perf -D\n"
+"  -r, --repeat N            run the command N times (1 to 1000) and print\n"
+"                            the mean, each event's ( +- x%% ) (the standard\n"
+"                            deviation of the mean) and the elapsed time's;\n"
+"                            -x adds that percentage after the event name\n"
 "  -x, --field-separator S   CSV output with separator S, perf's columns\n"
 "  -j, --json                JSON lines output\n"
 "  -o, --output FILE         write the counts to FILE (default: stderr, as\n"
@@ -96,6 +115,11 @@ static const struct option long_opts[] = {
 	{ "per-die",		no_argument,	   NULL, OPT_PER_DIE },
 	{ "per-core",		no_argument,	   NULL, OPT_PER_CORE },
 	{ "interval-print",	required_argument, NULL, 'I' },
+	{ "interval-count",	required_argument, NULL, OPT_INTERVAL_COUNT },
+	{ "pid",		required_argument, NULL, 'p' },
+	{ "cpu",		required_argument, NULL, 'C' },
+	{ "delay",		required_argument, NULL, 'D' },
+	{ "repeat",		required_argument, NULL, 'r' },
 	{ "field-separator",	required_argument, NULL, 'x' },
 	{ "json",		no_argument,	   NULL, 'j' },
 	{ "output",		required_argument, NULL, 'o' },
@@ -231,6 +255,18 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 		return 0;
 	case OPT_TIMEOUT:
 		return opts__long("--timeout", arg, 1, LONG_MAX, &o->timeout_ms);
+	case 'p':
+		return stat_targets__pids(&o->tg, arg);
+	case 'C':
+		o->all_cpus = true;	/* perf: -C is system-wide on those CPUs */
+		return stat_targets__cpus(&o->tg, arg, CPU_ONLINE_PATH);
+	case 'D':
+		return opts__long("-D", arg, 1, INT32_MAX, &o->tg.delay_ms);
+	case 'r':
+		return opts__long("-r", arg, 1, STAT_MAX_RUNS, &o->tg.repeat);
+	case OPT_INTERVAL_COUNT:
+		return opts__long("--interval-count", arg, 1, LONG_MAX,
+				  &o->tg.interval_count);
 	case OPT_SCHED_HIST:
 		o->sched_hist = o->eng.sched = true;
 		return 0;
@@ -239,12 +275,45 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 	}
 }
 
+/* Which targets go together, as perf's do; each refusal says why. */
+static int stat_opts__check_targets(const struct stat_opts *o)
+{
+	const unsigned int not_per_cpu = (1u << SCOPE_CGROUP) |
+		(1u << SCOPE_CONTAINER) | (1u << SCOPE_PROCESS);
+
+	if (o->tg.interval_count && !o->interval_ms) {
+		pr_err("--interval-count needs -I");
+		return -EINVAL;
+	}
+	if (o->tg.repeat > 1 && (!o->cmd || o->interval_ms || o->tg.nr_pids)) {
+		pr_err("-r repeats a command: it needs one, and excludes -I and -p");
+		return -EINVAL;
+	}
+	if (o->tg.repeat > 1 && (o->by & ((1u << SCOPE_PROCESS) | (1u << SCOPE_CONTAINER)))) {
+		pr_err("-r excludes --by process and container: their rows differ from run to run");
+		return -EINVAL;
+	}
+	if (o->tg.nr_pids && (o->all_cpus || o->nr_cgroups)) {
+		pr_err("-p counts processes: it excludes -a, -C and -G");
+		return -EINVAL;
+	}
+	if (o->tg.nr_pids && (o->by & ~(1u << SCOPE_PROCESS))) {
+		pr_err("-p takes only --by process (the processes' own rows)");
+		return -EINVAL;
+	}
+	if (o->tg.has_cpus && (o->nr_cgroups || (o->by & not_per_cpu))) {
+		pr_err("-C excludes -G and --by cgroup, container and process: their totals are not kept per CPU");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int stat_opts__parse(struct stat_opts *o, int argc, char **argv)
 {
 	int err;
 
 	memset(o, 0, sizeof(*o));
-	err = opts__parse(argc, argv, "+e:aAG:I:x:jo:qvh", long_opts, "stat",
+	err = opts__parse(argc, argv, "+e:aAG:I:x:jo:qp:C:D:r:vh", long_opts, "stat",
 			  stat_usage, stat_opts__one, o);
 	if (err)
 		return err;
@@ -256,7 +325,7 @@ int stat_opts__parse(struct stat_opts *o, int argc, char **argv)
 		pr_err("-x and -j exclude each other");
 		return -EINVAL;
 	}
-	return 0;
+	return stat_opts__check_targets(o);
 }
 
 void stat_opts__free(struct stat_opts *o)

@@ -95,6 +95,25 @@ void stat_row__energy(const struct stat_ctx *sc, const struct aggregate *a,
 	r->power_w = a->energy_valid && dt > 0 ? joules / dt : NAN;
 }
 
+/* -C: only its CPUs count, for every row made of CPUs */
+static bool cpu_wanted(const struct stat_ctx *sc, int cpu)
+{
+	return !sc->tg || !sc->tg->has_cpus || pmu_cpus__has(&sc->tg->cpus, cpu);
+}
+
+static void system_counts(const struct stat_ctx *sc, const struct aggregate *a,
+			  struct counts *out)
+{
+	if (!sc->tg || !sc->tg->has_cpus) {
+		aggregate__system(a, out);
+		return;
+	}
+	memset(out, 0, sizeof(*out));
+	for (int cpu = 0; cpu < sc->ncpus; cpu++)
+		if (cpu_wanted(sc, cpu))
+			counts__add(out, &a->cpu[cpu], a->nr_events);
+}
+
 static int add_cpus_and_sockets(const struct stat_ctx *sc,
 				const struct aggregate *a, double dt,
 				struct row_set *rs)
@@ -102,7 +121,7 @@ static int add_cpus_and_sockets(const struct stat_ctx *sc,
 	struct row *r;
 
 	for (int cpu = 0; want(sc, SCOPE_CPU) && cpu < sc->ncpus; cpu++) {
-		if (!sc->online[cpu])
+		if (!sc->online[cpu] || !cpu_wanted(sc, cpu))
 			continue;
 		r = row_set__add(rs, SCOPE_CPU, row_set__key(rs, "%d", cpu));
 		if (!r)
@@ -116,7 +135,7 @@ static int add_cpus_and_sockets(const struct stat_ctx *sc,
 		if (!r)
 			return -ENOMEM;
 		for (int cpu = 0; cpu < sc->ncpus; cpu++) {
-			if (sc->cpu_pkg[cpu] != pkg)
+			if (sc->cpu_pkg[cpu] != pkg || !cpu_wanted(sc, cpu))
 				continue;
 			counts__add(&r->counts, &a->cpu[cpu], a->nr_events);
 			r->nr_cpus += sc->online[cpu];
@@ -173,7 +192,7 @@ static int add_places(const struct stat_ctx *sc, const struct aggregate *a,
 	if (!places)
 		return -ENOMEM;
 	for (int cpu = 0; cpu < sc->ncpus; cpu++)
-		if (sc->online[cpu])
+		if (sc->online[cpu] && cpu_wanted(sc, cpu))
 			cpu_place__add(places, &n, cpu_place__of(sc, cpu, s));
 	qsort(places, n, sizeof(*places), cpu_place__cmp);
 	for (int i = 0; i < n; i++) {
@@ -191,7 +210,8 @@ static int add_places(const struct stat_ctx *sc, const struct aggregate *a,
 		for (int cpu = 0; cpu < sc->ncpus; cpu++) {
 			struct cpu_place q = cpu_place__of(sc, cpu, s);
 
-			if (!sc->online[cpu] || cpu_place__cmp(&q, p))
+			if (!sc->online[cpu] || !cpu_wanted(sc, cpu) ||
+			    cpu_place__cmp(&q, p))
 				continue;
 			counts__add(&r->counts, &a->cpu[cpu], a->nr_events);
 			joules += a->cpu_energy[cpu];
@@ -456,6 +476,8 @@ static struct proc_ref *collect_procs(const struct stat_ctx *sc,
 
 		if (sc->command_mode && !(e->flags & EMON_PROC_IN_TREE))
 			continue;
+		if (sc->tg && sc->tg->nr_pids && !stat_targets__has_pid(sc->tg, s->key.a))
+			continue;
 		refs[n].tgid = s->key.a;
 		refs[n].e = e;
 		if (sc->sort_idx >= 0)
@@ -511,7 +533,7 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 	rs->gen++;
 	/* removed cgroups' -G lists: kept two intervals unused */
 	g_of__prune(rs);
-	if (sc->command_mode || want(sc, SCOPE_PROCESS)) {
+	if (sc->command_mode || want(sc, SCOPE_PROCESS) || (sc->tg && sc->tg->nr_pids)) {
 		refs = collect_procs(sc, a, &nproc);
 		if (!refs)
 			return -ENOMEM;
@@ -521,8 +543,8 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 		if (!r)
 			goto nomem;
 		for (int cpu = 0; cpu < sc->ncpus; cpu++)
-			r->nr_cpus += sc->online[cpu];
-		aggregate__system(a, &r->counts);
+			r->nr_cpus += sc->online[cpu] && cpu_wanted(sc, cpu);
+		system_counts(sc, a, &r->counts);
 		stat_row__energy(sc, a, r, a->energy_total, dt);
 		r->untraced_ns = a->stats[EMON_STAT_UNTRACED_NS];
 	}
@@ -532,6 +554,17 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 			goto nomem;
 		r->counts = a->tree[0]->total;
 		stat_row__energy(sc, a, r, a->tree[0]->energy_j, dt);
+	}
+	if (sc->tg && sc->tg->nr_pids) {
+		/* -p: its processes' sum, the row perf -p prints */
+		r = row_set__add(rs, SCOPE_COMMAND, sc->tg->pid_list);
+		if (!r)
+			goto nomem;
+		for (size_t i = 0; i < nproc; i++) {
+			counts__add(&r->counts, &refs[i].e->total, a->nr_events);
+			r->energy_j += refs[i].e->energy_j;
+		}
+		stat_row__energy(sc, a, r, r->energy_j, dt);
 	}
 	err = add_cpus_and_sockets(sc, a, dt, rs);
 	if (!err && sc->place && want(sc, SCOPE_DIE))

@@ -32,6 +32,10 @@ struct stat_run {
 	char cgroot[PATH_MAX];
 	char target[512];
 	struct command cmd;
+	double t0;		/* counting's start: the first snapshot's time */
+	bool quiet;		/* -r: a run prints nothing, stat__repeat does */
+	long prints;		/* intervals printed, for --interval-count */
+	bool printed_all;	/* its count reached: the command is waited for */
 	int forwarded;		/* signals passed on to the command */
 	double late_wake;	/* command__forward_late's next call, 0: none */
 	bool no_hist;		/* top: no run-queue histogram shown */
@@ -47,5 +51,22 @@ int stat__setup(struct stat_run *st);
 /* Everything a run holds, the command stopped first; for a run stopped
  * anywhere, from option parsing on (st zeroed at the start). */
 void stat__cleanup(struct stat_run *st);
+/* Where the counts go: -o FILE (--append, perf's -q: none), else a copy
+ * of stderr, as perf; NULL and errno on failure. */
+FILE *stat__open_output(const struct stat_opts *so);
+
+/*
+ * One run of stat with its options parsed: the source opened, the command
+ * run, the counts printed. 0, or the exit status of a failure (2 bad
+ * input, 1 runtime failure, 128 + signal); the command's own status is in
+ * st->cmd.
+ */
+int stat__run(struct stat_run *st);
+/*
+ * -r N: N runs of stat with the options of argv, then one print of the
+ * mean of each row's events with perf's ( +- x% ): the standard deviation
+ * of the mean relative to it. The exit status of cmd_stat.
+ */
+int stat__repeat(int argc, char **argv, long runs);
 
 #endif

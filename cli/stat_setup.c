@@ -55,7 +55,7 @@ static int check_events(struct stat_run *st)
  * own (a dup), fully buffered and flushed at each interval, while
  * messages keep the unbuffered stderr and appear when said.
  */
-static FILE *output__open(const struct stat_opts *so)
+FILE *stat__open_output(const struct stat_opts *so)
 {
 	int fd;
 	FILE *f;
@@ -75,11 +75,20 @@ static int setup_output(struct stat_run *st)
 {
 	struct output *o = &st->out;
 
-	o->f = output__open(&st->o);
-	if (!o->f) {
-		pr_err("cannot write '%s': %s", st->o.output ?: "stderr",
-		       strerror(errno));
-		return 2;
+	if (st->quiet) {
+		/* -r's runs: stat__repeat opens the real output for the mean */
+		o->f = fopen("/dev/null", "we");
+		if (!o->f) {
+			pr_err("cannot write /dev/null: %s", strerror(errno));
+			return 1;
+		}
+	} else {
+		o->f = stat__open_output(&st->o);
+		if (!o->f) {
+			pr_err("cannot write '%s': %s", st->o.output ?: "stderr",
+			       strerror(errno));
+			return 2;
+		}
 	}
 	/* each interval ends with a flush: one write for thousands of rows */
 	setvbuf(o->f, NULL, _IOFBF, 1 << 16);
@@ -87,7 +96,10 @@ static int setup_output(struct stat_run *st)
 		 st->o.sep ? &output_csv_ops : &output_text_ops;
 	o->sep = st->o.sep;
 	o->interval_mode = st->o.interval_ms > 0;
-	if (st->o.cmd) {
+	if (st->o.tg.nr_pids) {
+		o->target_what = "process id ";
+		o->target = st->o.tg.pid_list;
+	} else if (st->o.cmd) {
 		size_t n = 0;
 
 		for (char **a = st->o.cmd; *a && n < sizeof(st->target) - 1; a++)
@@ -107,7 +119,7 @@ static unsigned int wanted_scopes(const struct stat_run *st)
 	if (st->out.scopes & ((1u << SCOPE_CGROUP) | (1u << SCOPE_CONTAINER) |
 			      (1u << SCOPE_POD) | (1u << SCOPE_NAMESPACE)))
 		s |= EMON_SNAP_CGROUPS;
-	if (st->out.scopes & (1u << SCOPE_PROCESS))
+	if (st->out.scopes & (1u << SCOPE_PROCESS) || st->o.tg.nr_pids)
 		s |= st->sc.command_mode ? EMON_SNAP_PROCS_TREE : EMON_SNAP_PROCS;
 	return s;
 }
@@ -193,6 +205,7 @@ static void setup_ctx(struct stat_run *st)
 	const struct snap_meta *m = &st->src->meta;
 
 	st->sc.opts = &st->o;
+	st->sc.tg = &st->o.tg;
 	st->sc.ncpus = m->ncpus;
 	st->sc.cpu_pkg = m->cpu_pkg;
 	st->sc.pkg_id = m->pkg_id;
@@ -207,7 +220,8 @@ int stat__setup(struct stat_run *st)
 {
 	int ret, nr = 0;
 
-	st->out.scopes = st->o.by | (st->sc.command_mode ? 1u << SCOPE_COMMAND : 0);
+	st->out.scopes = st->o.by | (st->sc.command_mode || st->o.tg.nr_pids ?
+				     1u << SCOPE_COMMAND : 0);
 	ret = check_cgroups(st);
 	ret = ret ?: check_events(st);
 	ret = ret ?: setup_output(st);

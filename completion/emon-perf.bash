@@ -96,6 +96,12 @@ _emon_perf()
 	--energy)
 		COMPREPLY=($(compgen -W "auto powercap perf none model:" -- "$cur"))
 		return ;;
+	-p | --pid)	# stat: running processes
+		COMPREPLY=($(compgen -W "$(ps -eo pid= 2>/dev/null)" -- "$cur"))
+		return ;;
+	-C | --cpu)	# stat: the online CPUs, as the kernel lists them
+		COMPREPLY=($(compgen -W "$(cat /sys/devices/system/cpu/online 2>/dev/null)" -- "$cur"))
+		return ;;
 	--view)
 		COMPREPLY=($(compgen -W "containers cgroups processes" -- "$cur"))
 		return ;;
@@ -124,7 +130,7 @@ _emon_perf()
 	-I | --interval-print | -x | --field-separator | --timeout | --idle-watts | \
 	--max-cgroups | --max-procs | --listen | --processes | --max-series | \
 	--max-clients | --max-held-mb | --max-keys | --retain | --min-flush-ms | --min-scrape-ms | --top | \
-	-d | --delay | \
+	-d | --delay | -D | -r | --repeat | --interval-count | \
 	--end | --match | --threads | --duration)
 		return ;;	# a value of the user's own
 	esac

@@ -419,6 +419,39 @@ static void test_text_elapsed(void **state)
 	free(out);
 }
 
+/* One system row of a -r 3 run: cpu-clock's spread 1.5%, the others' 0,
+ * the elapsed time's standard deviation 2 ms. */
+static char *render_repeat(const struct output_ops *ops)
+{
+	static const double noise[EMON_MAX_EVENTS] = { 1.5, 0 };
+	struct output o;
+	struct row r;
+
+	output__setup(&o, ops);
+	o.runs = 3;
+	o.elapsed_sd = 0.002;
+	row__setup(&r, SCOPE_SYSTEM, "all", SEC, 7);
+	r.noise = noise;
+	return render(&o, 1.0, 1.0, &r, 1, 1.0);
+}
+
+/* -r 3: "(3 runs)", each event's spread when not 0, perf's elapsed line */
+static void test_text_repeat(void **state)
+{
+	static const struct line_want want[] = {
+		{ "Performance counter stats for", { "(3 runs):" } },
+		{ "cpu-clock", { "( +-  1.50% )" } },
+		{ "context-switches", { "" }, "( +-" },
+		{ "seconds time elapsed", { "   1.00000 +- 0.00200 seconds time elapsed",
+					    "( +-  0.20% )" } },
+	};
+	char *out = render_repeat(&output_text_ops);
+
+	(void)state;
+	lines__check(out, want, ARRAY_SIZE(want));
+	free(out);
+}
+
 /* ---- CSV ---- */
 
 #define CSV_MAX 16
@@ -612,6 +645,24 @@ static void test_csv_cpus_by_event(void **state)
 }
 
 /* perf -G: the cgroup after the event; a container's key there too. */
+
+/* -r 3: perf's spread column after the event name, on every event line */
+static void test_csv_repeat(void **state)
+{
+	char *out = render_repeat(&output_csv_ops);
+	int n = csv__lines(out, ",", csv_fields, csv_nfields, 32);
+
+	(void)state;
+	assert_int_equal(n, 3);
+	/* perf's VALUE,UNIT,EVENT,NOISE,RUN,PCT,METRIC,METRIC_UNIT */
+	for (int i = 0; i < n; i++)
+		assert_int_equal(csv_nfields[i], 8);
+	assert_string_equal(csv_fields[0][2], "cpu-clock");
+	assert_string_equal(csv_fields[0][3], "1.50%");
+	assert_string_equal(csv_fields[1][3], "0.00%");
+	free(out);
+}
+
 static void test_csv_separator_in_key(void **state)
 {
 	static const struct {
@@ -1113,6 +1164,8 @@ int main(void)
 		cmocka_unit_test(test_csv_columns),
 		cmocka_unit_test(test_csv_aggregation),
 		cmocka_unit_test(test_csv_cpus_by_event),
+		cmocka_unit_test(test_csv_repeat),
+		cmocka_unit_test(test_text_repeat),
 		cmocka_unit_test(test_csv_separator_in_key),
 		cmocka_unit_test(test_csv_number_with_separator),
 		cmocka_unit_test(test_csv_energy),

@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# perf stat's targets side by side with Debian's perf on the same window
+# (started together, both with -x , and software events): -p, -C, -I with
+# --interval-count, -D and -r. The same number of lines, the same unit and
+# event columns, counts within 2% where both count the same task or CPU;
+# and each against the kernel: -p against /proc/PID/schedstat (a CPU-bound
+# burner: its runtime is its task-clock), -C against the CPU's wall time
+# (the window), -r against each run's rusage. Bad targets exit 2.
+. "$(dirname "$0")/lib.sh"
+
+PERF=$(command -v perf) || skip "no perf"
+"$PERF" stat -e task-clock -x , true 2>/dev/null || skip "perf stat cannot count here"
+EV=task-clock,context-switches
+
+# csv_val FILE EVENT [N]: the value of EVENT on its Nth line (1: the
+# first) in perf's CSV or ours: the field before the unit before the
+# event's name; msec as ns
+csv_val() {
+	"$PY3" -c '
+import csv, sys
+f, ev, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+rows = [r for r in csv.reader(open(f)) if ev in r]
+if len(rows) < n:
+    print("missing"); sys.exit()
+r = rows[n - 1]; i = r.index(ev)
+v = r[i - 2] if r[i - 1] in ("msec", "") else r[i - 1]
+try:
+    print("%.0f" % (float(v) * (1e6 if r[i - 1] == "msec" else 1)))
+except ValueError:
+    print(v)' "$1" "$2" "${3:-1}"
+}
+# csv_lines FILE: its lines with an event of $EV
+csv_lines() { grep -cE ',(task-clock|context-switches),' "$1"; }
+# csv_same_cols A B: the same unit and event columns, line by line
+csv_same_cols() {
+	"$PY3" -c '
+import csv, sys
+def cols(f):
+    out = []
+    for r in csv.reader(open(f)):
+        e = [x for x in r if x in ("task-clock", "context-switches")]
+        if e:
+            i = r.index(e[0]); out.append((r[i - 1], e[0]))
+    return out
+a, b = cols(sys.argv[1]), cols(sys.argv[2])
+print(f"      {a[:2]} vs {b[:2]}")
+sys.exit(0 if a == b else 1)' "$1" "$2"
+}
+
+# --- -p: a burner's process --------------------------------------------------
+# Each tool's window is a command (-p PID -- CMD: the command only sets the
+# duration) that reads the burner's schedstat runtime at its start and end,
+# so each count has the kernel's over its own window. Both run at once; on
+# a loaded machine the burner's share of a CPU moves from one moment to the
+# next, so emon-perf and perf are compared through their ratio to the
+# kernel's runtime in their windows (the same truth both claim to count).
+"$BURN" 60 &
+BURNER=$!
+BG_PIDS+=("$BURNER")
+sleep 0.2
+# window FILE SECONDS [AFTER]: a command for -p's window: the burner's
+# runtime at its start and SECONDS later into FILE, then AFTER s more
+window() {
+	echo "cat /proc/$BURNER/schedstat >$1; sleep $2; cat /proc/$BURNER/schedstat >>$1; sleep ${3:-0}"
+}
+runtime() { awk 'NR == 1 { a = $1 } NR == 2 { print $1 - a }' "$1"; }
+"$PERF" stat -x , -e $EV -p "$BURNER" -- sh -c "$(window "$TMP/perf-p.w" 1)" 2>"$TMP/perf-p.csv" &
+pp=$!
+"$EMON" stat -x , -e $EV -p "$BURNER" -- sh -c "$(window "$TMP/emon-p.w" 1)" \
+	>"$TMP/emon-p.csv" 2>"$TMP/emon-p.err"
+check "-p: exit 0" [ $? -eq 0 ]
+wait "$pp"
+check "-p: as many lines as perf" [ "$(csv_lines "$TMP/emon-p.csv")" = "$(csv_lines "$TMP/perf-p.csv")" ]
+check "-p: the same unit and event columns" csv_same_cols "$TMP/emon-p.csv" "$TMP/perf-p.csv"
+e=$(csv_val "$TMP/emon-p.csv" task-clock) p=$(csv_val "$TMP/perf-p.csv" task-clock)
+ek=$(runtime "$TMP/emon-p.w") pk=$(runtime "$TMP/perf-p.w")
+check "-p: task-clock within 2% of the burner's schedstat runtime in the window" near "$e" "$ek" 2
+check "-p: perf's within 2% of its own window's, the same truth" near "$p" "$pk" 2
+check "-p: emon-perf's count and perf's, each over its window's runtime, within 2%" \
+	near "$(awk -v a="$e" -v b="$ek" 'BEGIN { print a / b }')" \
+	"$(awk -v a="$p" -v b="$pk" 'BEGIN { print a / b }')" 2
+"$EMON" stat -e $EV -p "$BURNER" --timeout 300 >"$TMP/emon-p.txt" 2>&1
+check "-p: perf's header names the process" \
+	grep -q "Performance counter stats for process id '$BURNER':" "$TMP/emon-p.txt"
+
+# -p with -I and --interval-count: 3 prints of 300 ms, no more; the
+# command (0.9 s of window, then 0.3 s) is waited for, as perf does
+"$PERF" stat -x , -e $EV -p "$BURNER" -I 300 --interval-count 3 -- \
+	sh -c "$(window "$TMP/perf-pi.w" 0.9 0.3)" 2>"$TMP/perf-pi.csv" &
+pp=$!
+"$EMON" stat -x , -e $EV -p "$BURNER" -I 300 --interval-count 3 -- \
+	sh -c "$(window "$TMP/emon-pi.w" 0.9 0.3)" >"$TMP/emon-pi.csv" 2>/dev/null
+check "-p -I --interval-count 3: exit 0" [ $? -eq 0 ]
+wait "$pp"
+check "-p -I --interval-count 3: as many lines as perf (6)" \
+	[ "$(csv_lines "$TMP/emon-pi.csv")" = "$(csv_lines "$TMP/perf-pi.csv")" ]
+check "-p -I: the same unit and event columns" csv_same_cols "$TMP/emon-pi.csv" "$TMP/perf-pi.csv"
+sum3() { echo $(( $(csv_val "$1" task-clock 1) + $(csv_val "$1" task-clock 2) + $(csv_val "$1" task-clock 3) )); }
+e=$(sum3 "$TMP/emon-pi.csv") p=$(sum3 "$TMP/perf-pi.csv")
+ek=$(runtime "$TMP/emon-pi.w") pk=$(runtime "$TMP/perf-pi.w")
+check "-p -I: the three intervals within 2% of the burner's runtime in their 0.9 s" near "$e" "$ek" 2
+check "-p -I: perf's three within 2% of its own window's" near "$p" "$pk" 2
+kill "$BURNER" 2>/dev/null
+wait "$BURNER" 2>/dev/null
+
+# --- -C: CPU 1 for 1 s; its task-clock is its wall time ----------------------
+"$PERF" stat -x , -e $EV -C 1 --timeout 1000 2>"$TMP/perf-c.csv" &
+pp=$!
+"$EMON" stat -x , -e $EV -C 1 --timeout 1000 >"$TMP/emon-c.csv" 2>/dev/null
+check "-C 1: exit 0" [ $? -eq 0 ]
+wait "$pp"
+check "-C 1: as many lines as perf" [ "$(csv_lines "$TMP/emon-c.csv")" = "$(csv_lines "$TMP/perf-c.csv")" ]
+check "-C 1: the same unit and event columns" csv_same_cols "$TMP/emon-c.csv" "$TMP/perf-c.csv"
+e=$(csv_val "$TMP/emon-c.csv" task-clock) p=$(csv_val "$TMP/perf-c.csv" task-clock)
+check "-C 1: task-clock within 2% of perf's" near "$e" "$p" 2
+check "-C 1: task-clock within 2% of one CPU's wall time over the 1 s window" near "$e" 1000000000 2
+"$EMON" stat -x , -e task-clock -C 0,1 --by cpu --timeout 300 >"$TMP/emon-c2.csv" 2>/dev/null
+check "-C 0,1 --by cpu: a row per CPU listed" [ "$(grep -c ',cpu,' "$TMP/emon-c2.csv")" -eq 2 ]
+"$EMON" stat -x , -e task-clock -C 1 --by cpu --timeout 300 >"$TMP/emon-c3.csv" 2>/dev/null
+check "-C 1 --by cpu: CPU 1's row only" [ "$(grep -c ',cpu,' "$TMP/emon-c3.csv")" -eq 1 ] &&
+	grep -q ',cpu,1,' "$TMP/emon-c3.csv"
+
+# -C with -I and --interval-count
+"$PERF" stat -x , -e $EV -C 0 -I 200 --interval-count 3 2>"$TMP/perf-ci.csv" &
+pp=$!
+"$EMON" stat -x , -e $EV -C 0 -I 200 --interval-count 3 >"$TMP/emon-ci.csv" 2>/dev/null
+wait "$pp"
+check "-C 0 -I 200 --interval-count 3: as many lines as perf" \
+	[ "$(csv_lines "$TMP/emon-ci.csv")" = "$(csv_lines "$TMP/perf-ci.csv")" ]
+for n in 1 2 3; do
+	e=$(csv_val "$TMP/emon-ci.csv" task-clock $n)
+	check "-C 0 -I: interval $n's task-clock within 2% of 200 ms" near "$e" 200000000 2
+done
+
+# --- -D: counting starts 200 ms after a 0.6 s burner started ---------------
+"$EMON" stat -x , -e task-clock -D 200 -- "$BURN" 0.6 >"$TMP/emon-d.csv" 2>"$TMP/emon-d.err"
+"$PERF" stat -x , -e task-clock -D 200 -- "$BURN" 0.6 2>"$TMP/perf-d.csv"
+check "-D: perf's two lines on stderr" grep -qx "Events enabled" "$TMP/emon-d.err"
+e=$(csv_val "$TMP/emon-d.csv" task-clock) p=$(csv_val "$TMP/perf-d.csv" task-clock)
+check "-D 200: the burner's last 0.4 s, within 5% of perf's" near "$e" "$p" 5
+
+# --- -r 3 against each run's rusage ---------------------------------------
+# Each run is a bash that burns 0.3 s and appends its times (its own CPU
+# time and its reaped children's, from the kernel's rusage) to a file: the
+# mean of three runs' is the truth -r 3's mean counts, for either tool
+RUN_TIMES='"$0" 0.3; times >>"$1"'
+mean_times() {
+	awk '{ for (i = 1; i <= 2; i++) { split($i, t, "m"); s += t[1] * 60 + t[2] } }
+		END { printf "%.0f\n", s / (NR / 2) * 1e9 }' "$1"
+}
+"$EMON" stat -x , -e task-clock -r 3 -- bash -c "$RUN_TIMES" "$BURN" "$TMP/emon-r.times" \
+	>"$TMP/emon-r.csv" 2>/dev/null
+check "-r 3: exit 0" [ $? -eq 0 ]
+"$PERF" stat -x , -e task-clock -r 3 -- bash -c "$RUN_TIMES" "$BURN" "$TMP/perf-r.times" \
+	2>"$TMP/perf-r.csv"
+check "-r 3: one line, as perf's" [ "$(csv_lines "$TMP/emon-r.csv")" = "$(csv_lines "$TMP/perf-r.csv")" ]
+check "-r 3 -x: the spread after the event name, as perf's" \
+	grep -qE ',task-clock,[0-9]+\.[0-9]{2}%,' "$TMP/emon-r.csv"
+check "-r 3: three runs' times" [ "$(wc -l <"$TMP/emon-r.times")" -eq 6 ]
+e=$(csv_val "$TMP/emon-r.csv" task-clock) ek=$(mean_times "$TMP/emon-r.times")
+p=$(csv_val "$TMP/perf-r.csv" task-clock) pk=$(mean_times "$TMP/perf-r.times")
+check "-r 3: the mean task-clock within 2% of the runs' mean rusage" near "$e" "$ek" 2
+check "-r 3: perf's within 2% of its runs' mean rusage" near "$p" "$pk" 2
+check "-r 3: emon-perf's mean and perf's, each over its runs' rusage, within 2%" \
+	near "$(awk -v a="$e" -v b="$ek" 'BEGIN { print a / b }')" \
+	"$(awk -v a="$p" -v b="$pk" 'BEGIN { print a / b }')" 2
+"$EMON" stat -e task-clock -r 3 -- "$BURN" 0.1 >"$TMP/emon-r.txt" 2>&1
+check "-r 3: text says (3 runs) and the elapsed time's spread" \
+	grep -q "(3 runs):" "$TMP/emon-r.txt" && grep -qE ' \+- [0-9.]+ seconds time elapsed' "$TMP/emon-r.txt"
+"$EMON" stat -r 2 -- sh -c 'exit 5' >/dev/null 2>&1
+check "-r: the last run's exit status" [ $? -eq 5 ]
+
+# --- attached to the daemon: -p and -C from its snapshots ------------------
+if serve_start "$TMP/d.sock" "$TMP/serve.log" -e task-clock,context-switches; then
+	"$BURN" 60 &
+	BURNER=$!
+	BG_PIDS+=("$BURNER")
+	sleep 0.2
+	"$EMON" stat --socket "$TMP/d.sock" -x , -e $EV -p "$BURNER" -- \
+		sh -c "$(window "$TMP/emon-pd.w" 1)" >"$TMP/emon-pd.csv" 2>"$TMP/emon-pd.err"
+	check "attached -p: exit 0, attached" [ $? -eq 0 ] && grep -qi "attached\|daemon" "$TMP/emon-pd.err"
+	e=$(csv_val "$TMP/emon-pd.csv" task-clock) ek=$(runtime "$TMP/emon-pd.w")
+	check "attached -p: task-clock within 2% of the burner's schedstat runtime" near "$e" "$ek" 2
+	kill "$BURNER" 2>/dev/null
+	wait "$BURNER" 2>/dev/null
+	"$EMON" stat --socket "$TMP/d.sock" -x , -e $EV -C 1 --timeout 1000 >"$TMP/emon-cd.csv" 2>/dev/null
+	e=$(csv_val "$TMP/emon-cd.csv" task-clock)
+	check "attached -C 1: task-clock within 2% of one CPU's second" near "$e" 1000000000 2
+	kill "$DPID"
+	wait "$DPID" 2>/dev/null
+fi
+
+# --- bad targets: one line naming the culprit, exit 2 ---------------------
+bad() {
+	local what=$1 want=$2
+	shift 2
+	"$EMON" stat "$@" -- true >/dev/null 2>"$TMP/bad.err"
+	local rc=$?
+	check "$what: exit 2, one line naming '$want'" \
+		[ $rc -eq 2 ] && [ "$(wc -l <"$TMP/bad.err")" -eq 1 ] && grep -qF -- "$want" "$TMP/bad.err"
+}
+bad "-p of no process" 999999 -p 999999
+bad "-p with a bad list" "1,,2" -p 1,,2
+bad "-C of a CPU that does not exist" "CPU 4095" -C 4095
+bad "-C with a bad list" "0-" -C 0-
+bad "-r 0" "-r" -r 0
+bad "--interval-count without -I" "--interval-count" --interval-count 2
+bad "-p with -a" "-p" -p 1 -a
+bad "-C with -G" "-C" -C 0 -G /
+bad "-r with -I" "-r" -r 2 -I 100
+finish
