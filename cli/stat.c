@@ -28,6 +28,7 @@
 #include "cli/stat.h"
 #include "common/sigwake.h"
 #include "cli/stat_run.h"
+#include "cli/stat_hint.h"
 #include "engine/session.h"
 
 
@@ -105,6 +106,7 @@ static int print_interval(struct stat_run *st, double t0)
 		return err;
 	}
 	st->out.ops->interval(&st->out, t - t0, dt, st->rows.rows, st->rows.nr);
+	st->undercounted |= rows__undercounted(&st->out, st->rows.rows, st->rows.nr);
 	snapshot__free(&st->prev);
 	st->prev = st->last;
 	if (fflush(st->out.f) || ferror(st->out.f)) {
@@ -268,6 +270,8 @@ int cmd_stat(int argc, char **argv)
 		else if (st->src->ops->fd(st->src) < 0 && st->src->energy_note[0])
 			pr_warn("%s", st->src->energy_note);
 	}
+	if (!ret && st->undercounted && nmi_watchdog__on(NMI_WATCHDOG_PATH))
+		stat_hint__print(stderr, &st->out);
 	if (!ret && command__poll(&st->cmd))
 		ret = st->cmd.status;
 out:
