@@ -19,6 +19,13 @@
 #include "emon.h"
 
 #define EMON_SCALE_INLINE static inline __attribute__((always_inline))
+/* the division once in the object, a BPF subprogram every unrolled event
+ * calls (multiplexed slices only), not copied into each of them */
+#ifdef __bpf__
+#define EMON_SCALE_CALL static __attribute__((noinline))
+#else
+#define EMON_SCALE_CALL static inline
+#endif
 
 /* *p = a * b; 0 when it does not fit in 64 bits, else 1. In 32-bit halves:
  * a u64 overflow test (b > ~0 / a) is turned by clang into a 128-bit
@@ -50,7 +57,7 @@ EMON_SCALE_INLINE int emon_scale__mul(__u64 a, __u64 b, __u64 *p)
  * keeps 31 significant bits, a relative error under 2^-31. A result past
  * 2^64 saturates.
  */
-EMON_SCALE_INLINE __u64 emon_scale__mul_div(__u64 c, __u64 e, __u64 r)
+EMON_SCALE_CALL __u64 emon_scale__mul_div(__u64 c, __u64 e, __u64 r)
 {
 	__u64 q, rem, qe, re, v, part;
 
