@@ -105,7 +105,8 @@ static __always_inline __u64 untraced_part(struct emon_prev *p,
 	return ((span - ran) << 16) / span;
 }
 
-/* The slice's deltas of event i, read from its counter, into *d. */
+/* The slice's deltas of event i, read from its counter, into *d:
+ * scaled when the event was multiplexed (include/emon_scale.h). */
 static __always_inline void counter_delta(struct emon_prev *p, __u32 i, __u32 cpu,
 					  bool switched, struct emon_count *d)
 {
@@ -132,9 +133,7 @@ static __always_inline void counter_delta(struct emon_prev *p, __u32 i, __u32 cp
 	}
 	if (p->stale & (1u << i)) {	/* a new event: its baseline */
 		p->stale &= ~(1u << i);
-		p->c[i].counter = v.counter;
-		p->c[i].enabled = v.enabled;
-		p->c[i].running = v.running;
+		p->c[i] = v;
 		return;
 	}
 	/* the switch being traced is counted just after: it is prev's */
@@ -149,9 +148,11 @@ static __always_inline void counter_delta(struct emon_prev *p, __u32 i, __u32 cp
 	}
 	d->enabled = v.enabled - p->c[i].enabled;
 	d->running = v.running - p->c[i].running;
-	p->c[i].counter = v.counter;
-	p->c[i].enabled = v.enabled;
-	p->c[i].running = v.running;
+	p->c[i] = v;
+	/* multiplexed: the slice scaled by its own share of the rotation
+	 * (counter_only events have no times: the verifier drops this) */
+	if (!cfg.no_scale && !(cfg.counter_only & (1u << i)))
+		emon_scale__slice(d);
 }
 
 /*
@@ -195,7 +196,7 @@ static __always_inline void account(struct emon_prev *p, struct task_struct *cur
 			break;
 		if ((cfg.from_clock | cfg.from_switches | cfg.from_migrations) & (1u << i)) {
 			d[i].counter = switch_delta(p, i, dt, switched);
-			d[i].enabled = d[i].running = 0;
+			d[i].enabled = d[i].running = d[i].unrun = 0;
 			/* a running count, as a counter's would be: a thread's
 			 * slot takes its slices from it (selfmon.bpf.h) */
 			p->c[i].counter += d[i].counter;
@@ -251,9 +252,11 @@ static __always_inline void account(struct emon_prev *p, struct task_struct *cur
 			h->counter = d[i].counter * part >> 16;
 			h->enabled = d[i].enabled * part >> 16;
 			h->running = d[i].running * part >> 16;
+			h->unrun = d[i].unrun * part >> 16;
 			d[i].counter -= h->counter;
 			d[i].enabled -= h->enabled;
 			d[i].running -= h->running;
+			d[i].unrun -= h->unrun;
 		}
 		owner_add(p, par, ep, cpu, p->cgid, p->tgid, p->start,
 			  (struct task_struct *)p->task, false, dh->c);

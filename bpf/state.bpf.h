@@ -15,6 +15,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "emon.h"
+#include "emon_scale.h"
 
 /* Set by userspace before load; .rodata is frozen, so the verifier knows
  * them: these initial values are the defaults. */
@@ -77,7 +78,8 @@ struct emon_prev {
 	__u64 ts;
 	/* from_migrations: the running task came in migrated (0 or 1) */
 	__u32 migr;
-	struct emon_count c[EMON_MAX_EVENTS];
+	/* each event's last reading, raw: where its next slice starts */
+	struct bpf_perf_event_value c[EMON_MAX_EVENTS];
 	struct slot_cache cgrp_cache[SLOT_CACHE];
 	struct slot_cache proc_cache[SLOT_CACHE];
 };
@@ -234,8 +236,9 @@ static __always_inline void stat_add(__u32 slot, __u64 n)
 
 /*
  * Software events (counter_only) have no enabled and running times: their
- * slices carry 0 there, so only the counter is added (the verifier drops
- * the rest of the loop's body for them: counter_only is a constant).
+ * slices carry 0 there and in unrun, so only the counter is added (the
+ * verifier drops the rest of the loop's body for them: counter_only is a
+ * constant).
  */
 static __always_inline void counts_add(struct emon_count *dst,
 				       const struct emon_count *d)
@@ -249,6 +252,7 @@ static __always_inline void counts_add(struct emon_count *dst,
 			continue;
 		dst[i].enabled += d[i].enabled;
 		dst[i].running += d[i].running;
+		dst[i].unrun += d[i].unrun;
 	}
 }
 

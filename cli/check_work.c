@@ -33,6 +33,7 @@
 #include "engine/cgroup.h"
 #include "engine/counts.h"
 #include "pmu/event.h"
+#include "emon_scale.h"
 
 static double work__now(void)
 {
@@ -249,6 +250,7 @@ static void work__read_refs(struct check_work *w)
 			continue;
 		}
 		c = (struct emon_count){ .counter = v[0], .enabled = v[1], .running = v[2] };
+		emon_scale__slice(&c);	/* the whole run: one slice, as perf scales */
 		if (!count__scaled_u64(&c, &w->ref[i]))
 			w->ref_err[i] = -ENODATA;	/* never ran: no counter free */
 	}

@@ -25,6 +25,9 @@ int opts__engine(struct engine_opts *o, int c, const char *arg)
 		return 1;
 	case OPT_IDLE_WATTS:
 		return opts__double("--idle-watts", arg, 0, 1e6, &o->idle_watts) ?: 1;
+	case OPT_NO_SCALE:
+		o->no_scale = true;
+		return 1;
 	case OPT_SCHED:
 	case OPT_SCHED_MS:	/* the histogram in ms: implies the view */
 		o->sched = true;

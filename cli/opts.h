@@ -25,6 +25,7 @@ enum {
 	OPT_SCHED,
 	OPT_SCHED_MS,
 	OPT_RUNTIME_ROOT,
+	OPT_NO_SCALE,
 };
 
 #define ENGINE_LONG_OPTIONS \
@@ -36,7 +37,8 @@ enum {
 	{ "max-procs",		required_argument, NULL, OPT_MAX_PROCS }, \
 	{ "sched",		no_argument,	   NULL, OPT_SCHED }, \
 	{ "sched-ms",		no_argument,	   NULL, OPT_SCHED_MS }, \
-	{ "runtime-root",	required_argument, NULL, OPT_RUNTIME_ROOT }
+	{ "runtime-root",	required_argument, NULL, OPT_RUNTIME_ROOT }, \
+	{ "no-scale",		no_argument,	   NULL, OPT_NO_SCALE }
 
 /*
  * A front end's way to the daemon, spelled alike in stat and top: their
@@ -72,6 +74,11 @@ enum {
 "      --runtime-root RUNTIME=DIR  where a container runtime (docker,\n" \
 "                            containerd, cri-o, podman) keeps its state, when\n" \
 "                            not where it defaults it (/var/lib/docker, ...)\n"
+
+/* --no-scale's lines in every --help that takes it. */
+#define NO_SCALE_USAGE \
+"      --no-scale            raw counts: a multiplexed event's count is not\n" \
+"                            scaled to its enabled time (perf's --no-scale)\n"
 
 /* What every command's long options end with. */
 #define COMMON_LONG_OPTIONS \

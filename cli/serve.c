@@ -152,6 +152,7 @@ RUNTIME_ROOT_USAGE
 "                            blocked, migrations, wakeups, switches and run-queue\n"
 "                            latency histograms, per scope (clients and /metrics)\n"
 "      --sched-ms            --sched, with the histograms in milliseconds\n"
+NO_SCALE_USAGE
 "      --socket PATH         the local API's socket (default " EMON_DEFAULT_SOCKET ");\n"
 "                            directory 0750, socket 0660\n"
 "      --socket-group NAME   the group that may use the socket\n"

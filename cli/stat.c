@@ -28,6 +28,7 @@
 #include "cli/stat.h"
 #include "common/sigwake.h"
 #include "cli/stat_run.h"
+#include "cli/stat_hint.h"
 #include "engine/session.h"
 
 
@@ -105,6 +106,7 @@ static int print_interval(struct stat_run *st, double t0)
 		return err;
 	}
 	st->out.ops->interval(&st->out, t - t0, dt, st->rows.rows, st->rows.nr);
+	st->undercounted |= rows__undercounted(&st->out, st->rows.rows, st->rows.nr);
 	snapshot__free(&st->prev);
 	st->prev = st->last;
 	if (fflush(st->out.f) || ferror(st->out.f)) {
@@ -337,6 +339,8 @@ int stat__run(struct stat_run *st)
 		return 1;
 	if (!st->quiet)
 		stat_energy_note(st);
+	if (!st->quiet && st->undercounted && nmi_watchdog__on(NMI_WATCHDOG_PATH))
+		stat_hint__print(stderr, &st->out);
 	return 0;
 }
 

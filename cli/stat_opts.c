@@ -87,6 +87,7 @@ RUNTIME_ROOT_USAGE
 "                            a run-queue latency histogram (log2 us)\n"
 "      --sched-hist          --sched, and text prints each row's histogram\n"
 "      --sched-ms            --sched, with the histogram in milliseconds\n"
+NO_SCALE_USAGE
 DAEMON_OPTIONS_USAGE
 "  -v, --verbose             libbpf and decision messages on stderr\n"
 "  -h, --help                this text\n"
@@ -95,7 +96,7 @@ DAEMON_OPTIONS_USAGE
 "asked for, stat attaches to it: it opens no perf_event and loads no BPF\n"
 "program, and says so on stderr. --energy, --powercap-root, --split-by and\n"
 "--idle-watts need own events; containers' names are the daemon's (serve\n"
-"--runtime-root).\n"
+"--runtime-root). --no-scale attaches to a daemon started with it only.\n"
 "\n"
 "With a command and no -a/-G, the command's whole process tree is counted\n"
 "(children included, exited or not) and its exit status is returned. With\n"

@@ -39,6 +39,7 @@ struct stat_run {
 	int forwarded;		/* signals passed on to the command */
 	double late_wake;	/* command__forward_late's next call, 0: none */
 	bool no_hist;		/* top: no run-queue histogram shown */
+	bool undercounted;	/* a row printed had an event multiplexed */
 };
 
 /*

@@ -80,6 +80,7 @@ RUNTIME_ROOT_USAGE
 "      --sched               the scheduler view's columns too: WAIT%% (run-queue\n"
 "                            wait) and BLK%% (blocked, D), 100 = one task all\n"
 "                            the time, and MIGR/s (migrations a second)\n"
+NO_SCALE_USAGE
 DAEMON_OPTIONS_USAGE
 "  -v, --verbose             libbpf and decision messages (shown at exit)\n"
 "  -h, --help                this text\n"

@@ -135,6 +135,7 @@ static void row__sub(struct row *a, const struct row *b, double dt)
 		x->counter = x->counter > y->counter ? x->counter - y->counter : 0;
 		x->enabled = x->enabled > y->enabled ? x->enabled - y->enabled : 0;
 		x->running = x->running > y->running ? x->running - y->running : 0;
+		x->unrun = x->unrun > y->unrun ? x->unrun - y->unrun : 0;
 	}
 	sched__sub(&a->counts.s, &b->counts.s);
 	if (a->has_energy && b->has_energy) {

@@ -8,6 +8,12 @@
 #include <string.h>
 #include "engine/counts.h"
 
+/* Are some of c's slices estimated from the others (unrun, not all)? */
+static bool count__estimated(const struct emon_count *c)
+{
+	return c->unrun && c->unrun < c->enabled && c->running;
+}
+
 static int nr_clamp(int nr)
 {
 	if (nr < 0)
@@ -68,6 +74,7 @@ void counts__delta(struct counts *dst, const struct counts *cur,
 		dst->c[i].counter = cur->c[i].counter - prev->c[i].counter;
 		dst->c[i].enabled = cur->c[i].enabled - prev->c[i].enabled;
 		dst->c[i].running = cur->c[i].running - prev->c[i].running;
+		dst->c[i].unrun = cur->c[i].unrun - prev->c[i].unrun;
 	}
 }
 
@@ -81,6 +88,7 @@ void counts__add(struct counts *dst, const struct counts *src, int nr)
 		dst->c[i].counter += src->c[i].counter;
 		dst->c[i].enabled += src->c[i].enabled;
 		dst->c[i].running += src->c[i].running;
+		dst->c[i].unrun += src->c[i].unrun;
 	}
 }
 
@@ -93,34 +101,40 @@ bool counts__is_zero(const struct counts *c, int nr)
 		return false;
 	nr = nr_clamp(nr);
 	for (i = 0; i < nr; i++) {
-		if (c->c[i].counter || c->c[i].enabled || c->c[i].running)
+		if (c->c[i].counter || c->c[i].enabled || c->c[i].running ||
+		    c->c[i].unrun)
 			return false;
 	}
 	return true;
 }
 
 /*
- * counter * enabled can exceed 2^64 long before the result does (a 2^40
- * count over 2^40 ns), so multiply in long double: at least a 64-bit
- * mantissa on x86 (113 bits on arm64), where double's 53 would already
- * round the raw count. running >= enabled is not multiplexing (sums of
- * per-CPU deltas can be off by the slice being read): no scaling, ratio 1.
+ * Each slice's count is scaled already (BPF, include/emon_scale.h); what
+ * is left to estimate is the slices in which the event did not run at
+ * all (unrun of the enabled time), as perf does a window: counter *
+ * enabled / (enabled - unrun). counter * enabled can exceed 2^64 long
+ * before the result does (a 2^40 count over 2^40 ns), so multiply in long
+ * double: at least a 64-bit mantissa on x86 (113 bits on arm64), where
+ * double's 53 would already round the raw count. The ratio is perf's
+ * running / enabled; running >= enabled is not multiplexing (sums of
+ * per-CPU deltas can be off by the slice being read): ratio 1.
  */
 static bool count__scale(const struct emon_count *c, long double *value,
 			 double *ratio)
 {
-	if (c->enabled == 0 || c->running >= c->enabled) {
-		*value = c->counter;
-		*ratio = 1.0;
-		return true;
-	}
-	if (c->running == 0) {
+	if (c->enabled && !c->running) {
 		*value = 0;
 		*ratio = 0.0;
 		return false;
 	}
-	*value = (long double)c->counter * c->enabled / c->running;
-	*ratio = (double)c->running / (double)c->enabled;
+	if (c->enabled == 0 || c->running >= c->enabled)
+		*ratio = 1.0;
+	else
+		*ratio = (double)c->running / (double)c->enabled;
+	if (!count__estimated(c))
+		*value = c->counter;
+	else
+		*value = (long double)c->counter * c->enabled / (c->enabled - c->unrun);
 	return true;
 }
 
@@ -145,7 +159,9 @@ bool count__scaled_u64(const struct emon_count *c, __u64 *value)
 	bool ok;
 
 	ok = count__scale(c, &v, &r);
-	if (c->enabled == 0 || c->running >= c->enabled)
+	if (!ok)
+		*value = 0;
+	else if (!count__estimated(c))
 		*value = c->counter;	/* exact, whatever its size */
 	else if (v + 0.5L >= 18446744073709551616.0L)
 		*value = UINT64_MAX;

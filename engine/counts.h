@@ -34,14 +34,19 @@ void sched__sub(struct emon_sched *dst, const struct emon_sched *part);
 __u64 sched__waits(const struct emon_sched *s);
 
 /*
- * perf's scaling: a multiplexed event counted only running of enabled ns,
- * so the estimate is counter * enabled / running. Returns false ("not
- * counted") when the event never ran while enabled time passed; *ratio is
- * running / enabled (1.0 when nothing was enabled at all).
+ * A key's value as perf would show it: its counter, the sum of slices
+ * each scaled by its own enabled/running in BPF (include/emon_scale.h),
+ * and the slices in which the event never ran (unrun) estimated from the
+ * others: counter * enabled / (enabled - unrun). Returns false ("not
+ * counted") when enabled time passed and the event never ran; *ratio is
+ * perf's running / enabled (1.0 when nothing was enabled at all). With
+ * --no-scale the BPF program leaves counter raw and unrun 0: the value is
+ * the raw count, the ratio the same.
  */
 bool count__scaled(const struct emon_count *c, double *value, double *ratio);
-/* The same estimate rounded to an integer, exact when nothing is scaled
- * (double would round counts above 2^53); UINT64_MAX if it overflows. */
+/* The same estimate rounded to an integer, exact when nothing is
+ * estimated (double would round counts above 2^53); UINT64_MAX if it
+ * overflows. */
 bool count__scaled_u64(const struct emon_count *c, __u64 *value);
 
 /*

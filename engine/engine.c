@@ -346,6 +346,7 @@ static int setup_session(struct engine *e, struct session_opts *so)
 	so->sched_ms = e->o.sched_ms;
 	e->meta.sched_on = e->o.sched;
 	e->meta.sched_ms = e->o.sched && e->o.sched_ms;
+	so->no_scale = e->meta.no_scale = e->o.no_scale;
 	so->max_threads = e->o.max_threads;
 	session__setup_libbpf();
 	ret = session__open(&e->sess, so, err, sizeof(err));

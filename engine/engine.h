@@ -39,6 +39,7 @@ struct engine_opts {
 	struct container_roots runtime_roots;
 	bool sched;			/* --sched: the scheduler view (counts.s) */
 	bool sched_ms;			/* --sched-ms: its histogram in ms */
+	bool no_scale;			/* --no-scale: multiplexed counts raw */
 };
 
 struct engine;

@@ -135,6 +135,7 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 	k->rodata->cfg.follow_tree = o->max_trees > 0;
 	k->rodata->cfg.sched_on = o->sched;
 	k->rodata->cfg.sched_ms = o->sched_ms;
+	k->rodata->cfg.no_scale = o->no_scale;
 	/* off: the verifier never sees them, nothing is attached */
 	bpf_program__set_autoload(k->progs.on_wakeup, o->sched);
 	bpf_program__set_autoload(k->progs.on_wakeup_new, o->sched);

@@ -28,6 +28,7 @@ struct session_opts {
 	__u32 steps;
 	bool sched;		/* the scheduler view (bpf/sched.bpf.h) */
 	bool sched_ms;		/* its histogram in ms */
+	bool no_scale;		/* every slice's count raw (cfg.no_scale) */
 	__u32 max_threads;	/* self-monitoring slots (serve --threads), 0: off */
 };
 

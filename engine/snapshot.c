@@ -26,7 +26,8 @@ int snap_meta__encode(const struct snap_meta *m, void **bufp, size_t *lenp)
 	h->flags = (m->energy_on ? EMON_HELLO_ENERGY : 0) |
 		   (m->energy_estimated ? EMON_HELLO_ESTIMATED : 0) |
 		   (m->sched_on ? EMON_HELLO_SCHED : 0) |
-		   (m->sched_ms ? EMON_HELLO_SCHED_MS : 0);
+		   (m->sched_ms ? EMON_HELLO_SCHED_MS : 0) |
+		   (m->no_scale ? EMON_HELLO_NO_SCALE : 0);
 	h->max_trees = m->max_trees;
 	h->start_t = m->start_t;
 	memcpy(h->energy_source, m->energy_source, sizeof(h->energy_source));
@@ -80,6 +81,7 @@ int snap_meta__decode(struct snap_meta *m, const void *buf, size_t len)
 	m->energy_estimated = h->flags & EMON_HELLO_ESTIMATED;
 	m->sched_on = h->flags & EMON_HELLO_SCHED;
 	m->sched_ms = h->flags & EMON_HELLO_SCHED_MS;
+	m->no_scale = h->flags & EMON_HELLO_NO_SCALE;
 	memcpy(m->energy_source, h->energy_source, sizeof(m->energy_source));
 	memcpy(m->split_by, h->split_by, sizeof(m->split_by));
 	for (__u32 i = 0; i < h->nr_events; i++) {

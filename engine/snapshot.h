@@ -51,6 +51,7 @@ struct snap_meta {
 	int max_trees;			/* command trees it can follow at once */
 	bool sched_on;			/* the scheduler view is counted (--sched) */
 	bool sched_ms;			/* its histogram is in ms, not us */
+	bool no_scale;			/* multiplexed counts are raw (--no-scale) */
 };
 
 /* A cgroup or a process, cumulative. */

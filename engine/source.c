@@ -88,13 +88,26 @@ static int try_daemon(struct source **sp, const struct source_opts *o,
 	s->req.events = events_mask(s, l, &missing);
 	s->req.scopes = o->scopes;
 	s->req.tree = -1;
+	/* its counts are scaled per slice or raw for good, in its BPF */
+	if (s->meta.no_scale != o->eng.no_scale && o->socket) {
+		pr_err("the daemon (pid %u, %s) counts %s: %s", s->meta.pid, path,
+		       s->meta.no_scale ? "raw (serve --no-scale)" : "scaled by multiplexing",
+		       o->eng.no_scale ? "--no-scale needs a daemon started with it, or --no-daemon" :
+		       "without --no-scale, counting needs a daemon that scales, or --no-daemon");
+		s->ops->close(s);
+		return -EINVAL;
+	}
 	if (missing || o->own_options || (o->tree && s->meta.max_trees < 1) ||
+	    s->meta.no_scale != o->eng.no_scale ||
 	    (o->eng.sched && (!s->meta.sched_on ||
 			      (!o->no_hist && s->meta.sched_ms != o->eng.sched_ms)))) {
 		pr_warn("the daemon (pid %u, %s) %s: counting with own events",
 			s->meta.pid, path,
 			missing ? "does not count an event asked for" :
 			o->own_options ? "does not take the energy options given" :
+			s->meta.no_scale != o->eng.no_scale ?
+			(o->eng.no_scale ? "scales multiplexed counts (no --no-scale)" :
+			 "counts raw (--no-scale)") :
 			o->eng.sched && !s->meta.sched_on ? "runs without --sched" :
 			o->eng.sched ? "has its run-queue histogram in other units (--sched-ms)" :
 			"follows no command trees");

@@ -13,11 +13,20 @@
 #define EMON_MAX_EVENTS 8
 #define EMON_COMM_LEN 16
 
-/* Raw sums of counter deltas; scaling by enabled/running is userspace's. */
+/*
+ * Sums of a key's slices. counter: each slice's delta, scaled by the
+ * slice's own enabled/running when the event was multiplexed (in BPF,
+ * include/emon_scale.h; raw with --no-scale); enabled and running: the
+ * raw times, so running / enabled is the share perf prints. unrun: the
+ * enabled time of the slices in which the event did not run at all, the
+ * part userspace estimates from the others (engine/counts.h). Events read
+ * without their times (software events) have 0 in all three.
+ */
 struct emon_count {
 	__u64 counter;
 	__u64 enabled;
 	__u64 running;
+	__u64 unrun;
 };
 
 /*
@@ -200,7 +209,9 @@ struct emon_bpf_config {
 	__u8 follow_tree;
 	__u8 sched_on;		/* the scheduler view (--sched) */
 	__u8 sched_ms;		/* its histogram in ms, not us (runqlat -m) */
-	__u8 pad;
+	/* --no-scale: every slice's count taken raw, none scaled by its
+	 * enabled/running, none estimated (unrun stays 0) */
+	__u8 no_scale;
 };
 
 /* Slots of the per-CPU stats array (diagnostics, summed by userspace). */

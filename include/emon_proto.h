@@ -15,7 +15,9 @@
 #define EMON_PROTO_MAGIC 0x4e4f4d45u	/* "EMON" */
 /* 2: the scheduler view (EMON_HELLO_SCHED, EMON_SNAP_SCHED), thread
  * self-monitoring (SELF_REQ, SELF) */
-/* 3: the containers' names (emon_snap_hdr.nr_cont, struct emon_snap_cont) */
+/* 3: the containers' names (emon_snap_hdr.nr_cont, struct emon_snap_cont),
+ * struct emon_count's unrun and EMON_HELLO_NO_SCALE (3 is unreleased:
+ * extended, not bumped) */
 #define EMON_PROTO_VERSION 3
 /* Requests are small: a longer one is refused and its connection closed. */
 #define EMON_PROTO_MAX_REQUEST 4096
@@ -53,6 +55,7 @@ struct emon_hello_event {
 #define EMON_HELLO_ESTIMATED (1u << 1)	/* it is a model */
 #define EMON_HELLO_SCHED (1u << 2)	/* the scheduler view is on (--sched) */
 #define EMON_HELLO_SCHED_MS (1u << 3)	/* its histogram is in ms, not us */
+#define EMON_HELLO_NO_SCALE (1u << 4)	/* multiplexed counts are raw (--no-scale) */
 
 /* followed by __s32 cpu_pkg[ncpus], __s32 pkg_id[npkg] */
 struct emon_hello {

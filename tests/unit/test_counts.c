@@ -13,6 +13,7 @@ static void count__set(struct emon_count *c, __u64 v)
 	c->counter = v;
 	c->enabled = v;
 	c->running = v;
+	c->unrun = v;
 }
 
 static void test_delta(void **state)
@@ -43,10 +44,12 @@ static void test_delta(void **state)
 		/* a different value per field catches a field mix-up */
 		cur.c[0].enabled += 1;
 		cur.c[0].running += 2;
+		cur.c[0].unrun += 3;
 		counts__delta(&dst, &cur, &prev, 3);
 		assert_int_equal(dst.c[0].counter, cases[k].want);
 		assert_int_equal(dst.c[0].enabled, cases[k].want + 1);
 		assert_int_equal(dst.c[0].running, cases[k].want + 2);
+		assert_int_equal(dst.c[0].unrun, cases[k].want + 3);
 		assert_int_equal(dst.c[2].counter, cases[k].want);
 		/* entries past nr are left alone */
 		assert_int_equal(dst.c[3].counter, 0xaaaaaaaaaaaaaaaaULL);
@@ -84,8 +87,8 @@ static void test_add(void **state)
 	(void)state;
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	a.c[0] = (struct emon_count){ 1, 2, 3 };
-	b.c[0] = (struct emon_count){ 10, 20, 30 };
+	a.c[0] = (struct emon_count){ 1, 2, 3, 4 };
+	b.c[0] = (struct emon_count){ 10, 20, 30, 40 };
 	a.c[1].counter = U64_MAX;
 	b.c[1].counter = 2;
 	b.c[2].counter = 99;	/* past nr */
@@ -93,6 +96,7 @@ static void test_add(void **state)
 	assert_int_equal(a.c[0].counter, 11);
 	assert_int_equal(a.c[0].enabled, 22);
 	assert_int_equal(a.c[0].running, 33);
+	assert_int_equal(a.c[0].unrun, 44);
 	assert_int_equal(a.c[1].counter, 1);	/* modulo 2^64, like the kernel */
 	assert_int_equal(a.c[2].counter, 0);
 	counts__add(&a, &b, 0);
@@ -116,6 +120,9 @@ static void test_is_zero(void **state)
 	c.c[0].running = 0;
 	c.c[0].counter = 1;
 	assert_false(counts__is_zero(&c, 1));
+	c.c[0].counter = 0;
+	c.c[0].unrun = 1;
+	assert_false(counts__is_zero(&c, 1));
 }
 
 static void test_scaled(void **state)
@@ -126,21 +133,35 @@ static void test_scaled(void **state)
 		bool ok;
 		double value, ratio;
 	} cases[] = {
-		{ "ran all the time",	{ 1000, 100, 100 }, true, 1000, 1.0 },
-		{ "ran half: doubled",	{ 1000, 200, 100 }, true, 2000, 0.5 },
-		{ "ran a quarter",	{ 1000, 400, 100 }, true, 4000, 0.25 },
-		{ "ran, counted 0",	{ 0, 100, 50 }, true, 0, 0.5 },
-		{ "never ran",		{ 0, 100, 0 }, false, 0, 0.0 },
-		{ "never ran, counter",	{ 5, 100, 0 }, false, 0, 0.0 },
-		{ "nothing enabled",	{ 42, 0, 0 }, true, 42, 1.0 },
-		{ "all zero",		{ 0, 0, 0 }, true, 0, 1.0 },
-		{ "enabled 0, running",	{ 42, 0, 7 }, true, 42, 1.0 },
-		{ "running > enabled",	{ 100, 10, 20 }, true, 100, 1.0 },
+		/* counter: the slices' sum, each scaled in BPF already */
+		{ "ran all the time",	{ 1000, 100, 100, 0 }, true, 1000, 1.0 },
+		{ "ran half, scaled",	{ 2000, 200, 100, 0 }, true, 2000, 0.5 },
+		{ "ran a quarter",	{ 4000, 400, 100, 0 }, true, 4000, 0.25 },
+		{ "ran, counted 0",	{ 0, 100, 50, 0 }, true, 0, 0.5 },
+		/* half the enabled time in slices it never ran in: doubled */
+		{ "half unrun",		{ 1000, 200, 100, 100 }, true, 2000, 0.5 },
+		{ "3/4 unrun",		{ 1000, 400, 100, 300 }, true, 4000, 0.25 },
+		/* ran a quarter of the half it ran in: the slices scaled
+		 * 250 -> 1000, the unrun half estimated from them */
+		{ "scaled and unrun",	{ 1000, 400, 50, 200 }, true, 2000, 0.125 },
+		{ "never ran",		{ 0, 100, 0, 100 }, false, 0, 0.0 },
+		{ "never ran, counter",	{ 5, 100, 0, 100 }, false, 0, 0.0 },
+		/* --no-scale: unrun stays 0, never ran is still not counted */
+		{ "never ran, raw",	{ 0, 100, 0, 0 }, false, 0, 0.0 },
+		{ "raw, ran half",	{ 1000, 200, 100, 0 }, true, 1000, 0.5 },
+		{ "nothing enabled",	{ 42, 0, 0, 0 }, true, 42, 1.0 },
+		{ "all zero",		{ 0, 0, 0, 0 }, true, 0, 1.0 },
+		{ "enabled 0, running",	{ 42, 0, 7, 0 }, true, 42, 1.0 },
+		{ "running > enabled",	{ 100, 10, 20, 0 }, true, 100, 1.0 },
+		/* split rounding: unrun at or past enabled is not an estimate */
+		{ "unrun == enabled",	{ 100, 10, 5, 10 }, true, 100, 0.5 },
+		{ "unrun > enabled",	{ 100, 10, 5, 11 }, true, 100, 0.5 },
 		/* counter * enabled = 2^80: u64 multiplication would wrap */
-		{ "2^40 x 2^40 / 2^39",	{ 1ULL << 40, 1ULL << 40, 1ULL << 39 },
-					true, 2199023255552.0, 0.5 },
+		{ "2^40 x 2^40 / 2^39",	{ 1ULL << 40, 1ULL << 40, 1ULL << 39,
+					  1ULL << 39 }, true, 2199023255552.0, 0.5 },
 		{ "near 2^63, x1.5",	{ 1ULL << 62, 3000000000000000000ULL,
-					  2000000000000000000ULL },
+					  2000000000000000000ULL,
+					  1000000000000000000ULL },
 					true, 6917529027641081856.0,
 					2.0 / 3.0 },
 	};
@@ -164,7 +185,7 @@ static void test_scaled(void **state)
 	}
 	/* either output may be omitted */
 	assert_true(count__scaled(&cases[0].c, NULL, NULL));
-	assert_false(count__scaled(&cases[4].c, &value, NULL));
+	assert_false(count__scaled(&cases[7].c, &value, NULL));
 }
 
 static void test_scaled_u64(void **state)
@@ -175,16 +196,19 @@ static void test_scaled_u64(void **state)
 		bool ok;
 		__u64 want;
 	} cases[] = {
-		{ "exact above 2^53",	{ (1ULL << 53) + 1, 7, 7 }, true,
+		{ "exact above 2^53",	{ (1ULL << 53) + 1, 7, 7, 0 }, true,
 					(1ULL << 53) + 1 },
-		{ "U64_MAX unscaled",	{ U64_MAX, 0, 0 }, true, U64_MAX },
-		{ "rounds half up",	{ 3, 3, 2 }, true, 5 },	/* 4.5 */
-		{ "rounds down",	{ 10, 3, 2 }, true, 15 },
-		{ "rounds 1/3",		{ 1, 3, 1 }, true, 3 },
-		{ "2^40 x 2^40 / 2^39",	{ 1ULL << 40, 1ULL << 40, 1ULL << 39 },
-					true, 1ULL << 41 },
-		{ "overflow saturates",	{ U64_MAX, 2, 1 }, true, U64_MAX },
-		{ "never ran",		{ 5, 100, 0 }, false, 0 },
+		/* scaled in BPF, nothing left to estimate: exact too */
+		{ "exact, multiplexed",	{ (1ULL << 53) + 1, 7, 3, 0 }, true,
+					(1ULL << 53) + 1 },
+		{ "U64_MAX unscaled",	{ U64_MAX, 0, 0, 0 }, true, U64_MAX },
+		{ "rounds half up",	{ 3, 3, 2, 1 }, true, 5 },	/* 4.5 */
+		{ "rounds down",	{ 10, 3, 2, 1 }, true, 15 },
+		{ "rounds 1/3",		{ 1, 3, 1, 2 }, true, 3 },
+		{ "2^40 x 2^40 / 2^39",	{ 1ULL << 40, 1ULL << 40, 1ULL << 39,
+					  1ULL << 39 }, true, 1ULL << 41 },
+		{ "overflow saturates",	{ U64_MAX, 2, 1, 1 }, true, U64_MAX },
+		{ "never ran",		{ 5, 100, 0, 100 }, false, 0 },
 	};
 	size_t k;
 	__u64 v;

@@ -237,8 +237,9 @@ static void test_text_states(void **state)
 	output__setup(&o, &output_text_ops);
 	o.interval_mode = true;
 	row__setup(&r[0], SCOPE_SYSTEM, "all", SEC, 0);
-	/* multiplexed: ran half its enabled time, so the estimate doubles */
-	r[0].counts.c[1] = (struct emon_count){ 1000, 200, 100 };
+	/* multiplexed: ran half its enabled time; BPF scaled its slices'
+	 * 1000 counted to 2000, and the share is still shown */
+	r[0].counts.c[1] = (struct emon_count){ 2000, 200, 100, 0 };
 	row__setup(&r[1], SCOPE_CPU, "1", SEC, 0);
 	/* enabled but never running: not counted, never 0 */
 	r[1].counts.c[1] = (struct emon_count){ 0, 500, 0 };
@@ -553,7 +554,7 @@ static void test_csv_columns(void **state)
 	(void)state;
 	output__setup(&o, &output_csv_ops);
 	row__setup(&r[0], SCOPE_SYSTEM, "ignored", 3 * SEC / 2, 0);
-	r[0].counts.c[1] = (struct emon_count){ 1000, 200, 100 };
+	r[0].counts.c[1] = (struct emon_count){ 2000, 200, 100, 0 };	/* scaled in BPF */
 	row__setup(&r[1], SCOPE_CPU, "7", 0, 3);
 	r[1].counts.c[0] = (struct emon_count){ 0, 100, 0 };
 	r[1].counts.c[1] = (struct emon_count){ 3, 10, 10 };
@@ -943,9 +944,10 @@ static void test_json_counters(void **state)
 	o.nr_events = 4;
 	o.ev[3] = (struct row_event){ "page-faults", true, false, 3 };
 	row__setup(&r, SCOPE_CGROUP, "/a", 3 * SEC / 4, 0);
-	/* ran 100 of 200 ns enabled: 1001 counted -> 2002 estimated */
-	r.counts.c[1] = (struct emon_count){ 1001, 200, 100 };
-	r.counts.c[3] = (struct emon_count){ 7, 300, 0 };	/* never ran */
+	/* ran 100 of 200 ns enabled, all in slices of 100 ns enabled (1001
+	 * counted), none in the other 100 (unrun): 2002 estimated */
+	r.counts.c[1] = (struct emon_count){ 1001, 200, 100, 100 };
+	r.counts.c[3] = (struct emon_count){ 7, 300, 0, 300 };	/* never ran */
 	out = render(&o, 1.0, 1.0, &r, 1, 1.0);
 	assert_int_equal(json__lines(out, objs, JSON_MAX), 1);
 	counters = json__get(objs[0], "counters");

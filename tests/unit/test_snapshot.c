@@ -22,7 +22,7 @@ static struct snap_meta mk_meta(void)
 		.ev_is_time = { true, false }, .nr_unsup = 1,
 		.cpu_pkg = cpu_pkg, .pkg_id = pkg_id, .energy_on = true,
 		.energy_source = "powercap", .split_by = "cpu-clock",
-		.start_t = 12.5, .max_trees = 64,
+		.start_t = 12.5, .max_trees = 64, .no_scale = true,
 	};
 
 	strcpy(m.ev_name[0], "cpu-clock");
@@ -50,6 +50,8 @@ static void test_meta_round_trip(void **state)
 	assert_int_equal(d.pkg_id[0], 3);
 	assert_true(d.energy_on);
 	assert_string_equal(d.split_by, "cpu-clock");
+	assert_true(d.no_scale);	/* the daemon's counts are raw */
+	assert_true(((struct emon_hello *)buf)->flags & EMON_HELLO_NO_SCALE);
 	snap_meta__free(&d);
 	/* bad ones next to the good one */
 	assert_int_equal(snap_meta__decode(&d, buf, len - 1), -EBADMSG);
