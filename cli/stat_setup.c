@@ -111,6 +111,7 @@ static int setup_source(struct stat_run *st)
 static void setup_events(struct stat_run *st)
 {
 	const struct pmu_event_list *l = &st->events;
+	const struct pmu_event *lead;
 
 	for (int i = 0; i < l->nr; i++) {
 		struct row_event *re = &st->out.ev[i];
@@ -120,6 +121,9 @@ static void setup_events(struct stat_run *st)
 		re->is_time = l->ev[i].is_time;
 		re->supported = pos >= 0;
 		re->bpf_idx = pos >= 0 ? pos : -1;
+		lead = pmu_event__scale_leader(&l->ev[i]);
+		re->grouped = lead != &l->ev[i];
+		re->lead_idx = source__event_pos(st->src, lead->name);
 	}
 	st->out.nr_events = l->nr;
 }

@@ -89,11 +89,40 @@ const struct perf_event_attr *pmu_event__attr_on(const struct pmu_event *e,
 	return *err ? NULL : &e->variant[v].attr;
 }
 
-static int event__open_cpu(const struct perf_event_attr *attr, int cpu)
+static int event__open_cpu(const struct perf_event_attr *attr, int cpu,
+			   int group_fd)
 {
-	int fd = sys_ops->open(attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = sys_ops->open(attr, -1, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 
 	return fd < 0 ? -errno : fd;
+}
+
+const struct pmu_event *pmu_event__scale_leader(const struct pmu_event *e)
+{
+	const struct pmu_event *first = e + e->group_off;
+
+	if (!pmu_event__has_counter(e))
+		return e;	/* the switch's own: no perf_event, no scaling */
+	for (int i = 0; i < first->group_nr && first + i != e; i++) {
+		if (pmu_event__has_counter(first + i))
+			return first + i;
+	}
+	return e;
+}
+
+/*
+ * The group_fd of e on cpu: -1 for a leader or an event in no group;
+ * -ENOENT for a member whose leader is not open there (nor is it, then).
+ */
+static int event__group_fd(const struct pmu_event *e, int cpu)
+{
+	const struct pmu_event *lead = pmu_event__scale_leader(e);
+
+	if (lead == e)
+		return -1;
+	if (!lead->fds || cpu >= lead->nr_fds || lead->fds[cpu] < 0)
+		return -ENOENT;
+	return lead->fds[cpu];
 }
 
 int pmu_event__probe(const struct pmu_event *e, int cpu)
@@ -106,7 +135,7 @@ int pmu_event__probe(const struct pmu_event *e, int cpu)
 	attr = pmu_event__attr_on(e, cpu, &err);
 	if (!attr)
 		return err;
-	fd = event__open_cpu(attr, cpu);
+	fd = event__open_cpu(attr, cpu, -1);
 	if (fd < 0)
 		return fd;
 	sys_ops->close(fd);
@@ -130,7 +159,7 @@ void pmu_event__close(struct pmu_event *e)
 int pmu_event__reopen_cpu(struct pmu_event *e, int cpu)
 {
 	const struct perf_event_attr *attr;
-	int fd, err;
+	int fd, err, group_fd;
 
 	if (!e->fds || cpu < 0 || cpu >= e->nr_fds)
 		return -EINVAL;
@@ -140,9 +169,10 @@ int pmu_event__reopen_cpu(struct pmu_event *e, int cpu)
 	if (!pmu_event__has_counter(e))
 		return 0;
 	attr = pmu_event__attr_on(e, cpu, &err);
-	if (!attr)	/* its PMU cannot count it: as when it was opened */
+	group_fd = event__group_fd(e, cpu);
+	if (!attr || group_fd == -ENOENT)	/* as when it was opened */
 		return 0;
-	fd = event__open_cpu(attr, cpu);
+	fd = event__open_cpu(attr, cpu, group_fd);
 	if (fd < 0)
 		return fd;
 	e->fds[cpu] = fd;
@@ -178,11 +208,14 @@ static int event__open_on(struct pmu_event *e, int cpu, bool *opened,
 {
 	const struct perf_event_attr *attr;
 	int v = event__variant_of(e, cpu), fd, ret;
+	int group_fd = event__group_fd(e, cpu);
 
 	if (e->nr_variants && (v < 0 || e->variant[v].open_err))
 		return 0;	/* no PMU here, or one known not to count it */
+	if (group_fd == -ENOENT)
+		return 0;	/* its leader does not count here */
 	attr = v < 0 ? &e->attr : &e->variant[v].attr;
-	fd = event__open_cpu(attr, cpu);
+	fd = event__open_cpu(attr, cpu, group_fd);
 	if (fd >= 0) {
 		e->fds[cpu] = fd;
 		opened[v + 1] = true;
@@ -275,6 +308,55 @@ out:
 				sys_ops->close(e->fds[cpu]);
 			e->fds[cpu] = -1;
 		}
+	}
+	return ret;
+}
+
+/*
+ * One event of e's group could not be opened: perf fails the whole
+ * group, so each of its events is <not supported> for that reason, its
+ * fds closed (an array of -1 kept, or made for those not opened yet).
+ */
+static int group__fail(struct pmu_event *e, int ncpus, char *err,
+		       size_t errlen)
+{
+	struct pmu_event *first = e + e->group_off;
+	int ret = 0;
+
+	for (int i = 0; i < first->group_nr && !ret; i++) {
+		struct pmu_event *m = first + i;
+
+		if (m->fds) {
+			for (int cpu = 0; cpu < m->nr_fds; cpu++) {
+				if (m->fds[cpu] >= 0)
+					sys_ops->close(m->fds[cpu]);
+				m->fds[cpu] = -1;
+			}
+		} else {
+			ret = event__alloc_fds(m, ncpus, err, errlen);
+		}
+		m->supported = false;
+		m->open_err = e->open_err;
+	}
+	if (!ret)
+		pr_debug("group of '%s' <not supported>: '%s' cannot be counted (%s)",
+			 first->name, e->name, pmu_event__strerror(e->open_err));
+	return ret;
+}
+
+int pmu_event_list__open(struct pmu_event_list *l, int ncpus,
+			 const bool *online, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	for (int i = 0; i < l->nr && !ret; i++) {
+		struct pmu_event *e = &l->ev[i], *first = e + e->group_off;
+
+		ret = pmu_event__open(e, ncpus, online, err, errlen);
+		if (ret || e->supported || first->group_nr < 2)
+			continue;
+		ret = group__fail(e, ncpus, err, errlen);
+		i = first - l->ev + first->group_nr - 1;	/* its last */
 	}
 	return ret;
 }
