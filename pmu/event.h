@@ -180,6 +180,8 @@ struct pmu_sys_ops {
 	int (*open)(const struct perf_event_attr *attr, pid_t pid, int cpu,
 		    int group_fd, unsigned long flags);
 	int (*close)(int fd);
+	/* PERF_EVENT_IOC_ENABLE: a group's leader once its members joined */
+	int (*enable)(int fd);
 };
 
 /* NULL: the system calls again */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "common/log.h"
@@ -23,9 +24,15 @@ static int sys_perf_event_open(const struct perf_event_attr *attr, pid_t pid,
 	return syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
 }
 
+static int sys_perf_event_enable(int fd)
+{
+	return ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+}
+
 static const struct pmu_sys_ops sys_ops_default = {
 	.open = sys_perf_event_open,
 	.close = close,
+	.enable = sys_perf_event_enable,
 };
 static const struct pmu_sys_ops *sys_ops = &sys_ops_default;
 
@@ -89,12 +96,60 @@ const struct perf_event_attr *pmu_event__attr_on(const struct pmu_event *e,
 	return *err ? NULL : &e->variant[v].attr;
 }
 
-static int event__open_cpu(const struct perf_event_attr *attr, int cpu,
+/* The last of e's group to join its leader's perf_events, NULL if none */
+static const struct pmu_event *group__last_member(const struct pmu_event *e)
+{
+	const struct pmu_event *first = e + e->group_off, *lead = NULL;
+	const struct pmu_event *last = NULL;
+
+	for (int i = 0; i < first->group_nr; i++) {
+		if (!pmu_event__has_counter(first + i))
+			continue;
+		if (lead)
+			last = first + i;
+		else
+			lead = first + i;
+	}
+	return last;
+}
+
+/*
+ * A member joining a per-CPU leader that already counts is not scheduled
+ * until the group is scheduled in again, which for software events (no
+ * rotation) is never: its running time stays 0. As perf does, a leader
+ * with members opens disabled and is enabled once the last one joined.
+ */
+static bool event__opens_disabled(const struct pmu_event *e)
+{
+	return pmu_event__scale_leader(e) == e && pmu_event__has_counter(e) &&
+	       group__last_member(e);
+}
+
+static int event__open_cpu(const struct pmu_event *e,
+			   const struct perf_event_attr *attr, int cpu,
 			   int group_fd)
 {
-	int fd = sys_ops->open(attr, -1, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	struct perf_event_attr a = *attr;
+	int fd;
 
+	a.disabled = event__opens_disabled(e);
+	fd = sys_ops->open(&a, -1, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : fd;
+}
+
+/* e joined its group on cpu (-1: on every CPU): enable the group if it was the last */
+static int group__enable(const struct pmu_event *e, int cpu)
+{
+	const struct pmu_event *lead = pmu_event__scale_leader(e);
+	int c = cpu < 0 ? 0 : cpu;
+
+	if (group__last_member(e) != e || !sys_ops->enable)
+		return 0;
+	for (; c < lead->nr_fds && (cpu < 0 || c == cpu); c++) {
+		if (lead->fds[c] >= 0 && sys_ops->enable(lead->fds[c]))
+			return -errno;
+	}
+	return 0;
 }
 
 const struct pmu_event *pmu_event__scale_leader(const struct pmu_event *e)
@@ -135,7 +190,7 @@ int pmu_event__probe(const struct pmu_event *e, int cpu)
 	attr = pmu_event__attr_on(e, cpu, &err);
 	if (!attr)
 		return err;
-	fd = event__open_cpu(attr, cpu, -1);
+	fd = event__open_cpu(e, attr, cpu, -1);
 	if (fd < 0)
 		return fd;
 	sys_ops->close(fd);
@@ -172,11 +227,11 @@ int pmu_event__reopen_cpu(struct pmu_event *e, int cpu)
 	group_fd = event__group_fd(e, cpu);
 	if (!attr || group_fd == -ENOENT)	/* as when it was opened */
 		return 0;
-	fd = event__open_cpu(attr, cpu, group_fd);
+	fd = event__open_cpu(e, attr, cpu, group_fd);
 	if (fd < 0)
 		return fd;
 	e->fds[cpu] = fd;
-	return 0;
+	return group__enable(e, cpu);
 }
 
 /* Say once, per PMU, which CPUs miss the counts of a supported event. */
@@ -215,7 +270,7 @@ static int event__open_on(struct pmu_event *e, int cpu, bool *opened,
 	if (group_fd == -ENOENT)
 		return 0;	/* its leader does not count here */
 	attr = v < 0 ? &e->attr : &e->variant[v].attr;
-	fd = event__open_cpu(attr, cpu, group_fd);
+	fd = event__open_cpu(e, attr, cpu, group_fd);
 	if (fd >= 0) {
 		e->fds[cpu] = fd;
 		opened[v + 1] = true;
@@ -353,6 +408,12 @@ int pmu_event_list__open(struct pmu_event_list *l, int ncpus,
 		struct pmu_event *e = &l->ev[i], *first = e + e->group_off;
 
 		ret = pmu_event__open(e, ncpus, online, err, errlen);
+		if (!ret && e->supported) {
+			ret = group__enable(e, -1);
+			if (ret)
+				snprintf(err, errlen, "cannot enable the group of '%s': %s",
+					 e->name, pmu_event__strerror(ret));
+		}
 		if (ret || e->supported || first->group_nr < 2)
 			continue;
 		ret = group__fail(e, ncpus, err, errlen);

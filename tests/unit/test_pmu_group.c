@@ -119,7 +119,9 @@ static void test_group_parse(void **state)
 static struct {
 	__u64 config[MAX_OPENS];
 	int cpu[MAX_OPENS], group_fd[MAX_OPENS];
-	bool closed[MAX_OPENS];
+	bool closed[MAX_OPENS], disabled[MAX_OPENS];
+	/* enables of fd at the time: members that had joined it */
+	int enabled_with[MAX_OPENS];
 	int nr_open, nr_close;
 	__u64 fail_config;	/* a hardware event's config */
 	int fail_errno;		/* 0: fail nothing */
@@ -144,6 +146,7 @@ static int fake_open(const struct perf_event_attr *attr, pid_t pid, int cpu,
 			 ~0ULL - attr->config;
 	fake.cpu[n] = cpu;
 	fake.group_fd[n] = group_fd;
+	fake.disabled[n] = attr->disabled;
 	fake.nr_open++;
 	return FAKE_FD + n;
 }
@@ -157,7 +160,19 @@ static int fake_close(int fd)
 	return 0;
 }
 
-static const struct pmu_sys_ops fake_ops = { fake_open, fake_close };
+static int fake_enable(int fd)
+{
+	int n = 0;
+
+	assert_true(fd >= FAKE_FD && fd < FAKE_FD + fake.nr_open);
+	assert_false(fake.closed[fd - FAKE_FD]);
+	for (int i = 0; i < fake.nr_open; i++)
+		n += fake.group_fd[i] == fd && !fake.closed[i];
+	fake.enabled_with[fd - FAKE_FD] = n;
+	return 0;
+}
+
+static const struct pmu_sys_ops fake_ops = { fake_open, fake_close, fake_enable };
 
 static int list__open(struct pmu_event_list *l, const char *spec,
 		      __u64 fail_config, int fail_errno)
@@ -189,7 +204,7 @@ static void list__close(struct pmu_event_list *l)
 
 /* each member's fd on each CPU joined its leader's fd on that CPU */
 static void group__check_fds(const struct pmu_event *lead,
-			     const struct pmu_event *m)
+			     const struct pmu_event *m, int members)
 {
 	for (int cpu = 0; cpu < NCPUS; cpu++) {
 		int fd = m->fds[cpu];
@@ -200,6 +215,11 @@ static void group__check_fds(const struct pmu_event *lead,
 		assert_int_equal(fake.cpu[fd - FAKE_FD], cpu);
 		assert_int_equal(fake.group_fd[fd - FAKE_FD], lead->fds[cpu]);
 		assert_int_equal(fake.group_fd[lead->fds[cpu] - FAKE_FD], -1);
+		/* the leader opened disabled, enabled once all had joined */
+		assert_true(fake.disabled[lead->fds[cpu] - FAKE_FD]);
+		assert_false(fake.disabled[fd - FAKE_FD]);
+		assert_int_equal(fake.enabled_with[lead->fds[cpu] - FAKE_FD],
+				 members);
 	}
 }
 
@@ -216,15 +236,15 @@ static void test_group_fds(void **state)
 	assert_ptr_equal(pmu_event__scale_leader(&l.ev[3]), &l.ev[1]);
 	assert_ptr_equal(pmu_event__scale_leader(&l.ev[1]), &l.ev[1]);
 	assert_ptr_equal(pmu_event__scale_leader(&l.ev[0]), &l.ev[0]);
-	group__check_fds(&l.ev[1], &l.ev[2]);
-	group__check_fds(&l.ev[1], &l.ev[3]);
+	group__check_fds(&l.ev[1], &l.ev[2], 2);
+	group__check_fds(&l.ev[1], &l.ev[3], 2);
 	assert_int_equal(fake.nr_open, 3 * 3);	/* cs: from the switch */
 
 	/* CPU 1 back online: the leader first, its members join the new fd */
 	for (int i = 0; i < l.nr; i++)
 		assert_int_equal(pmu_event__reopen_cpu(&l.ev[i], 1), 0);
-	group__check_fds(&l.ev[1], &l.ev[2]);
-	group__check_fds(&l.ev[1], &l.ev[3]);
+	group__check_fds(&l.ev[1], &l.ev[2], 2);
+	group__check_fds(&l.ev[1], &l.ev[3], 2);
 	assert_int_equal(fake.nr_open, 3 * 3 + 3);
 	list__close(&l);
 }
@@ -239,7 +259,7 @@ static void test_group_switch_member(void **state)
 	assert_int_equal(l.ev[0].from, PMU_FROM_CLOCK);
 	assert_ptr_equal(pmu_event__scale_leader(&l.ev[0]), &l.ev[0]);
 	assert_ptr_equal(pmu_event__scale_leader(&l.ev[2]), &l.ev[1]);
-	group__check_fds(&l.ev[1], &l.ev[2]);
+	group__check_fds(&l.ev[1], &l.ev[2], 1);
 	list__close(&l);
 }
 
