@@ -27,6 +27,11 @@
  *   ...SEP EPI_NJ SEP nJ/instr SEP epi SEP     (empty value without
  *                                               instructions)
  *
+ * With -M, a line per metric after the events: VALUE "%.6f" or
+ * <not supported> / <not counted>, UNIT perf's text ("insn per cycle"),
+ * EVENT the metric's name, ratio_percent empty; --metric-only prints
+ * these lines alone.
+ *
  * With --sched, eight lines after the events (ratio_percent empty): the
  * scheduler view's fields as JSON names them, times in ns (unit "ns"):
  *
@@ -42,6 +47,7 @@
 #include <math.h>
 #include <string.h>
 #include "cli/output.h"
+#include "cli/output_metric.h"
 #include "cli/output_sched.h"
 
 enum csv_col {
@@ -133,7 +139,25 @@ static void csv__energy_line(struct output *o, const char *col[CSV_NR],
 	csv__line(o, col);
 }
 
-static void csv__row(struct output *o, double t, const struct row *r)
+/* -M: a line per metric, its name as the event, its unit perf's text */
+static void csv__metrics(struct output *o, const struct row *r, double dt,
+			 const char *col[CSV_NR])
+{
+	struct metric_value v;
+	char value[64];
+
+	for (int k = 0; k < o->nr_metrics; k++) {
+		row__metric(o, r, dt, o->metrics[k], &v);
+		metric_value__format(&v, 6, value, sizeof(value));
+		col[CSV_VALUE] = value;
+		col[CSV_UNIT] = o->metrics[k]->unit;
+		col[CSV_EVENT] = o->metrics[k]->name;
+		col[CSV_RATIO] = "";
+		csv__line(o, col);
+	}
+}
+
+static void csv__row(struct output *o, double t, double dt, const struct row *r)
 {
 	const char *col[CSV_NR] = { NULL };
 	char interval[64], label[1024], key[1200];
@@ -148,8 +172,11 @@ static void csv__row(struct output *o, double t, const struct row *r)
 		snprintf(key, sizeof(key), "%s %s", r->key, label);
 		col[CSV_KEY] = key;
 	}
-	for (i = 0; i < o->nr_events && i < EMON_MAX_EVENTS; i++)
+	for (i = 0; !o->metric_only && i < o->nr_events && i < EMON_MAX_EVENTS; i++)
 		csv__event(o, r, i, col);
+	csv__metrics(o, r, dt, col);
+	if (o->metric_only)
+		return;
 	for (i = 0; o->sched && i < SCHED_NR_FIELDS; i++) {
 		char value[32];
 
@@ -187,9 +214,8 @@ static void csv__interval(struct output *o, double t, double dt,
 {
 	int k;
 
-	(void)dt;
 	for (k = 0; k < n; k++) {
-		csv__row(o, t, &rows[k]);
+		csv__row(o, t, dt, &rows[k]);
 		o->rows_printed++;
 	}
 }

@@ -8,6 +8,7 @@
 #include "engine/aggregate.h"
 #include "engine/cgroup.h"
 #include "engine/engine.h"
+#include "cli/metrics_table.h"
 #include "cli/output.h"
 
 #define STAT_MAX_CGROUPS 1024
@@ -28,6 +29,11 @@ struct stat_opts {
 	const char *socket;	/* --socket: the daemon's */
 	bool no_daemon;		/* --no-daemon: own events always */
 	bool sched_hist;	/* --sched-hist: text prints the histograms */
+	char metric_list[512];	/* -M, comma list; its events join events */
+	const struct metric_def *metrics[METRIC_MAX];
+	int nr_metrics;
+	bool metric_only;	/* --metric-only */
+	bool detailed;		/* -d */
 	char **cmd;		/* after --, NULL-terminated */
 };
 
