@@ -74,6 +74,7 @@ void row__value(const struct output *o, const struct row *r, int i,
 		struct row_value *v)
 {
 	const struct emon_count *c;
+	struct emon_count group_c;
 	int idx = -1;
 
 	if (i >= 0 && i < o->nr_events && i < EMON_MAX_EVENTS &&
@@ -87,6 +88,16 @@ void row__value(const struct output *o, const struct row *r, int i,
 		return;
 	}
 	c = &r->counts.c[idx];
+	if (o->ev[i].grouped && o->ev[i].lead_idx >= 0 &&
+	    o->ev[i].lead_idx < EMON_MAX_EVENTS) {
+		const struct emon_count *lead = &r->counts.c[o->ev[i].lead_idx];
+
+		/* the kernel schedules a group whole: the leader's times,
+		 * and its unrun slices, are every member's */
+		group_c = (struct emon_count){ c->counter, lead->enabled,
+					       lead->running, lead->unrun };
+		c = &group_c;
+	}
 	v->state = count__scaled(c, &v->value, &v->ratio) ?
 		   VALUE_COUNTED : VALUE_NOT_COUNTED;
 	count__scaled_u64(c, &v->count);

@@ -10,6 +10,7 @@
 #include "cli/rows.h"
 
 struct output;
+struct metric_def;
 
 struct output_ops {
 	const char *name;
@@ -48,6 +49,10 @@ struct output {
 	bool sched;
 	bool sched_hist;		/* text: each row's histogram */
 	bool sched_ms;			/* its buckets are ms, not us */
+	/* -M: the metrics (cli/output_metric.h); --metric-only: no counts */
+	const struct metric_def *const *metrics;
+	int nr_metrics;
+	bool metric_only;
 };
 
 extern const struct output_ops output_text_ops;

@@ -43,6 +43,15 @@
  *                                                       vol_switches,
  *                                                       invol_switches)
  *
+ * With -M, a line per metric after the events, in the same -G layout:
+ *
+ *   metrics     ...,VALUE,UNIT,NAME,CGROUP,,,,    (VALUE "%.6f", or
+ *                                                  <not supported> /
+ *                                                  <not counted>; UNIT
+ *                                                  perf's text, "insn per
+ *                                                  cycle"); --metric-only
+ *                                                  prints these alone
+ *
  * Quoting, RFC 4180: a field that contains SEP, '"', CR or LF is written
  * between double quotes with its double quotes doubled (perf writes it
  * bare and the line falls apart), so with -x, a cgroup "/a,b" keeps its
@@ -51,6 +60,7 @@
 #include <math.h>
 #include <string.h>
 #include "cli/output.h"
+#include "cli/output_metric.h"
 #include "cli/output_sched.h"
 
 #define CSV_MAX_FIELDS	16
@@ -283,14 +293,35 @@ static void csv__energy(struct output *o, const struct row *r,
 	csv__extra(o, l, epi, "nJ/instr", "epi", cgroup, "", "");
 }
 
-/* A row's lines past its events: --sched's, energy's. */
-static void csv__extras(struct output *o, double t, const struct row *r)
+/* -M: a line per metric in perf's -G layout, its name as the event,
+ * its unit perf's text ("insn per cycle") */
+static void csv__metrics(struct output *o, const struct row *r, double dt,
+			 struct csv_line *l, const char *cgroup)
+{
+	struct metric_value v;
+	char value[64];
+
+	for (int k = 0; k < o->nr_metrics; k++) {
+		row__metric(o, r, dt, o->metrics[k], &v);
+		metric_value__format(&v, 6, value, sizeof(value));
+		csv__extra(o, l, value, o->metrics[k]->unit, o->metrics[k]->name,
+			   cgroup, "", "");
+	}
+}
+
+/* A row's lines past its events: -M's, --sched's, energy's
+ * (--metric-only: -M's alone). */
+static void csv__extras(struct output *o, double t, double dt,
+			const struct row *r)
 {
 	char buf[1200];
 	const char *cgroup = csv__cgroup(r, buf, sizeof(buf));
 	struct csv_line l;
 
 	csv_line__head(&l, o, r, t);
+	csv__metrics(o, r, dt, &l, cgroup);
+	if (o->metric_only)
+		return;
 	for (int i = 0; o->sched && i < SCHED_NR_FIELDS; i++) {
 		char value[32];
 
@@ -314,9 +345,9 @@ static void csv__row(struct output *o, double t, double dt,
 
 	csv_line__head(&l, o, r, t);
 	row_values__init(&rv, o, r);
-	for (i = 0; i < o->nr_events && i < EMON_MAX_EVENTS; i++)
+	for (i = 0; !o->metric_only && i < o->nr_events && i < EMON_MAX_EVENTS; i++)
 		csv__event(o, &rv, r, i, &l, cgroup, dt);
-	csv__extras(o, t, r);
+	csv__extras(o, t, dt, r);
 }
 
 static void csv__begin(struct output *o)
@@ -337,7 +368,7 @@ static int csv__cpus(struct output *o, double t, double dt,
 
 	for (nr = 0; nr < n && rows[nr].scope == SCOPE_CPU; nr++)
 		;
-	for (int i = 0; i < o->nr_events && i < EMON_MAX_EVENTS; i++) {
+	for (int i = 0; !o->metric_only && i < o->nr_events && i < EMON_MAX_EVENTS; i++) {
 		for (k = 0; k < nr; k++) {
 			csv_line__head(&l, o, &rows[k], t);
 			row_values__init(&rv, o, &rows[k]);
@@ -345,7 +376,7 @@ static int csv__cpus(struct output *o, double t, double dt,
 		}
 	}
 	for (k = 0; k < nr; k++) {
-		csv__extras(o, t, &rows[k]);
+		csv__extras(o, t, dt, &rows[k]);
 		o->rows_printed++;
 	}
 	return nr;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "common/utf8.h"
 #include "cli/output.h"
+#include "cli/output_metric.h"
 #include "cli/output_sched.h"
 
 /*
@@ -266,8 +267,27 @@ static void json__pod(FILE *f, const struct row *r)
 	json__string(f, r->pod_uid);
 }
 
+/* -M: "metrics":{NAME:VALUE}, null where not supported or not counted */
+static void json__metrics(const struct output *o, const struct row *r,
+			  double dt, FILE *f)
+{
+	struct metric_value v;
+
+	fputs(",\"metrics\":{", f);
+	for (int k = 0; k < o->nr_metrics; k++) {
+		row__metric(o, r, dt, o->metrics[k], &v);
+		if (k)
+			putc(',', f);
+		json__string(f, o->metrics[k]->name);
+		putc(':', f);
+		json__double(f, v.value, 6);
+	}
+	putc('}', f);
+}
+
 /* head: '{"interval":T,"scope":', the same for every row of an interval */
-static void json__row(const struct output *o, const char *head, const struct row *r)
+static void json__row(const struct output *o, const char *head,
+		      const struct row *r, double dt)
 {
 	FILE *f = o->f;
 
@@ -284,6 +304,8 @@ static void json__row(const struct output *o, const char *head, const struct row
 	if (r->scope == SCOPE_POD || r->scope == SCOPE_NAMESPACE)
 		json__pod(f, r);
 	json__counters(o, r, f);
+	if (o->nr_metrics)
+		json__metrics(o, r, dt, f);
 	if (o->sched)
 		json__sched(o, r, f);
 	if (r->has_energy)
@@ -315,10 +337,9 @@ static void json__interval(struct output *o, double t, double dt,
 {
 	char head[64];
 
-	(void)dt;
 	snprintf(head, sizeof(head), "{\"interval\":%.6f,\"scope\":", t);
 	for (int k = 0; k < n; k++) {
-		json__row(o, head, &rows[k]);
+		json__row(o, head, &rows[k], dt);
 		o->rows_printed++;
 	}
 }

@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include "cli/output.h"
+#include "cli/output_metric.h"
 #include "cli/output_sched.h"
 
 #define COUNTS_LEN	18
@@ -197,6 +198,8 @@ static void text_row__event(const struct text_row *tr, int i)
 	const struct row_event *ev = &tr->o->ev[i];
 	const struct row_value *v = &tr->rv.v[i];
 	char count[64], val[64], unit[32];
+	const struct metric_def *m;
+	struct metric_value mv;
 	struct line l;
 
 	l.len = 0;
@@ -210,8 +213,13 @@ static void text_row__event(const struct text_row *tr, int i)
 		num__fmt_u64(count, sizeof(count), v->count);
 	text_row__start(tr, &l, count, ev->is_time ? "msec" : "",
 			ev->name ? ev->name : "?");
-	if (row_values__metric(&tr->rv, tr->o, i, tr->dt, val, sizeof(val),
-			       unit, sizeof(unit)))
+	if ((m = output__metric_at(tr->o, i))) {	/* -M's, as perf puts it */
+		row__metric(tr->o, tr->r, tr->dt, m, &mv);
+		metric_value__format(&mv, 3, unit, sizeof(unit));
+		snprintf(val, sizeof(val), "%8s", unit);
+		line__metric(&l, val, m->unit);
+	} else if (row_values__metric(&tr->rv, tr->o, i, tr->dt, val, sizeof(val),
+				      unit, sizeof(unit)))
 		line__metric(&l, val, unit);
 	else
 		line__printf(&l, "%*s", METRIC_LEN, "");
@@ -332,6 +340,8 @@ static void text__begin(struct output *o)
 		return;
 	if (o->energy_source)
 		text__energy_note(o, "# ");
+	if (o->metric_only)
+		return;		/* each print has its metrics' header */
 	l.len = 0;
 	line__printf(&l, "#%15s %*s %*s %-*s", "time", COUNTS_LEN, "counts",
 		     UNIT_LEN, "unit", EVNAME_LEN, "events");
@@ -345,6 +355,7 @@ static void text__interval(struct output *o, double t, double dt,
 {
 	struct text_row tr;
 	int k, i, width = KEY_LEN;
+	bool keyed = false;
 
 	if (!o->interval_mode)
 		fprintf(o->f, "\n Performance counter stats for %s'%s'",
@@ -358,6 +369,7 @@ static void text__interval(struct output *o, double t, double dt,
 	for (k = 0; k < n; k++) {
 		tr.r = &rows[k];
 		text_row__key(&tr);
+		keyed |= tr.key[0] != '\0';
 		if ((int)strlen(tr.key) > width)
 			width = strlen(tr.key);
 	}
@@ -366,6 +378,15 @@ static void text__interval(struct output *o, double t, double dt,
 	for (k = 0; k < n; k++) {
 		text_row__init(&tr, o, &rows[k], t, dt);
 		tr.key_width = width;
+		if (o->metric_only) {	/* perf's table: units over values */
+			if (!k)
+				output_metric__text_header(o, tr.prefix,
+							   keyed ? width : 0);
+			output_metric__text_row(o, tr.prefix, tr.key,
+						keyed ? width : 0, &rows[k], dt);
+			o->rows_printed++;
+			continue;
+		}
 		for (i = 0; i < o->nr_events && i < EMON_MAX_EVENTS; i++)
 			text_row__event(&tr, i);
 		if (o->sched)

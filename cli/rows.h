@@ -69,6 +69,10 @@ struct row_event {
 	bool supported;		/* false: <not supported> / null */
 	bool is_time;		/* nanoseconds: msec in text */
 	int bpf_idx;		/* index into struct counts, -1 if unsupported */
+	/* a {group}'s member: its leader's enabled and running scale it, one
+	 * pair for the group as perf has (lead_idx: the leader's bpf_idx) */
+	bool grouped;
+	int lead_idx;
 };
 
 #endif

@@ -9,6 +9,7 @@
 #include "engine/aggregate.h"
 #include "engine/cgroup.h"
 #include "engine/engine.h"
+#include "cli/metrics_table.h"
 #include "cli/output.h"
 #include "cli/stat_targets.h"
 
@@ -34,6 +35,11 @@ struct stat_opts {
 	bool no_daemon;		/* --no-daemon: own events always */
 	bool sched_hist;	/* --sched-hist: text prints the histograms */
 	struct stat_targets tg;	/* -p, -C, -D, --interval-count */
+	char metric_list[512];	/* -M, comma list; its events join events */
+	const struct metric_def *metrics[METRIC_MAX];
+	int nr_metrics;
+	bool metric_only;	/* --metric-only */
+	bool detailed;		/* -d */
 	char **cmd;		/* after --, NULL-terminated */
 };
 

@@ -25,6 +25,7 @@ enum {
 	OPT_PER_DIE,
 	OPT_PER_CORE,
 	OPT_INTERVAL_COUNT,
+	OPT_METRIC_ONLY,
 };
 
 static void stat_usage(FILE *f)
@@ -38,8 +39,18 @@ static void stat_usage(FILE *f)
 "switches themselves, with no perf_event.\n"
 "\n"
 "  -e, --event LIST          events, comma-separated (libpfm4 names, perf's\n"
-"                            generic names, raw rNNNN); at most 8;\n"
-"                            default " DEFAULT_EVENTS "\n"
+"                            generic names, raw rNNNN, PMU/term=value/),\n"
+"                            {a,b}:mods opens a group (counted together);\n"
+"                            at most %d events, each member of a group one\n"
+"                            (a BPF stack limit); default\n"
+"                            " DEFAULT_EVENTS "\n"
+"  -M, --metrics LIST        metrics, comma-separated, each with the events\n"
+"                            it needs ('emon-perf list metrics'); printed\n"
+"                            after '#', <not supported> where an event is\n"
+"      --metric-only         only the -M metrics, one column each\n"
+"  -d, --detailed            also perf's L1-dcache and LLC loads and misses\n"
+"                            (" METRIC_DETAILED_EVENTS "),\n"
+"                            with their miss rates\n"
 "  -a, --all-cpus            whole system (the default without a command)\n"
 "  -p, --pid PIDS            the processes PIDS (comma-separated), all their\n"
 "                            threads, from now on; ends when they all have\n"
@@ -102,7 +113,7 @@ DAEMON_OPTIONS_USAGE
 "(children included, exited or not) and its exit status is returned. With\n"
 "-a or -G a command only sets the duration. Without a command, runs until\n"
 "SIGINT/SIGTERM or --timeout. Exit status: 0, the command's, 1 runtime\n"
-"failure, 2 bad usage or input.\n");
+"failure, 2 bad usage or input.\n", EMON_MAX_EVENTS);
 }
 
 static const struct option long_opts[] = {
@@ -130,6 +141,9 @@ static const struct option long_opts[] = {
 	ENGINE_LONG_OPTIONS,
 	DAEMON_LONG_OPTIONS,
 	{ "sched-hist",		no_argument,	   NULL, OPT_SCHED_HIST },
+	{ "metrics",		required_argument, NULL, 'M' },
+	{ "metric-only",	no_argument,	   NULL, OPT_METRIC_ONLY },
+	{ "detailed",		no_argument,	   NULL, 'd' },
 	COMMON_LONG_OPTIONS
 };
 
@@ -271,6 +285,14 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 	case OPT_SCHED_HIST:
 		o->sched_hist = o->eng.sched = true;
 		return 0;
+	case 'M':
+		return opts__events(o->metric_list, sizeof(o->metric_list), arg);
+	case OPT_METRIC_ONLY:
+		o->metric_only = true;
+		return 0;
+	case 'd':
+		o->detailed = true;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -309,19 +331,49 @@ static int stat_opts__check_targets(const struct stat_opts *o)
 	return 0;
 }
 
+/*
+ * The events of -d and -M join -e's: perf's default set when neither -e
+ * nor -M gave any, -d's detailed set and its miss rates, then each
+ * metric's events not there yet.
+ */
+static int stat_opts__metrics(struct stat_opts *o)
+{
+	size_t len;
+
+	if (!o->events[0] && !o->metric_list[0])
+		strcpy(o->events, DEFAULT_EVENTS);
+	if (o->detailed) {
+		len = strlen(o->events);
+		snprintf(o->events + len, sizeof(o->events) - len, "%s%s",
+			 len ? "," : "", METRIC_DETAILED_EVENTS);
+		if (opts__events(o->metric_list, sizeof(o->metric_list),
+				 "L1_miss_rate,LLC_miss_rate"))
+			return -EINVAL;
+	}
+	if (o->metric_only && !o->metric_list[0]) {
+		pr_err("--metric-only needs metrics: -M LIST (see 'emon-perf list metrics')");
+		return -EINVAL;
+	}
+	if (!o->metric_list[0])
+		return 0;
+	return metrics__parse(o->metric_list, o->events, sizeof(o->events),
+			      o->metrics, &o->nr_metrics) ? -EINVAL : 0;
+}
+
 int stat_opts__parse(struct stat_opts *o, int argc, char **argv)
 {
 	int err;
 
 	memset(o, 0, sizeof(*o));
-	err = opts__parse(argc, argv, "+e:aAG:I:x:jo:qp:C:D:r:vh", long_opts, "stat",
+	err = opts__parse(argc, argv, "+e:aAG:I:x:jo:qp:C:D:r:vhM:d", long_opts, "stat",
 			  stat_usage, stat_opts__one, o);
 	if (err)
 		return err;
 	if (optind < argc)
 		o->cmd = &argv[optind];
-	if (!o->events[0])
-		strcpy(o->events, DEFAULT_EVENTS);
+	err = stat_opts__metrics(o);
+	if (err)
+		return err;
 	if (o->sep && o->json) {
 		pr_err("-x and -j exclude each other");
 		return -EINVAL;

@@ -9,12 +9,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/output_metric.h"
 #include "cli/stat_run.h"
 #include "pmu/event.h"
 
@@ -145,6 +147,7 @@ static int setup_source(struct stat_run *st)
 static void setup_events(struct stat_run *st)
 {
 	const struct pmu_event_list *l = &st->events;
+	const struct pmu_event *lead;
 
 	for (int i = 0; i < l->nr; i++) {
 		struct row_event *re = &st->out.ev[i];
@@ -154,8 +157,53 @@ static void setup_events(struct stat_run *st)
 		re->is_time = l->ev[i].is_time;
 		re->supported = pos >= 0;
 		re->bpf_idx = pos >= 0 ? pos : -1;
+		lead = pmu_event__scale_leader(&l->ev[i]);
+		re->grouped = lead != &l->ev[i];
+		re->lead_idx = source__event_pos(st->src, lead->name);
 	}
 	st->out.nr_events = l->nr;
+}
+
+/* The event of l that metric input name is, by output_metric.c's rules */
+static const struct pmu_event *metric__event(const struct stat_run *st,
+					     const char *name)
+{
+	int i = output__metric_input(&st->out, name);
+
+	return i < 0 ? NULL : &st->events.ev[i];
+}
+
+/*
+ * -M: say once why a metric is <not supported>: the event it needs that
+ * cannot be counted here, with the kernel's reason (a probe on the first
+ * online CPU), or the energy source it lacks.
+ */
+static void setup_metrics(struct stat_run *st)
+{
+	const struct snap_meta *m = &st->src->meta;
+
+	st->out.metrics = st->o.metrics;
+	st->out.nr_metrics = st->o.nr_metrics;
+	st->out.metric_only = st->o.metric_only;
+	for (int k = 0; k < st->o.nr_metrics; k++) {
+		const struct metric_def *d = st->o.metrics[k];
+
+		if (d->energy && !m->energy_on)
+			pr_warn("metric %s is <not supported>: no energy source (--energy)",
+				d->name);
+		for (int i = 0; i < METRIC_MAX_INPUTS && d->events[i]; i++) {
+			const struct pmu_event *e = metric__event(st, d->events[i]);
+			int err, cpu = sched_getcpu();	/* one online */
+
+			if (e && st->out.ev[e - st->events.ev].supported)
+				continue;
+			err = e ? pmu_event__probe(e, cpu < 0 ? 0 : cpu) : -ENOENT;
+			pr_warn("metric %s is <not supported>: '%s' cannot be counted here (%s)",
+				d->name, d->events[i], err ? pmu_event__strerror(err) :
+				"not counted by this source");
+			break;
+		}
+	}
 }
 
 static void setup_energy(struct stat_run *st)
@@ -230,6 +278,7 @@ int stat__setup(struct stat_run *st)
 		return ret;
 	setup_events(st);
 	setup_energy(st);
+	setup_metrics(st);
 	setup_sched(st);
 	setup_ctx(st);
 	if (setup_places(st))

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # bash completion for emon-perf: subcommands, each one's options (read
 # from its own --help, so they stay true), event names for -e (from
-# 'emon-perf list': the ones this machine counts), cgroup paths for -G
+# 'emon-perf list': the ones this machine counts), metrics for -M (from
+# 'emon-perf list metrics'), cgroup paths for -G
 # (from the cgroup2 mount), scopes for --by, energy sources, top's views,
 # files, and for report --prometheus a URL's scheme and durations for
 # --range, --step.
@@ -82,6 +83,9 @@ _emon_perf()
 	-e | --event | --split-by)
 		_emon_perf_list "$(_emon_perf_events "$prog")"
 		[ "$prev" = --split-by ] && compopt +o nospace 2>/dev/null
+		return ;;
+	-M | --metrics)	# the names 'list metrics' prints
+		_emon_perf_list "$("$prog" list metrics 2>/dev/null | awk 'NR > 1 { print $1 }')"
 		return ;;
 	-G | --cgroup | --for-each-cgroup)
 		_emon_perf_list "$(_emon_perf_cgroups)"

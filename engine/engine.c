@@ -207,14 +207,15 @@ static int setup_events(struct engine *e, struct session_opts *so)
 		pr_err("%s", err);
 		return ret;
 	}
+	ret = pmu_event_list__open(&e->events, e->ncpus, e->online, err,
+				   sizeof(err));
+	if (ret) {
+		pr_err("%s", err);
+		return open_err(ret);
+	}
 	for (int i = 0; i < e->events.nr; i++) {
 		struct pmu_event *ev = &e->events.ev[i];
 
-		ret = pmu_event__open(ev, e->ncpus, e->online, err, sizeof(err));
-		if (ret) {
-			pr_err("%s", err);
-			return open_err(ret);
-		}
 		if (!ev->supported) {
 			pr_debug("%s: %s", ev->name, pmu_event__strerror(ev->open_err));
 			snprintf(m->unsup_name[m->nr_unsup++], SNAP_EVENT_NAME_LEN,

@@ -59,6 +59,16 @@ static bool is_socket(const char *path)
 	return !stat(path, &st) && S_ISSOCK(st.st_mode);
 }
 
+/* A {group} asks for events the kernel schedules together: the
+ * daemon's are opened one by one, so a group needs own events. */
+static bool event_list__has_group(const struct pmu_event_list *l)
+{
+	for (int i = 0; i < l->nr; i++)
+		if (l->ev[i].group_nr > 1)
+			return true;
+	return false;
+}
+
 /*
  * The daemon, if it can serve this front end: 1, 0 (use an own engine),
  * or -errno, logged (an explicit --socket that cannot serve).
@@ -69,6 +79,7 @@ static int try_daemon(struct source **sp, const struct source_opts *o,
 	const char *path = o->socket ?: getenv(EMON_SOCKET_ENV) ?: EMON_DEFAULT_SOCKET;
 	const char *missing = NULL;
 	struct source *s;
+	bool grouped;
 	char why[512];
 	int err;
 
@@ -97,13 +108,16 @@ static int try_daemon(struct source **sp, const struct source_opts *o,
 		s->ops->close(s);
 		return -EINVAL;
 	}
-	if (missing || o->own_options || (o->tree && s->meta.max_trees < 1) ||
+	grouped = event_list__has_group(l);
+	if (missing || grouped || o->own_options ||
+	    (o->tree && s->meta.max_trees < 1) ||
 	    s->meta.no_scale != o->eng.no_scale ||
 	    (o->eng.sched && (!s->meta.sched_on ||
 			      (!o->no_hist && s->meta.sched_ms != o->eng.sched_ms)))) {
 		pr_warn("the daemon (pid %u, %s) %s: counting with own events",
 			s->meta.pid, path,
 			missing ? "does not count an event asked for" :
+			grouped ? "does not count event groups" :
 			o->own_options ? "does not take the energy options given" :
 			s->meta.no_scale != o->eng.no_scale ?
 			(o->eng.no_scale ? "scales multiplexed counts (no --no-scale)" :

@@ -394,7 +394,10 @@ static int spec__explain_empty(const char *spec, const char *end, int i,
 	return -EINVAL;
 }
 
-/* The comma ending the event at p: none inside a PMU's /terms,.../ */
+/*
+ * The comma ending the event at p: none inside a PMU's /terms,.../ (a
+ * group's braces do not hide theirs: each member is an element)
+ */
 static const char *spec__next_comma(const char *p)
 {
 	bool in_terms = false;
@@ -408,18 +411,146 @@ static const char *spec__next_comma(const char *p)
 	return NULL;
 }
 
+/* An event list split up: names, and the {group} each one is in */
+struct spec_names {
+	char name[EMON_MAX_EVENTS][PMU_EVENT_NAME_LEN];
+	int group[EMON_MAX_EVENTS];	/* index of its group's first, or -1 */
+	int open;			/* first of the group not closed yet, or -1 */
+	int max;			/* entries to fill */
+};
+
 /*
- * Split spec at commas into names[max], whitespace trimmed. Counts every
- * element in *nr, even past max, so that the caller can say how many were
- * given.
+ * perf's {a,b}:mods: the modifiers apply to every event of the group
+ * (cycles:u; after a PMU's last slash, cpu/cycles/u). Only u, k, h.
  */
-static int spec__split(const char *spec, char (*names)[PMU_EVENT_NAME_LEN],
-		       int max, int *nr, char *err, size_t errlen)
+static int spec__group_modifiers(struct spec_names *sn, int first, int last,
+				 const char *mod, const char *spec,
+				 char *err, size_t errlen)
+{
+	size_t n = strlen(mod), len;
+
+	if (!n)
+		return 0;
+	if (*mod != ':' || n < 2 || strspn(mod + 1, PERF_MODIFIERS) != n - 1) {
+		snprintf(err, errlen,
+			 "bad group modifier '%s' in event list '%s' (u, k, h after a colon)",
+			 mod, spec);
+		return -EINVAL;
+	}
+	for (int i = first; i <= last && i < sn->max; i++) {
+		char *name = sn->name[i];
+
+		len = strlen(name);
+		if (len + n >= PMU_EVENT_NAME_LEN) {
+			snprintf(err, errlen,
+				 "event name too long: '%.32s...' (at most %d characters)",
+				 name, PMU_EVENT_NAME_LEN - 1);
+			return -EINVAL;
+		}
+		strcpy(name + len, name[len - 1] == '/' ? mod + 1 : mod);
+	}
+	return 0;
+}
+
+/*
+ * The braces of element i, p[0..*len): a '{' first opens a group, a '}'
+ * closes it, its modifiers after it into mod (empty: none). Takes them
+ * off p and *len; *closes says whether this element ends a group.
+ */
+static int spec__braces(struct spec_names *sn, int i, const char **p,
+			size_t *len, char *mod, size_t modlen, bool *closes,
+			const char *spec, char *err, size_t errlen)
+{
+	const char *close;
+	size_t n;
+
+	*closes = false;
+	mod[0] = '\0';
+	if (**p == '{') {
+		if (sn->open >= 0)
+			goto nested;
+		sn->open = i;
+		(*p)++;
+		(*len)--;
+	}
+	if (memchr(*p, '{', *len))
+		goto nested;
+	close = memchr(*p, '}', *len);
+	if (!close)
+		return 0;
+	if (sn->open < 0) {
+		snprintf(err, errlen, "'}' without '{' in event list '%s'", spec);
+		return -EINVAL;
+	}
+	n = *p + *len - close - 1;
+	while (n && isspace((unsigned char)close[n]))
+		n--;
+	snprintf(mod, modlen, "%.*s", (int)n, close + 1);
+	*len = close - *p;
+	*closes = true;
+	return 0;
+nested:
+	snprintf(err, errlen,
+		 "misplaced '{' in event list '%s' (groups do not nest)", spec);
+	return -EINVAL;
+}
+
+/* Element i, p[0..len) trimmed, into sn; 0 or -EINVAL with err set */
+static int spec__element(struct spec_names *sn, int i, const char *p,
+			 size_t len, const char *spec, const char *end,
+			 char *err, size_t errlen)
+{
+	char mod[PMU_EVENT_NAME_LEN];
+	bool closes;
+	int ret, first;
+
+	ret = spec__braces(sn, i, &p, &len, mod, sizeof(mod), &closes, spec,
+			   err, errlen);
+	if (ret)
+		return ret;
+	while (len && isspace((unsigned char)*p)) {
+		p++;
+		len--;
+	}
+	while (len && isspace((unsigned char)p[len - 1]))
+		len--;
+	if (!len && (closes || sn->open == i)) {
+		snprintf(err, errlen, "empty event name in a group of event list '%s'",
+			 spec);
+		return -EINVAL;
+	}
+	if (!len)
+		return spec__explain_empty(spec, end, i, err, errlen);
+	if (len >= PMU_EVENT_NAME_LEN) {
+		snprintf(err, errlen,
+			 "event name too long: '%.32s...' (at most %d characters)",
+			 p, PMU_EVENT_NAME_LEN - 1);
+		return -EINVAL;
+	}
+	if (i < sn->max) {
+		memcpy(sn->name[i], p, len);
+		sn->name[i][len] = '\0';
+		sn->group[i] = sn->open;
+	}
+	if (!closes)
+		return 0;
+	first = sn->open;
+	sn->open = -1;
+	return spec__group_modifiers(sn, first, i, mod, spec, err, errlen);
+}
+
+/*
+ * Split spec at commas into sn's names, whitespace trimmed, the braces of
+ * groups taken off. Counts every element in *nr, even past sn->max, so
+ * that the caller can say how many were given.
+ */
+static int spec__split(const char *spec, struct spec_names *sn, int *nr,
+		       char *err, size_t errlen)
 {
 	const char *p = spec, *end, *next;
-	size_t len;
 	int ret = 0, i;
 
+	sn->open = -1;
 	for (i = 0; ; i++) {
 		end = spec__next_comma(p);
 		next = end ? end + 1 : NULL;
@@ -427,27 +558,17 @@ static int spec__split(const char *spec, char (*names)[PMU_EVENT_NAME_LEN],
 			end = p + strlen(p);
 		while (p < end && isspace((unsigned char)*p))
 			p++;
-		len = end - p;
-		while (len && isspace((unsigned char)p[len - 1]))
-			len--;
-		if (!len) {
-			ret = spec__explain_empty(spec, end, i, err, errlen);
+		ret = spec__element(sn, i, p, end - p, spec, end, err, errlen);
+		if (ret)
 			goto out;
-		}
-		if (len >= PMU_EVENT_NAME_LEN) {
-			ret = -EINVAL;
-			snprintf(err, errlen,
-				 "event name too long: '%.32s...' (at most %d characters)",
-				 p, PMU_EVENT_NAME_LEN - 1);
-			goto out;
-		}
-		if (i < max) {
-			memcpy(names[i], p, len);
-			names[i][len] = '\0';
-		}
 		if (!next)
 			break;
 		p = next;
+	}
+	if (sn->open >= 0) {
+		ret = -EINVAL;
+		snprintf(err, errlen, "'{' without '}' in event list '%s'", spec);
+		goto out;
 	}
 	*nr = i + 1;
 out:
@@ -480,10 +601,24 @@ out:
 	return ret;
 }
 
+/* The groups of names into the events resolved from them, at base */
+static void event_list__set_groups(struct pmu_event_list *l,
+				   const struct spec_names *sn, int nr)
+{
+	for (int i = 0; i < nr; i++) {
+		struct pmu_event *e = &l->ev[l->nr + i];
+
+		e->group_off = sn->group[i] < 0 ? 0 : sn->group[i] - i;
+		e->group_nr = 1;
+		if (sn->group[i] >= 0)
+			e[e->group_off].group_nr = i - sn->group[i] + 1;
+	}
+}
+
 int pmu_event_list__parse(struct pmu_event_list *l, const char *spec,
 			  char *err, size_t errlen)
 {
-	char names[EMON_MAX_EVENTS][PMU_EVENT_NAME_LEN];
+	struct spec_names sn;
 	int ret, i, nr = 0;
 
 	if (!spec) {
@@ -491,8 +626,8 @@ int pmu_event_list__parse(struct pmu_event_list *l, const char *spec,
 		snprintf(err, errlen, "empty event list");
 		goto out;
 	}
-	ret = spec__split(spec, names, EMON_MAX_EVENTS - l->nr, &nr,
-			  err, errlen);
+	sn.max = EMON_MAX_EVENTS - l->nr;
+	ret = spec__split(spec, &sn, &nr, err, errlen);
 	if (ret)
 		goto out;
 	if (l->nr + nr > EMON_MAX_EVENTS) {
@@ -503,7 +638,7 @@ int pmu_event_list__parse(struct pmu_event_list *l, const char *spec,
 	}
 	/* resolve into the free slots; l->nr moves only when all are good */
 	for (i = 0; i < nr; i++) {
-		ret = pmu_event__resolve(&l->ev[l->nr + i], names[i],
+		ret = pmu_event__resolve(&l->ev[l->nr + i], sn.name[i],
 					 err, errlen);
 		if (ret)
 			goto out;
@@ -511,6 +646,7 @@ int pmu_event_list__parse(struct pmu_event_list *l, const char *spec,
 		if (ret)
 			goto out;
 	}
+	event_list__set_groups(l, &sn, nr);
 	l->nr += nr;
 out:
 	return ret;

@@ -60,6 +60,14 @@ struct pmu_event {
 	int open_err;		/* -errno of the first failed open, or 0 */
 	int *fds;		/* [ncpus possible], -1 where not open */
 	int nr_fds;		/* entries in fds: ncpus given to open */
+	/*
+	 * perf's {a,b} groups: the offset (<= 0) from this event to the
+	 * first of its group in the list, and on that first one how many
+	 * the group has (1: in no group). Offsets, not pointers: a list can
+	 * be copied.
+	 */
+	int group_off;
+	int group_nr;
 };
 
 struct pmu_event_list {
@@ -69,10 +77,12 @@ struct pmu_event_list {
 
 /*
  * Parse a comma-separated event list ("cycles,instructions:u,cpu-clock",
- * "INST_RETIRED:ANY_P", "r01c2") and resolve every name with libpfm4.
- * Appends to l, all or nothing: on error l->nr is unchanged. Returns 0, or
- * -EINVAL / -E2BIG with a one-line message naming the culprit in err
- * ("unknown event 'foo'", "too many events: 9 given, at most 8").
+ * "INST_RETIRED:ANY_P", "r01c2", perf's groups "{cycles,instructions}:u")
+ * and resolve every name with libpfm4. Each member of a group counts
+ * against EMON_MAX_EVENTS. Appends to l, all or nothing: on error l->nr
+ * is unchanged. Returns 0, or -EINVAL / -E2BIG with a one-line message
+ * naming the culprit in err ("unknown event 'foo'", "too many events: 9
+ * given, at most 8").
  */
 int pmu_event_list__parse(struct pmu_event_list *l, const char *spec,
 			  char *err, size_t errlen);
@@ -119,9 +129,28 @@ int pmu_event__open(struct pmu_event *e, int ncpus, const bool *online,
 void pmu_event__close(struct pmu_event *e);
 
 /*
+ * pmu_event__open() for each event of l, a group's members on each CPU
+ * with the fd of its leader (the group's first event that has a counter)
+ * as group_fd, so that the kernel schedules them together, as perf does.
+ * A group one of whose events cannot be counted is <not supported> as a
+ * whole: every one of its events is closed, !supported, and carries that
+ * event's open_err. Returns 0 or the first -errno (err says it).
+ */
+int pmu_event_list__open(struct pmu_event_list *l, int ncpus,
+			 const bool *online, char *err, size_t errlen);
+
+/*
+ * The event whose enabled and running times scale e's count: its
+ * group's leader (members are scheduled with it, one pair for all), e
+ * itself outside a group or when it leads.
+ */
+const struct pmu_event *pmu_event__scale_leader(const struct pmu_event *e);
+
+/*
  * cpu came (back) online: close e's event there, if any, and open a new
  * one with the same attr (nothing for an event counted from the switch,
- * or on a CPU whose PMU cannot count it). An event whose CPU went offline never counts
+ * or on a CPU whose PMU cannot count it); a group's member joins its
+ * leader's new one there, so leaders are reopened first. An event whose CPU went offline never counts
  * again, even once the CPU is back. Returns 0 or -errno (-ENODEV: cpu is
  * offline); fds[cpu] is -1 after a failure.
  */
@@ -151,6 +180,8 @@ struct pmu_sys_ops {
 	int (*open)(const struct perf_event_attr *attr, pid_t pid, int cpu,
 		    int group_fd, unsigned long flags);
 	int (*close)(int fd);
+	/* PERF_EVENT_IOC_ENABLE: a group's leader once its members joined */
+	int (*enable)(int fd);
 };
 
 /* NULL: the system calls again */

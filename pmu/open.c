@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "common/log.h"
@@ -23,9 +24,15 @@ static int sys_perf_event_open(const struct perf_event_attr *attr, pid_t pid,
 	return syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
 }
 
+static int sys_perf_event_enable(int fd)
+{
+	return ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+}
+
 static const struct pmu_sys_ops sys_ops_default = {
 	.open = sys_perf_event_open,
 	.close = close,
+	.enable = sys_perf_event_enable,
 };
 static const struct pmu_sys_ops *sys_ops = &sys_ops_default;
 
@@ -89,11 +96,88 @@ const struct perf_event_attr *pmu_event__attr_on(const struct pmu_event *e,
 	return *err ? NULL : &e->variant[v].attr;
 }
 
-static int event__open_cpu(const struct perf_event_attr *attr, int cpu)
+/* The last of e's group to join its leader's perf_events, NULL if none */
+static const struct pmu_event *group__last_member(const struct pmu_event *e)
 {
-	int fd = sys_ops->open(attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	const struct pmu_event *first = e + e->group_off, *lead = NULL;
+	const struct pmu_event *last = NULL;
 
+	for (int i = 0; i < first->group_nr; i++) {
+		if (!pmu_event__has_counter(first + i))
+			continue;
+		if (lead)
+			last = first + i;
+		else
+			lead = first + i;
+	}
+	return last;
+}
+
+/*
+ * A member joining a per-CPU leader that already counts is not scheduled
+ * until the group is scheduled in again, which for software events (no
+ * rotation) is never: its running time stays 0. As perf does, a leader
+ * with members opens disabled and is enabled once the last one joined.
+ */
+static bool event__opens_disabled(const struct pmu_event *e)
+{
+	return pmu_event__scale_leader(e) == e && pmu_event__has_counter(e) &&
+	       group__last_member(e);
+}
+
+static int event__open_cpu(const struct pmu_event *e,
+			   const struct perf_event_attr *attr, int cpu,
+			   int group_fd)
+{
+	struct perf_event_attr a = *attr;
+	int fd;
+
+	a.disabled = event__opens_disabled(e);
+	fd = sys_ops->open(&a, -1, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : fd;
+}
+
+/* e joined its group on cpu (-1: on every CPU): enable the group if it was the last */
+static int group__enable(const struct pmu_event *e, int cpu)
+{
+	const struct pmu_event *lead = pmu_event__scale_leader(e);
+	int c = cpu < 0 ? 0 : cpu;
+
+	if (group__last_member(e) != e || !sys_ops->enable)
+		return 0;
+	for (; c < lead->nr_fds && (cpu < 0 || c == cpu); c++) {
+		if (lead->fds[c] >= 0 && sys_ops->enable(lead->fds[c]))
+			return -errno;
+	}
+	return 0;
+}
+
+const struct pmu_event *pmu_event__scale_leader(const struct pmu_event *e)
+{
+	const struct pmu_event *first = e + e->group_off;
+
+	if (!pmu_event__has_counter(e))
+		return e;	/* the switch's own: no perf_event, no scaling */
+	for (int i = 0; i < first->group_nr && first + i != e; i++) {
+		if (pmu_event__has_counter(first + i))
+			return first + i;
+	}
+	return e;
+}
+
+/*
+ * The group_fd of e on cpu: -1 for a leader or an event in no group;
+ * -ENOENT for a member whose leader is not open there (nor is it, then).
+ */
+static int event__group_fd(const struct pmu_event *e, int cpu)
+{
+	const struct pmu_event *lead = pmu_event__scale_leader(e);
+
+	if (lead == e)
+		return -1;
+	if (!lead->fds || cpu >= lead->nr_fds || lead->fds[cpu] < 0)
+		return -ENOENT;
+	return lead->fds[cpu];
 }
 
 int pmu_event__probe(const struct pmu_event *e, int cpu)
@@ -106,7 +190,7 @@ int pmu_event__probe(const struct pmu_event *e, int cpu)
 	attr = pmu_event__attr_on(e, cpu, &err);
 	if (!attr)
 		return err;
-	fd = event__open_cpu(attr, cpu);
+	fd = event__open_cpu(e, attr, cpu, -1);
 	if (fd < 0)
 		return fd;
 	sys_ops->close(fd);
@@ -130,7 +214,7 @@ void pmu_event__close(struct pmu_event *e)
 int pmu_event__reopen_cpu(struct pmu_event *e, int cpu)
 {
 	const struct perf_event_attr *attr;
-	int fd, err;
+	int fd, err, group_fd;
 
 	if (!e->fds || cpu < 0 || cpu >= e->nr_fds)
 		return -EINVAL;
@@ -140,13 +224,14 @@ int pmu_event__reopen_cpu(struct pmu_event *e, int cpu)
 	if (!pmu_event__has_counter(e))
 		return 0;
 	attr = pmu_event__attr_on(e, cpu, &err);
-	if (!attr)	/* its PMU cannot count it: as when it was opened */
+	group_fd = event__group_fd(e, cpu);
+	if (!attr || group_fd == -ENOENT)	/* as when it was opened */
 		return 0;
-	fd = event__open_cpu(attr, cpu);
+	fd = event__open_cpu(e, attr, cpu, group_fd);
 	if (fd < 0)
 		return fd;
 	e->fds[cpu] = fd;
-	return 0;
+	return group__enable(e, cpu);
 }
 
 /* Say once, per PMU, which CPUs miss the counts of a supported event. */
@@ -178,11 +263,14 @@ static int event__open_on(struct pmu_event *e, int cpu, bool *opened,
 {
 	const struct perf_event_attr *attr;
 	int v = event__variant_of(e, cpu), fd, ret;
+	int group_fd = event__group_fd(e, cpu);
 
 	if (e->nr_variants && (v < 0 || e->variant[v].open_err))
 		return 0;	/* no PMU here, or one known not to count it */
+	if (group_fd == -ENOENT)
+		return 0;	/* its leader does not count here */
 	attr = v < 0 ? &e->attr : &e->variant[v].attr;
-	fd = event__open_cpu(attr, cpu);
+	fd = event__open_cpu(e, attr, cpu, group_fd);
 	if (fd >= 0) {
 		e->fds[cpu] = fd;
 		opened[v + 1] = true;
@@ -275,6 +363,61 @@ out:
 				sys_ops->close(e->fds[cpu]);
 			e->fds[cpu] = -1;
 		}
+	}
+	return ret;
+}
+
+/*
+ * One event of e's group could not be opened: perf fails the whole
+ * group, so each of its events is <not supported> for that reason, its
+ * fds closed (an array of -1 kept, or made for those not opened yet).
+ */
+static int group__fail(struct pmu_event *e, int ncpus, char *err,
+		       size_t errlen)
+{
+	struct pmu_event *first = e + e->group_off;
+	int ret = 0;
+
+	for (int i = 0; i < first->group_nr && !ret; i++) {
+		struct pmu_event *m = first + i;
+
+		if (m->fds) {
+			for (int cpu = 0; cpu < m->nr_fds; cpu++) {
+				if (m->fds[cpu] >= 0)
+					sys_ops->close(m->fds[cpu]);
+				m->fds[cpu] = -1;
+			}
+		} else {
+			ret = event__alloc_fds(m, ncpus, err, errlen);
+		}
+		m->supported = false;
+		m->open_err = e->open_err;
+	}
+	if (!ret)
+		pr_debug("group of '%s' <not supported>: '%s' cannot be counted (%s)",
+			 first->name, e->name, pmu_event__strerror(e->open_err));
+	return ret;
+}
+
+int pmu_event_list__open(struct pmu_event_list *l, int ncpus,
+			 const bool *online, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	for (int i = 0; i < l->nr && !ret; i++) {
+		struct pmu_event *e = &l->ev[i], *first = e + e->group_off;
+
+		ret = pmu_event__open(e, ncpus, online, err, errlen);
+		if (!ret && e->supported) {
+			ret = group__enable(e, -1);
+			if (ret)
+				snprintf(err, errlen, "cannot enable the group of '%s': %s",
+					 e->name, pmu_event__strerror(ret));
+		}
+		if (ret || e->supported || first->group_nr < 2)
+			continue;
+		ret = group__fail(e, ncpus, err, errlen);
+		i = first - l->ev + first->group_nr - 1;	/* its last */
 	}
 	return ret;
 }
