@@ -66,8 +66,8 @@ window() {
 runtime() { awk 'NR == 1 { a = $1 } NR == 2 { print $1 - a }' "$1"; }
 "$PERF" stat -x , -e $EV -p "$BURNER" -- sh -c "$(window "$TMP/perf-p.w" 1)" 2>"$TMP/perf-p.csv" &
 pp=$!
-"$EMON" stat -x , -e $EV -p "$BURNER" -- sh -c "$(window "$TMP/emon-p.w" 1)" \
-	>"$TMP/emon-p.csv" 2>"$TMP/emon-p.err"
+"$EMON" stat -x , -e $EV -p "$BURNER" -o "$TMP/emon-p.csv" -- \
+	sh -c "$(window "$TMP/emon-p.w" 1)" 2>"$TMP/emon-p.err"
 check "-p: exit 0" [ $? -eq 0 ]
 wait "$pp"
 check "-p: as many lines as perf" [ "$(csv_lines "$TMP/emon-p.csv")" = "$(csv_lines "$TMP/perf-p.csv")" ]
@@ -79,7 +79,7 @@ check "-p: perf's within 2% of its own window's, the same truth" near "$p" "$pk"
 check "-p: emon-perf's count and perf's, each over its window's runtime, within 2%" \
 	near "$(awk -v a="$e" -v b="$ek" 'BEGIN { print a / b }')" \
 	"$(awk -v a="$p" -v b="$pk" 'BEGIN { print a / b }')" 2
-"$EMON" stat -e $EV -p "$BURNER" --timeout 300 >"$TMP/emon-p.txt" 2>&1
+"$EMON" stat -e $EV -p "$BURNER" --timeout 300 -o "$TMP/emon-p.txt" 2>/dev/null
 check "-p: perf's header names the process" \
 	grep -q "Performance counter stats for process id '$BURNER':" "$TMP/emon-p.txt"
 
@@ -88,8 +88,8 @@ check "-p: perf's header names the process" \
 "$PERF" stat -x , -e $EV -p "$BURNER" -I 300 --interval-count 3 -- \
 	sh -c "$(window "$TMP/perf-pi.w" 0.9 0.3)" 2>"$TMP/perf-pi.csv" &
 pp=$!
-"$EMON" stat -x , -e $EV -p "$BURNER" -I 300 --interval-count 3 -- \
-	sh -c "$(window "$TMP/emon-pi.w" 0.9 0.3)" >"$TMP/emon-pi.csv" 2>/dev/null
+"$EMON" stat -x , -e $EV -p "$BURNER" -I 300 --interval-count 3 -o "$TMP/emon-pi.csv" -- \
+	sh -c "$(window "$TMP/emon-pi.w" 0.9 0.3)" 2>/dev/null
 check "-p -I --interval-count 3: exit 0" [ $? -eq 0 ]
 wait "$pp"
 check "-p -I --interval-count 3: as many lines as perf (6)" \
@@ -106,7 +106,7 @@ wait "$BURNER" 2>/dev/null
 # --- -C: CPU 1 for 1 s; its task-clock is its wall time ----------------------
 "$PERF" stat -x , -e $EV -C 1 --timeout 1000 2>"$TMP/perf-c.csv" &
 pp=$!
-"$EMON" stat -x , -e $EV -C 1 --timeout 1000 >"$TMP/emon-c.csv" 2>/dev/null
+"$EMON" stat -x , -e $EV -C 1 --timeout 1000 -o "$TMP/emon-c.csv" 2>/dev/null
 check "-C 1: exit 0" [ $? -eq 0 ]
 wait "$pp"
 check "-C 1: as many lines as perf" [ "$(csv_lines "$TMP/emon-c.csv")" = "$(csv_lines "$TMP/perf-c.csv")" ]
@@ -114,16 +114,16 @@ check "-C 1: the same unit and event columns" csv_same_cols "$TMP/emon-c.csv" "$
 e=$(csv_val "$TMP/emon-c.csv" task-clock) p=$(csv_val "$TMP/perf-c.csv" task-clock)
 check "-C 1: task-clock within 2% of perf's" near "$e" "$p" 2
 check "-C 1: task-clock within 2% of one CPU's wall time over the 1 s window" near "$e" 1000000000 2
-"$EMON" stat -x , -e task-clock -C 0,1 --by cpu --timeout 300 >"$TMP/emon-c2.csv" 2>/dev/null
-check "-C 0,1 --by cpu: a row per CPU listed" [ "$(grep -c ',cpu,' "$TMP/emon-c2.csv")" -eq 2 ]
-"$EMON" stat -x , -e task-clock -C 1 --by cpu --timeout 300 >"$TMP/emon-c3.csv" 2>/dev/null
-check "-C 1 --by cpu: CPU 1's row only" [ "$(grep -c ',cpu,' "$TMP/emon-c3.csv")" -eq 1 ] &&
-	grep -q ',cpu,1,' "$TMP/emon-c3.csv"
+"$EMON" stat -x , -e task-clock -C 0,1 --by cpu --timeout 300 -o "$TMP/emon-c2.csv" 2>/dev/null
+check "-C 0,1 --by cpu: a row per CPU listed" [ "$(grep -c '^CPU[0-9]*,' "$TMP/emon-c2.csv")" -eq 2 ]
+"$EMON" stat -x , -e task-clock -C 1 --by cpu --timeout 300 -o "$TMP/emon-c3.csv" 2>/dev/null
+check "-C 1 --by cpu: CPU 1's row only" [ "$(grep -c '^CPU[0-9]*,' "$TMP/emon-c3.csv")" -eq 1 ] &&
+	grep -q '^CPU1,' "$TMP/emon-c3.csv"
 
 # -C with -I and --interval-count
 "$PERF" stat -x , -e $EV -C 0 -I 200 --interval-count 3 2>"$TMP/perf-ci.csv" &
 pp=$!
-"$EMON" stat -x , -e $EV -C 0 -I 200 --interval-count 3 >"$TMP/emon-ci.csv" 2>/dev/null
+"$EMON" stat -x , -e $EV -C 0 -I 200 --interval-count 3 -o "$TMP/emon-ci.csv" 2>/dev/null
 wait "$pp"
 check "-C 0 -I 200 --interval-count 3: as many lines as perf" \
 	[ "$(csv_lines "$TMP/emon-ci.csv")" = "$(csv_lines "$TMP/perf-ci.csv")" ]
@@ -133,7 +133,7 @@ for n in 1 2 3; do
 done
 
 # --- -D: counting starts 200 ms after a 0.6 s burner started ---------------
-"$EMON" stat -x , -e task-clock -D 200 -- "$BURN" 0.6 >"$TMP/emon-d.csv" 2>"$TMP/emon-d.err"
+"$EMON" stat -x , -e task-clock -D 200 -o "$TMP/emon-d.csv" -- "$BURN" 0.6 2>"$TMP/emon-d.err"
 "$PERF" stat -x , -e task-clock -D 200 -- "$BURN" 0.6 2>"$TMP/perf-d.csv"
 check "-D: perf's two lines on stderr" grep -qx "Events enabled" "$TMP/emon-d.err"
 e=$(csv_val "$TMP/emon-d.csv" task-clock) p=$(csv_val "$TMP/perf-d.csv" task-clock)
@@ -148,8 +148,8 @@ mean_times() {
 	awk '{ for (i = 1; i <= 2; i++) { split($i, t, "m"); s += t[1] * 60 + t[2] } }
 		END { printf "%.0f\n", s / (NR / 2) * 1e9 }' "$1"
 }
-"$EMON" stat -x , -e task-clock -r 3 -- bash -c "$RUN_TIMES" "$BURN" "$TMP/emon-r.times" \
-	>"$TMP/emon-r.csv" 2>/dev/null
+"$EMON" stat -x , -e task-clock -r 3 -o "$TMP/emon-r.csv" -- \
+	bash -c "$RUN_TIMES" "$BURN" "$TMP/emon-r.times" 2>/dev/null
 check "-r 3: exit 0" [ $? -eq 0 ]
 "$PERF" stat -x , -e task-clock -r 3 -- bash -c "$RUN_TIMES" "$BURN" "$TMP/perf-r.times" \
 	2>"$TMP/perf-r.csv"
@@ -164,7 +164,7 @@ check "-r 3: perf's within 2% of its runs' mean rusage" near "$p" "$pk" 2
 check "-r 3: emon-perf's mean and perf's, each over its runs' rusage, within 2%" \
 	near "$(awk -v a="$e" -v b="$ek" 'BEGIN { print a / b }')" \
 	"$(awk -v a="$p" -v b="$pk" 'BEGIN { print a / b }')" 2
-"$EMON" stat -e task-clock -r 3 -- "$BURN" 0.1 >"$TMP/emon-r.txt" 2>&1
+"$EMON" stat -e task-clock -r 3 -o "$TMP/emon-r.txt" -- "$BURN" 0.1 2>/dev/null
 check "-r 3: text says (3 runs) and the elapsed time's spread" \
 	grep -q "(3 runs):" "$TMP/emon-r.txt" && grep -qE ' \+- [0-9.]+ seconds time elapsed' "$TMP/emon-r.txt"
 "$EMON" stat -r 2 -- sh -c 'exit 5' >/dev/null 2>&1
@@ -176,14 +176,14 @@ if serve_start "$TMP/d.sock" "$TMP/serve.log" -e task-clock,context-switches; th
 	BURNER=$!
 	BG_PIDS+=("$BURNER")
 	sleep 0.2
-	"$EMON" stat --socket "$TMP/d.sock" -x , -e $EV -p "$BURNER" -- \
-		sh -c "$(window "$TMP/emon-pd.w" 1)" >"$TMP/emon-pd.csv" 2>"$TMP/emon-pd.err"
+	"$EMON" stat --socket "$TMP/d.sock" -x , -e $EV -p "$BURNER" -o "$TMP/emon-pd.csv" -- \
+		sh -c "$(window "$TMP/emon-pd.w" 1)" 2>"$TMP/emon-pd.err"
 	check "attached -p: exit 0, attached" [ $? -eq 0 ] && grep -qi "attached\|daemon" "$TMP/emon-pd.err"
 	e=$(csv_val "$TMP/emon-pd.csv" task-clock) ek=$(runtime "$TMP/emon-pd.w")
 	check "attached -p: task-clock within 2% of the burner's schedstat runtime" near "$e" "$ek" 2
 	kill "$BURNER" 2>/dev/null
 	wait "$BURNER" 2>/dev/null
-	"$EMON" stat --socket "$TMP/d.sock" -x , -e $EV -C 1 --timeout 1000 >"$TMP/emon-cd.csv" 2>/dev/null
+	"$EMON" stat --socket "$TMP/d.sock" -x , -e $EV -C 1 --timeout 1000 -o "$TMP/emon-cd.csv" 2>/dev/null
 	e=$(csv_val "$TMP/emon-cd.csv" task-clock)
 	check "attached -C 1: task-clock within 2% of one CPU's second" near "$e" 1000000000 2
 	kill "$DPID"
