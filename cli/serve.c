@@ -461,7 +461,7 @@ static int serve_setup(struct serve *sv)
 		return 1;
 	ret = server__open(&sv->srv, &so, sv->e, sv->hello, hello_len);
 	if (ret)
-		return ret;
+		return cli__exit_status(ret);	/* a live daemon there: 1 */
 	if (sv->o.threads) {
 		struct selfmon_opts to = {
 			.max_threads = sv->o.threads,
@@ -472,7 +472,7 @@ static int serve_setup(struct serve *sv)
 		/* after the socket: a live daemon there keeps its pin */
 		ret = selfmon__open(&sv->self, &to, sv->e);
 		if (ret)
-			return ret;
+			return cli__exit_status(ret);
 		server__set_self(sv->srv, sv->self);
 	}
 	if (metrics__new(&sv->metrics, &mo))

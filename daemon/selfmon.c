@@ -38,6 +38,7 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
+#include "daemon/dirs.h"
 #include "daemon/selfmon.h"
 #include "common/log.h"
 
@@ -85,7 +86,7 @@ static int selfmon__bpffs(const char *dir)
 	p = strrchr(parent, '/');
 	if (!p || p == parent) {
 		pr_err("bad --pin-dir '%s': a directory to make on a bpf file system", dir);
-		return 2;
+		return -EINVAL;
 	}
 	*p = '\0';
 	if (on_bpffs(parent))
@@ -97,7 +98,7 @@ static int selfmon__bpffs(const char *dir)
 	}
 	pr_err("bad --pin-dir '%s': %s is not a bpf file system (mount -t bpf bpf %s)",
 	       dir, parent, parent);
-	return 2;
+	return -EINVAL;
 }
 
 /* Make the directory and pin the array in it, for the group to read. */
@@ -105,30 +106,27 @@ static int selfmon__pin(struct selfmon *s, gid_t gid)
 {
 	int err;
 
-	if (mkdir(s->dir, 0750)) {
-		if (errno != EEXIST) {
-			pr_err("cannot make %s: %s", s->dir, strerror(errno));
-			return 1;
-		}
-	} else {
-		s->made_dir = true;
-	}
+	/* bpffs is often 1777: another user may have made it first */
+	err = dirs__make_own(s->dir, 0700, "the pin directory (--pin-dir)", &s->made_dir);
+	if (err)
+		return err;
 	/* one left by a daemon that was killed: this socket's is ours now,
 	 * and so is its directory, removed at exit as if we had made it */
 	if (!unlink(s->pin)) {
 		pr_debug("%s: left by a daemon that did not end cleanly: replaced", s->pin);
 		s->made_dir = true;
 	}
-	err = bpf_obj_pin(s->slots_fd, s->pin);
-	if (err) {
-		pr_err("cannot pin the thread slots at %s: %s", s->pin, strerror(errno));
-		return 1;
+	if (bpf_obj_pin(s->slots_fd, s->pin)) {
+		err = -errno;
+		pr_err("cannot pin the thread slots at %s: %s", s->pin, strerror(-err));
+		return err;
 	}
 	s->pinned = true;
 	if (chmod(s->dir, 0750) || chmod(s->pin, 0440) ||
 	    (gid != (gid_t)-1 && (chown(s->dir, -1, gid) || chown(s->pin, -1, gid)))) {
-		pr_err("cannot give %s to --socket-group: %s", s->dir, strerror(errno));
-		return 1;
+		err = -errno;
+		pr_err("cannot give %s to --socket-group: %s", s->dir, strerror(-err));
+		return err;
 	}
 	return 0;
 }
@@ -136,22 +134,26 @@ static int selfmon__pin(struct selfmon *s, gid_t gid)
 static int selfmon__map(struct selfmon *s)
 {
 	long page = sysconf(_SC_PAGESIZE);
+	int err;
 
 	if (bpf_map_freeze(s->slots_fd)) {
-		pr_err("cannot freeze the thread slots: %s", strerror(errno));
-		return 1;
+		err = -errno;
+		pr_err("cannot freeze the thread slots: %s", strerror(-err));
+		return err;
 	}
 	s->len = ((size_t)s->nr * sizeof(*s->mem) + page - 1) / page * page;
 	s->mem = mmap(NULL, s->len, PROT_READ, MAP_SHARED, s->slots_fd, 0);
 	if (s->mem == MAP_FAILED) {
+		err = -errno;
 		s->mem = NULL;
-		pr_err("cannot mmap the thread slots: %s", strerror(errno));
-		return 1;
+		pr_err("cannot mmap the thread slots: %s", strerror(-err));
+		return err;
 	}
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epfd < 0) {
-		pr_err("epoll: %s", strerror(errno));
-		return 1;
+		err = -errno;
+		pr_err("epoll: %s", strerror(-err));
+		return err;
 	}
 	return 0;
 }
@@ -160,11 +162,14 @@ static int selfmon__map(struct selfmon *s)
 static int selfmon__check_kernel(void)
 {
 	int fd = syscall(SYS_pidfd_open, (pid_t)syscall(SYS_gettid), PIDFD_THREAD);
+	int err;
 
 	if (fd < 0) {
+		err = -errno;
 		pr_err("--threads needs pidfds of threads (Linux 6.9 or later): %s",
-		       strerror(errno));
-		return 1;
+		       strerror(-err));
+		/* not bad input: the kernel lacks it */
+		return err == -EINVAL ? -EOPNOTSUPP : err;
 	}
 	close(fd);
 	return 0;
@@ -180,7 +185,7 @@ int selfmon__open(struct selfmon **sp, const struct selfmon_opts *o,
 	*sp = NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return 1;
+		return -ENOMEM;
 	s->nr = o->max_threads;
 	s->epfd = -1;
 	s->nr_events = m->nr_events;
@@ -192,10 +197,12 @@ int selfmon__open(struct selfmon **sp, const struct selfmon_opts *o,
 	snprintf(s->dir, sizeof(s->dir), "%s", o->pin_dir);
 	snprintf(s->pin, sizeof(s->pin), "%s/self_slots", o->pin_dir);
 	s->own = calloc(s->nr, sizeof(*s->own));
-	if (!s->own || engine__self_maps(e, &s->slots_fd, &s->task_fd, &s->ctl_fd)) {
+	ret = s->own ? engine__self_maps(e, &s->slots_fd, &s->task_fd, &s->ctl_fd) : -ENOMEM;
+	if (ret) {
+		pr_err("cannot set up the thread slots: %s", strerror(-ret));
 		free(s->own);
 		free(s);
-		return 1;
+		return ret;
 	}
 	for (__u32 i = 0; i < s->nr; i++)
 		s->own[i].pidfd = -1;

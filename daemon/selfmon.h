@@ -24,7 +24,8 @@ struct selfmon_opts {
 struct selfmon;
 
 /* Pin the slots (mounting bpffs on /sys/fs/bpf when nothing is there).
- * Errors printed; 0, 1 runtime failure, 2 bad input. */
+ * 0, or -errno with the culprit logged: -EINVAL a --pin-dir not on a
+ * bpffs, -EPERM/-ENOTDIR a pin directory not the daemon's. */
 int selfmon__open(struct selfmon **sp, const struct selfmon_opts *o,
 		  const struct engine *e);
 /* Every slot marked gone (readers then fail cleanly), the pin and its

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include "daemon/dirs.h"
 #include "daemon/server_int.h"
 #include "common/log.h"
 
@@ -336,12 +337,12 @@ __u64 server__flushes(const struct server *s)
 }
 
 /* mkdir -p of the socket's directory, 0750, owned by gid when given;
- * 1 when we made it. */
+ * an existing one must be ours (daemon/dirs.h). 1 when we made it. */
 static int make_dir(const char *path, gid_t gid)
 {
-	bool made;
-
 	char dir[108], *p;
+	bool made;
+	int err;
 
 	snprintf(dir, sizeof(dir), "%s", path);
 	p = strrchr(dir, '/');
@@ -352,15 +353,22 @@ static int make_dir(const char *path, gid_t gid)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(dir, 0755) && errno != EEXIST)
-			return -errno;
+		if (mkdir(dir, 0755) && errno != EEXIST) {
+			err = -errno;
+			pr_err("cannot make %s for the socket %s: %s", dir, path,
+			       strerror(-err));
+			return err;
+		}
 		*p = '/';
 	}
-	made = !mkdir(dir, 0750);
-	if (!made && errno != EEXIST)
-		return -errno;
-	if (gid != (gid_t)-1 && chown(dir, -1, gid))
-		return -errno;
+	err = dirs__make_own(dir, 0750, "the socket's directory", &made);
+	if (err)
+		return err;
+	if (gid != (gid_t)-1 && chown(dir, -1, gid)) {
+		err = -errno;
+		pr_err("cannot give %s to --socket-group: %s", dir, strerror(-err));
+		return err;
+	}
 	return made;
 }
 
@@ -396,21 +404,23 @@ static int server__bind(struct server *s, gid_t gid)
 
 	err = make_dir(s->path, gid);
 	s->made_dir = err > 0;
-	if (err < 0) {
-		pr_err("cannot make the socket's directory for %s: %s", s->path, strerror(-err));
-		return 1;
-	}
+	if (err < 0)
+		return err;
 	err = clear_stale(s->path);
 	if (err) {
+		/* EADDRINUSE and EEXIST stay run-time failures (exit 1) */
 		pr_err("%s: %s", s->path, err == -EADDRINUSE ?
 		       "another emon-perf serve answers there" :
 		       err == -EEXIST ? "exists and is not a socket" : strerror(-err));
-		return 1;
+		return err;
 	}
 	strcpy(sa.sun_path, s->path);
 	s->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (s->lfd < 0)
-		return 1;
+	if (s->lfd < 0) {
+		err = -errno;
+		pr_err("cannot make a socket for %s: %s", s->path, strerror(-err));
+		return err;
+	}
 	old = umask(0117);	/* 0660 from its birth */
 	err = bind(s->lfd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
 	umask(old);
@@ -420,7 +430,7 @@ static int server__bind(struct server *s, gid_t gid)
 		err = -errno;
 	if (err) {
 		pr_err("cannot listen on %s: %s", s->path, strerror(-err));
-		return 1;
+		return err;
 	}
 	return 0;
 }
@@ -445,7 +455,7 @@ int server__open(struct server **sp, const struct server_opts *o,
 
 	*sp = NULL;
 	if (!s)
-		return 1;
+		return -ENOMEM;
 	s->o = *o;
 	s->e = e;
 	s->lfd = s->wake_fd = -1;
@@ -456,8 +466,9 @@ int server__open(struct server **sp, const struct server_opts *o,
 	s->c = calloc(o->max_clients, sizeof(*s->c));
 	s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (!s->hello || !s->c || s->wake_fd < 0) {
+		pr_err("cannot set up the socket server: %s", strerror(ENOMEM));
 		server__close(s);
-		return 1;
+		return -ENOMEM;
 	}
 	ret = server__bind(s, o->gid);
 	if (ret) {

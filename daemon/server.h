@@ -32,8 +32,10 @@ struct selfmon;
 /* An absolute path that fits a UNIX socket address: 0, or -EINVAL said. */
 int server__check_path(const char *path);
 /* Bind the socket (a stale one left by a killed daemon is replaced; a
- * live one is an error), path checked first. Errors printed; returns 0
- * or 1. */
+ * live one is an error), path checked first; its directory is made, or
+ * must be the daemon's (daemon/dirs.h). 0, or -errno with the culprit
+ * logged: -EADDRINUSE a live daemon answers there, -EEXIST the path is
+ * no socket, -EPERM/-ENOTDIR a directory not the daemon's. */
 int server__open(struct server **sp, const struct server_opts *o,
 		 struct engine *e, const void *hello, size_t hello_len);
 /* Unlink the socket and close every connection. */
