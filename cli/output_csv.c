@@ -136,18 +136,18 @@ static void csv__energy_line(struct output *o, const char *col[CSV_NR],
 static void csv__row(struct output *o, double t, const struct row *r)
 {
 	const char *col[CSV_NR] = { NULL };
-	char interval[64], label[1024], key[1200];
+	char interval[64], label[1024], key[4096 + 1024];
 	struct row_metrics m;
 	int i;
 
 	snprintf(interval, sizeof(interval), "%.9f", t);
 	col[CSV_INTERVAL] = interval;
 	col[CSV_SCOPE] = scope__name(r->scope);
-	col[CSV_KEY] = r->scope == SCOPE_SYSTEM ? "all" : r->key;
-	if (row__cont_label(r, label, sizeof(label))) {
+	snprintf(key, sizeof(key), "%s", r->scope == SCOPE_SYSTEM ? "all" :
+		 r->key ? r->key : "");
+	if (row__cont_label(r, label, sizeof(label)))
 		snprintf(key, sizeof(key), "%s %s", r->key, label);
-		col[CSV_KEY] = key;
-	}
+	col[CSV_KEY] = output__escape(key, sizeof(key));
 	for (i = 0; i < o->nr_events && i < EMON_MAX_EVENTS; i++)
 		csv__event(o, r, i, col);
 	for (i = 0; o->sched && i < SCHED_NR_FIELDS; i++) {
