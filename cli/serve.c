@@ -55,6 +55,9 @@ struct serve_opts {
 	struct engine_opts eng;
 	const char *socket;
 	gid_t gid;		/* --socket-group, (gid_t)-1: none */
+	gid_t admin_gid;	/* --admin-group, (gid_t)-1: none */
+	double idle_timeout_s;
+	long max_clients_per_uid, max_trees_per_uid, max_threads_per_uid; /* 0: default */
 	const char *listen;
 	const char *web_config;	/* --web-config FILE, NULL: none */
 	struct webcfg web;
@@ -99,6 +102,11 @@ enum {
 	OPT_WEB_CONFIG,
 	OPT_THREADS,
 	OPT_PIN_DIR,
+	OPT_ADMIN_GROUP,
+	OPT_IDLE_TIMEOUT,
+	OPT_MAX_CLIENTS_UID,
+	OPT_MAX_TREES_UID,
+	OPT_MAX_THREADS_UID,
 };
 
 static const struct option long_opts[] = {
@@ -118,6 +126,11 @@ static const struct option long_opts[] = {
 	{ "min-scrape-ms",	required_argument, NULL, OPT_MIN_SCRAPE },
 	{ "threads",		required_argument, NULL, OPT_THREADS },
 	{ "pin-dir",		required_argument, NULL, OPT_PIN_DIR },
+	{ "admin-group",	required_argument, NULL, OPT_ADMIN_GROUP },
+	{ "idle-timeout",	required_argument, NULL, OPT_IDLE_TIMEOUT },
+	{ "max-clients-per-uid", required_argument, NULL, OPT_MAX_CLIENTS_UID },
+	{ "max-trees-per-uid",	required_argument, NULL, OPT_MAX_TREES_UID },
+	{ "max-threads-per-uid", required_argument, NULL, OPT_MAX_THREADS_UID },
 	COMMON_LONG_OPTIONS
 };
 
@@ -146,6 +159,9 @@ RUNTIME_ROOT_USAGE
 "      --socket PATH         the local API's socket (default " EMON_DEFAULT_SOCKET ");\n"
 "                            directory 0750, socket 0660\n"
 "      --socket-group NAME   the group that may use the socket\n"
+"      --admin-group NAME    its members see every process, cgroup and the\n"
+"                            system, as root does; others see their own\n"
+"                            (docs/security.md)\n"
 "      --listen ADDR:PORT    HTTP for /metrics (default " DEFAULT_LISTEN "); none: off.\n"
 "                            Without --web-config any local user can read it;\n"
 "                            a non-loopback address is warned about\n"
@@ -155,6 +171,11 @@ RUNTIME_ROOT_USAGE
 "      --max-series N        /metrics series at most (default 20000): beyond,\n"
 "                            the smallest cgroups fold into cgroup=\"other\"\n"
 "      --max-clients N       socket clients at once (default 1024)\n"
+"      --max-clients-per-uid N  of them one uid's (default a quarter)\n"
+"      --max-trees-per-uid N    command trees one uid follows (default 16 of 64)\n"
+"      --max-threads-per-uid N  thread slots one uid holds (default a quarter)\n"
+"      --idle-timeout S      a client with no whole request S s after it\n"
+"                            connected is closed (default 60)\n"
 "      --max-held-mb MB      memory for answers clients have not read yet\n"
 "                            (default 256): past it, requests wait\n"
 "      --max-keys N          cgroups and processes kept (default 100000)\n"
@@ -175,12 +196,12 @@ RUNTIME_ROOT_USAGE
 }
 
 /* Checked here, before anything is loaded: a bad group is bad input. */
-static int parse_group(const char *name, gid_t *gid)
+static int parse_group(const char *opt, const char *name, gid_t *gid)
 {
 	struct group *g = getgrnam(name);
 
 	if (!g) {
-		pr_err("unknown group '%s' for --socket-group", name);
+		pr_err("unknown group '%s' for %s", name, opt);
 		return -EINVAL;
 	}
 	*gid = g->gr_gid;
@@ -203,7 +224,19 @@ static int serve_opts__one(void *ctx, int c, const char *arg)
 		o->socket = arg;
 		return 0;
 	case OPT_SOCKET_GROUP:
-		return parse_group(arg, &o->gid);
+		return parse_group("--socket-group", arg, &o->gid);
+	case OPT_ADMIN_GROUP:
+		return parse_group("--admin-group", arg, &o->admin_gid);
+	case OPT_IDLE_TIMEOUT:
+		return opts__double("--idle-timeout", arg, 0.1, 86400, &o->idle_timeout_s);
+	case OPT_MAX_CLIENTS_UID:
+		return opts__long("--max-clients-per-uid", arg, 1, 4000, &o->max_clients_per_uid);
+	case OPT_MAX_TREES_UID:
+		return opts__long("--max-trees-per-uid", arg, 1, EMON_MAX_TREES,
+				  &o->max_trees_per_uid);
+	case OPT_MAX_THREADS_UID:
+		return opts__long("--max-threads-per-uid", arg, 1, 1 << 20,
+				  &o->max_threads_per_uid);
 	case OPT_LISTEN:
 		o->listen = arg;
 		return 0;
@@ -292,6 +325,22 @@ static int serve_opts__web(struct serve_opts *o)
 	return 0;
 }
 
+/*
+ * What one uid may hold, by default a quarter of each (at least one):
+ * four tenants at their most still leave room, and one alone cannot
+ * starve the others, root's tools included. Administrators are not
+ * limited: they can stop the daemon anyway.
+ */
+static void serve_opts__shares(struct serve_opts *o)
+{
+	if (!o->max_clients_per_uid)
+		o->max_clients_per_uid = o->max_clients / 4 ?: 1;
+	if (!o->max_trees_per_uid)
+		o->max_trees_per_uid = EMON_MAX_TREES / 4;
+	if (!o->max_threads_per_uid)
+		o->max_threads_per_uid = (o->threads + 3) / 4;
+}
+
 /* 0, 1 after --help, -EINVAL after a one-line error. */
 static int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 {
@@ -300,6 +349,8 @@ static int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	o->socket = EMON_DEFAULT_SOCKET;
 	o->gid = (gid_t)-1;
+	o->admin_gid = (gid_t)-1;
+	o->idle_timeout_s = 60;
 	o->listen = DEFAULT_LISTEN;
 	o->max_series = 20000;
 	o->max_clients = 1024;
@@ -328,6 +379,8 @@ static int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 	o->eng.max_trees = EMON_MAX_TREES;
 	o->eng.max_threads = o->threads;
 	o->eng.name_cgroups = true;
+	o->eng.owners = true;	/* each client sees its own: server_peer.c */
+	serve_opts__shares(o);
 	return 0;
 }
 
@@ -440,6 +493,10 @@ static int serve_setup(struct serve *sv)
 		.request_timeout_s = 5,
 		.answer_timeout_s = 30,
 		.max_held = (size_t)sv->o.max_held_mb << 20,
+		.admin_gid = sv->o.admin_gid,
+		.idle_timeout_s = sv->o.idle_timeout_s,
+		.max_clients_per_uid = sv->o.max_clients_per_uid,
+		.max_trees_per_uid = sv->o.max_trees_per_uid,
 	};
 	struct metrics_opts mo = {
 		.max_series = sv->o.max_series,
@@ -467,6 +524,7 @@ static int serve_setup(struct serve *sv)
 			.max_threads = sv->o.threads,
 			.pin_dir = sv->o.pin_dir,
 			.gid = sv->o.gid,
+			.max_per_uid = sv->o.max_threads_per_uid,
 		};
 
 		/* after the socket: a live daemon there keeps its pin */

@@ -53,10 +53,12 @@
 struct self_owner {
 	int pidfd;		/* -1: the slot is free */
 	pid_t tid, tgid;
+	uid_t uid;		/* the registering client's */
 };
 
 struct selfmon {
 	__u32 nr;
+	__u32 max_per_uid;
 	int slots_fd, task_fd, ctl_fd;	/* the engine's */
 	int epfd;
 	const struct emon_self_slot *mem;
@@ -187,6 +189,7 @@ int selfmon__open(struct selfmon **sp, const struct selfmon_opts *o,
 	if (!s)
 		return -ENOMEM;
 	s->nr = o->max_threads;
+	s->max_per_uid = o->max_per_uid ? o->max_per_uid : o->max_threads;
 	s->epfd = -1;
 	s->nr_events = m->nr_events;
 	for (int i = 0; i < m->nr_events; i++) {
@@ -371,8 +374,19 @@ static int thread_pidfd(pid_t tgid, pid_t tid, char *err, size_t errlen)
 	return fd;
 }
 
-int selfmon__register(struct selfmon *s, pid_t peer, __u32 tid,
-		      struct emon_self_grant *g, int *fd, char *err, size_t errlen)
+/* Slots held by uid's threads. */
+static __u32 selfmon__held_by(const struct selfmon *s, uid_t uid)
+{
+	__u32 n = 0;
+
+	for (__u32 i = 0; i < s->nr; i++)
+		n += s->own[i].pidfd >= 0 && s->own[i].uid == uid;
+	return n;
+}
+
+int selfmon__register(struct selfmon *s, pid_t peer, uid_t uid, bool limited,
+		      __u32 tid, struct emon_self_grant *g, int *fd, char *err,
+		      size_t errlen)
 {
 	struct emon_self_ref ref = { 0 };
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -386,6 +400,11 @@ int selfmon__register(struct selfmon *s, pid_t peer, __u32 tid,
 	if (!tid || tid > INT_MAX || peer <= 0) {
 		snprintf(err, errlen, "bad thread id %u", tid);
 		return -EINVAL;
+	}
+	if (limited && selfmon__held_by(s, uid) >= s->max_per_uid) {
+		snprintf(err, errlen, "uid %u holds %u thread slots, its most "
+			 "(serve --max-threads-per-uid)", (unsigned int)uid, s->max_per_uid);
+		return -EUSERS;
 	}
 	pidfd = thread_pidfd(peer, tid, err, errlen);
 	if (pidfd < 0)
@@ -410,7 +429,8 @@ int selfmon__register(struct selfmon *s, pid_t peer, __u32 tid,
 		snprintf(err, errlen, "cannot give thread %u a slot: %s", tid, strerror(e));
 		return -e;
 	}
-	s->own[i] = (struct self_owner){ .pidfd = pidfd, .tid = tid, .tgid = peer };
+	s->own[i] = (struct self_owner){ .pidfd = pidfd, .tid = tid, .tgid = peer,
+					 .uid = uid };
 	__atomic_store_n(&s->used, s->used + 1, __ATOMIC_RELAXED);
 	selfmon__grant(s, i, g);
 	pr_debug("thread %u of pid %d: slot %d", tid, (int)peer, i);

@@ -23,6 +23,11 @@ struct server_opts {
 	double request_timeout_s;	/* a request must arrive whole within */
 	double answer_timeout_s;	/* an answer must be read within */
 	size_t max_held;		/* bytes of snapshot answers held (0: no bound) */
+	gid_t admin_gid;		/* --admin-group's, (gid_t)-1: none */
+	double idle_timeout_s;		/* a first request must arrive within */
+	/* what one uid may hold (administrators: unlimited) */
+	int max_clients_per_uid;
+	int max_trees_per_uid;
 	struct selfmon *self;		/* thread slots (serve --threads), NULL: none */
 };
 

@@ -88,6 +88,7 @@ static int try_daemon(struct source **sp, const struct source_opts *o,
 	s->req.events = events_mask(s, l, &missing);
 	s->req.scopes = o->scopes;
 	s->req.tree = -1;
+	s->req.flags = o->tree ? EMON_SNAP_REQ_OWN : 0;
 	if (missing || o->own_options || (o->tree && s->meta.max_trees < 1) ||
 	    (o->eng.sched && (!s->meta.sched_on ||
 			      (!o->no_hist && s->meta.sched_ms != o->eng.sched_ms)))) {
