@@ -105,7 +105,7 @@ _emon_perf()
 	--powercap-root | --pin-dir)
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return ;;
-	--socket-group)
+	--socket-group | --admin-group)
 		COMPREPLY=($(compgen -g -- "$cur"))
 		return ;;
 	--prometheus)	# report: the server's URL
@@ -121,6 +121,7 @@ _emon_perf()
 	-I | --interval-print | -x | --field-separator | --timeout | --idle-watts | \
 	--max-cgroups | --max-procs | --listen | --processes | --max-series | \
 	--max-clients | --max-held-mb | --max-keys | --retain | --min-flush-ms | --min-scrape-ms | --top | \
+	--max-clients-per-uid | --max-trees-per-uid | --max-threads-per-uid | --idle-timeout | \
 	-d | --delay | \
 	--end | --match | --threads | --duration)
 		return ;;	# a value of the user's own
