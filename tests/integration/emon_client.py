@@ -6,7 +6,7 @@ Imported by the python parts of serve_bad_input.sh and serve_held.sh
 import socket
 import struct
 
-MAGIC, V = 0x4e4f4d45, 2	# EMON_PROTO_MAGIC, EMON_PROTO_VERSION
+MAGIC, V = 0x4e4f4d45, 3	# EMON_PROTO_MAGIC, EMON_PROTO_VERSION
 HDR = struct.Struct("<IHHII")	# struct emon_msg_hdr
 SNAPSHOT_REQ = 2
 CGROUPS, PROCS = 1, 2		# EMON_SNAP_CGROUPS, EMON_SNAP_PROCS
