@@ -9,30 +9,29 @@
 #include "cli/output.h"
 #include "helpers.h"
 
+/* In, the buffer's size, what it becomes. */
+static const char *const escape_cases[][3] = {
+	{ "plain", "64", "plain" },
+	{ "", "64", "" },
+	{ "/system.slice/serial\\x2dgetty", "64", "/system.slice/serial\\x2dgetty" },
+	{ "\033[2Jx", "64", "\\x1b[2Jx" },
+	{ "a\nb\tc\x7f", "64", "a\\x0ab\\x09c\\x7f" },
+	{ "caf\xc3\xa9", "64", "caf\xc3\xa9" },	/* UTF-8 stays */
+	/* cut to fit: whole escapes only, never half of one */
+	{ "ab\033c", "6", "ab" },
+	{ "ab\033c", "7", "ab\\x1b" },
+	{ "\033\033", "4", "" },
+};
+
 static void test_escape_table(void **state)
 {
-	static const struct {
-		const char *in;
-		size_t size;
-		const char *want;
-	} cases[] = {
-		{ "plain", 64, "plain" },
-		{ "", 64, "" },
-		{ "/system.slice/serial\\x2dgetty", 64, "/system.slice/serial\\x2dgetty" },
-		{ "\033[2Jx", 64, "\\x1b[2Jx" },
-		{ "a\nb\tc\x7f", 64, "a\\x0ab\\x09c\\x7f" },
-		{ "caf\xc3\xa9", 64, "caf\xc3\xa9" },	/* UTF-8 stays */
-		/* cut to fit: whole escapes only, never half of one */
-		{ "ab\033c", 6, "ab" },
-		{ "ab\033c", 7, "ab\\x1b" },
-		{ "\033\033", 4, "" },
-	};
 	char buf[64];
 
 	(void)state;
-	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
-		snprintf(buf, sizeof(buf), "%s", cases[k].in);
-		assert_string_equal(output__escape(buf, cases[k].size), cases[k].want);
+	for (size_t k = 0; k < ARRAY_SIZE(escape_cases); k++) {
+		snprintf(buf, sizeof(buf), "%s", escape_cases[k][0]);
+		assert_string_equal(output__escape(buf, atoi(escape_cases[k][1])),
+				    escape_cases[k][2]);
 	}
 }
 
