@@ -19,7 +19,12 @@
  * the thread's task storage entry (the BPF side's way to find its slot)
  * and sits in an epoll set: when the thread exits, the set becomes
  * readable and the slot is taken back. Slots, pidfds and task storage are
- * all bounded by --threads, so thread churn leaks nothing.
+ * all bounded by --threads, so thread churn leaks nothing, and one uid's
+ * threads hold at most max_per_uid of them.
+ *
+ * Not isolated yet: the fd is of the whole array, so a registered thread
+ * can read every other thread's slot, another user's too
+ * (docs/security.md says what it would take: an array per uid).
  */
 #define _GNU_SOURCE
 #include <errno.h>
