@@ -231,3 +231,36 @@ const struct output_ops output_none_ops = {
 	.interval	= none__interval,
 	.end		= none__end,
 };
+
+static bool byte__is_control(char c)
+{
+	return (unsigned char)c < ' ' || c == 0x7f;
+}
+
+char *output__escape(char *s, size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t len = strlen(s), extra = 0, j;
+
+	for (size_t i = 0; i < len; i++)
+		extra += byte__is_control(s[i]) ? 3 : 0;
+	if (!extra || !size)
+		return s;
+	while (len && len + extra >= size)	/* cut whole bytes, escapes too */
+		extra -= byte__is_control(s[--len]) ? 3 : 0;
+	j = len + extra;
+	s[j] = '\0';
+	for (size_t i = len; i-- > 0;) {
+		unsigned char c = s[i];
+
+		if (!byte__is_control(c)) {
+			s[--j] = c;
+			continue;
+		}
+		s[--j] = hex[c & 15];
+		s[--j] = hex[c >> 4];
+		s[--j] = 'x';
+		s[--j] = '\\';
+	}
+	return s;
+}

@@ -74,6 +74,13 @@ void row__metrics(const struct output *o, const struct row *r,
  * '?' (names are any bytes, and these go to a terminal). NULL: none known.
  */
 const char *row__cont_label(const struct row *r, char *buf, size_t size);
+/*
+ * Names are any bytes (a process names itself, a delegated user makes
+ * cgroups): s's control bytes (< 0x20, 0x7f) become "\xNN" in place,
+ * within size bytes (the end cut to fit), so that text and CSV output
+ * moves no terminal's cursor. Returns s.
+ */
+char *output__escape(char *s, size_t size);
 /* index of the event called name in o->ev, or -1 */
 int output__event_index(const struct output *o, const char *name);
 

@@ -144,7 +144,7 @@ static void csv_line__head(struct csv_line *l, const struct output *o,
 	case SCOPE_PROCESS:
 		snprintf(l->aggr, sizeof(l->aggr), "%s-%s",
 			 r->comm ? r->comm : "", key);
-		csv_line__add(l, l->aggr);
+		csv_line__add(l, output__escape(l->aggr, sizeof(l->aggr)));
 		break;
 	default:
 		break;
@@ -152,20 +152,19 @@ static void csv_line__head(struct csv_line *l, const struct output *o,
 	l->head = l->n;
 }
 
-/* What -G's CGROUP field holds for row r; NULL: the row has none. */
+/* What -G's CGROUP field holds for row r, control bytes escaped (no raw
+ * one reaches a terminal); NULL: the row has none. */
 static const char *csv__cgroup(const struct row *r, char *buf, size_t size)
 {
 	char label[1024];
 
-	if (r->scope == SCOPE_CGROUP)
-		return r->key;
-	if (r->scope != SCOPE_CONTAINER)
+	if (r->scope != SCOPE_CGROUP && r->scope != SCOPE_CONTAINER)
 		return NULL;
-	if (row__cont_label(r, label, sizeof(label)))
+	if (r->scope == SCOPE_CONTAINER && row__cont_label(r, label, sizeof(label)))
 		snprintf(buf, size, "%s %s", r->key, label);
 	else
-		snprintf(buf, size, "%s", r->key);
-	return buf;
+		snprintf(buf, size, "%s", r->key ? r->key : "");
+	return output__escape(buf, size);
 }
 
 /* perf's CSV metric: the text's number, blanks and trailing text cut. */
@@ -314,7 +313,7 @@ static void csv__metrics(struct output *o, const struct row *r, double dt,
 static void csv__extras(struct output *o, double t, double dt,
 			const struct row *r)
 {
-	char buf[1200];
+	char buf[4096];
 	const char *cgroup = csv__cgroup(r, buf, sizeof(buf));
 	struct csv_line l;
 
@@ -339,7 +338,7 @@ static void csv__row(struct output *o, double t, double dt,
 {
 	struct csv_line l;
 	struct row_values rv;
-	char buf[1200];
+	char buf[4096];
 	const char *cgroup = csv__cgroup(r, buf, sizeof(buf));
 	int i;
 

@@ -159,6 +159,7 @@ static void text_row__key(struct text_row *tr)
 		snprintf(buf, size, "%s", key);
 		break;
 	}
+	output__escape(buf, size);
 }
 
 static void text_row__init(struct text_row *tr, struct output *o,

@@ -292,10 +292,9 @@ int stat__setup(struct stat_run *st)
 	st->agg_init = true;
 	/* counting starts here: the first snapshot */
 	ret = st->src->ops->snapshot(st->src, &st->prev);
-	if (ret) {
-		pr_err("taking the first snapshot: %s", strerror(-ret));
-		return 1;
-	}
+	if (ret)	/* a view the daemon refuses is the user's to fix: 2 */
+		return cli__fail(ret, "taking the first snapshot: %s",
+				 st->src->why[0] ? st->src->why : strerror(-ret));
 	return 0;
 }
 

@@ -19,7 +19,12 @@
  * the thread's task storage entry (the BPF side's way to find its slot)
  * and sits in an epoll set: when the thread exits, the set becomes
  * readable and the slot is taken back. Slots, pidfds and task storage are
- * all bounded by --threads, so thread churn leaks nothing.
+ * all bounded by --threads, so thread churn leaks nothing, and one uid's
+ * threads hold at most max_per_uid of them.
+ *
+ * Not isolated yet: the fd is of the whole array, so a registered thread
+ * can read every other thread's slot, another user's too
+ * (docs/security.md says what it would take: an array per uid).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,6 +43,7 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
+#include "daemon/dirs.h"
 #include "daemon/selfmon.h"
 #include "common/log.h"
 
@@ -52,10 +58,12 @@
 struct self_owner {
 	int pidfd;		/* -1: the slot is free */
 	pid_t tid, tgid;
+	uid_t uid;		/* the registering client's */
 };
 
 struct selfmon {
 	__u32 nr;
+	__u32 max_per_uid;
 	int slots_fd, task_fd, ctl_fd;	/* the engine's */
 	int epfd;
 	const struct emon_self_slot *mem;
@@ -85,7 +93,7 @@ static int selfmon__bpffs(const char *dir)
 	p = strrchr(parent, '/');
 	if (!p || p == parent) {
 		pr_err("bad --pin-dir '%s': a directory to make on a bpf file system", dir);
-		return 2;
+		return -EINVAL;
 	}
 	*p = '\0';
 	if (on_bpffs(parent))
@@ -97,7 +105,7 @@ static int selfmon__bpffs(const char *dir)
 	}
 	pr_err("bad --pin-dir '%s': %s is not a bpf file system (mount -t bpf bpf %s)",
 	       dir, parent, parent);
-	return 2;
+	return -EINVAL;
 }
 
 /* Make the directory and pin the array in it, for the group to read. */
@@ -106,24 +114,20 @@ static int selfmon__pin(struct selfmon *s, uid_t uid, gid_t gid)
 	uid_t dir_uid;
 	int err;
 
-	if (mkdir(s->dir, 0750)) {
-		if (errno != EEXIST) {
-			pr_err("cannot make %s: %s", s->dir, strerror(errno));
-			return 1;
-		}
-	} else {
-		s->made_dir = true;
-	}
+	/* bpffs is often 1777: another user may have made it first */
+	err = dirs__make_own(s->dir, 0700, "the pin directory (--pin-dir)", &s->made_dir);
+	if (err)
+		return err;
 	/* one left by a daemon that was killed: this socket's is ours now,
 	 * and so is its directory, removed at exit as if we had made it */
 	if (!unlink(s->pin)) {
 		pr_debug("%s: left by a daemon that did not end cleanly: replaced", s->pin);
 		s->made_dir = true;
 	}
-	err = bpf_obj_pin(s->slots_fd, s->pin);
-	if (err) {
-		pr_err("cannot pin the thread slots at %s: %s", s->pin, strerror(errno));
-		return 1;
+	if (bpf_obj_pin(s->slots_fd, s->pin)) {
+		err = -errno;
+		pr_err("cannot pin the thread slots at %s: %s", s->pin, strerror(-err));
+		return err;
 	}
 	s->pinned = true;
 	/* --user removes what we made at exit */
@@ -131,8 +135,9 @@ static int selfmon__pin(struct selfmon *s, uid_t uid, gid_t gid)
 	if (chmod(s->dir, 0750) || chmod(s->pin, 0440) ||
 	    ((gid != (gid_t)-1 || dir_uid != (uid_t)-1) &&
 	     (chown(s->dir, dir_uid, gid) || chown(s->pin, -1, gid)))) {
-		pr_err("cannot give %s to --socket-group: %s", s->dir, strerror(errno));
-		return 1;
+		err = -errno;
+		pr_err("cannot give %s to --socket-group: %s", s->dir, strerror(-err));
+		return err;
 	}
 	return 0;
 }
@@ -140,22 +145,26 @@ static int selfmon__pin(struct selfmon *s, uid_t uid, gid_t gid)
 static int selfmon__map(struct selfmon *s)
 {
 	long page = sysconf(_SC_PAGESIZE);
+	int err;
 
 	if (bpf_map_freeze(s->slots_fd)) {
-		pr_err("cannot freeze the thread slots: %s", strerror(errno));
-		return 1;
+		err = -errno;
+		pr_err("cannot freeze the thread slots: %s", strerror(-err));
+		return err;
 	}
 	s->len = ((size_t)s->nr * sizeof(*s->mem) + page - 1) / page * page;
 	s->mem = mmap(NULL, s->len, PROT_READ, MAP_SHARED, s->slots_fd, 0);
 	if (s->mem == MAP_FAILED) {
+		err = -errno;
 		s->mem = NULL;
-		pr_err("cannot mmap the thread slots: %s", strerror(errno));
-		return 1;
+		pr_err("cannot mmap the thread slots: %s", strerror(-err));
+		return err;
 	}
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epfd < 0) {
-		pr_err("epoll: %s", strerror(errno));
-		return 1;
+		err = -errno;
+		pr_err("epoll: %s", strerror(-err));
+		return err;
 	}
 	return 0;
 }
@@ -164,11 +173,14 @@ static int selfmon__map(struct selfmon *s)
 static int selfmon__check_kernel(void)
 {
 	int fd = syscall(SYS_pidfd_open, (pid_t)syscall(SYS_gettid), PIDFD_THREAD);
+	int err;
 
 	if (fd < 0) {
+		err = -errno;
 		pr_err("--threads needs pidfds of threads (Linux 6.9 or later): %s",
-		       strerror(errno));
-		return 1;
+		       strerror(-err));
+		/* not bad input: the kernel lacks it */
+		return err == -EINVAL ? -EOPNOTSUPP : err;
 	}
 	close(fd);
 	return 0;
@@ -184,8 +196,9 @@ int selfmon__open(struct selfmon **sp, const struct selfmon_opts *o,
 	*sp = NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return 1;
+		return -ENOMEM;
 	s->nr = o->max_threads;
+	s->max_per_uid = o->max_per_uid ? o->max_per_uid : o->max_threads;
 	s->epfd = -1;
 	s->nr_events = m->nr_events;
 	for (int i = 0; i < m->nr_events; i++) {
@@ -196,10 +209,12 @@ int selfmon__open(struct selfmon **sp, const struct selfmon_opts *o,
 	snprintf(s->dir, sizeof(s->dir), "%s", o->pin_dir);
 	snprintf(s->pin, sizeof(s->pin), "%s/self_slots", o->pin_dir);
 	s->own = calloc(s->nr, sizeof(*s->own));
-	if (!s->own || engine__self_maps(e, &s->slots_fd, &s->task_fd, &s->ctl_fd)) {
+	ret = s->own ? engine__self_maps(e, &s->slots_fd, &s->task_fd, &s->ctl_fd) : -ENOMEM;
+	if (ret) {
+		pr_err("cannot set up the thread slots: %s", strerror(-ret));
 		free(s->own);
 		free(s);
-		return 1;
+		return ret;
 	}
 	for (__u32 i = 0; i < s->nr; i++)
 		s->own[i].pidfd = -1;
@@ -368,8 +383,19 @@ static int thread_pidfd(pid_t tgid, pid_t tid, char *err, size_t errlen)
 	return fd;
 }
 
-int selfmon__register(struct selfmon *s, pid_t peer, __u32 tid,
-		      struct emon_self_grant *g, int *fd, char *err, size_t errlen)
+/* Slots held by uid's threads. */
+static __u32 selfmon__held_by(const struct selfmon *s, uid_t uid)
+{
+	__u32 n = 0;
+
+	for (__u32 i = 0; i < s->nr; i++)
+		n += s->own[i].pidfd >= 0 && s->own[i].uid == uid;
+	return n;
+}
+
+int selfmon__register(struct selfmon *s, pid_t peer, uid_t uid, bool limited,
+		      __u32 tid, struct emon_self_grant *g, int *fd, char *err,
+		      size_t errlen)
 {
 	struct emon_self_ref ref = { 0 };
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -383,6 +409,11 @@ int selfmon__register(struct selfmon *s, pid_t peer, __u32 tid,
 	if (!tid || tid > INT_MAX || peer <= 0) {
 		snprintf(err, errlen, "bad thread id %u", tid);
 		return -EINVAL;
+	}
+	if (limited && selfmon__held_by(s, uid) >= s->max_per_uid) {
+		snprintf(err, errlen, "uid %u holds %u thread slots, its most "
+			 "(serve --max-threads-per-uid)", (unsigned int)uid, s->max_per_uid);
+		return -EUSERS;
 	}
 	pidfd = thread_pidfd(peer, tid, err, errlen);
 	if (pidfd < 0)
@@ -407,7 +438,8 @@ int selfmon__register(struct selfmon *s, pid_t peer, __u32 tid,
 		snprintf(err, errlen, "cannot give thread %u a slot: %s", tid, strerror(e));
 		return -e;
 	}
-	s->own[i] = (struct self_owner){ .pidfd = pidfd, .tid = tid, .tgid = peer };
+	s->own[i] = (struct self_owner){ .pidfd = pidfd, .tid = tid, .tgid = peer,
+					 .uid = uid };
 	__atomic_store_n(&s->used, s->used + 1, __ATOMIC_RELAXED);
 	selfmon__grant(s, i, g);
 	pr_debug("thread %u of pid %d: slot %d", tid, (int)peer, i);

@@ -8,6 +8,7 @@
 #ifndef DAEMON_SELFMON_H
 #define DAEMON_SELFMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include "emon_proto.h"
@@ -20,12 +21,14 @@ struct selfmon_opts {
 	const char *pin_dir;	/* made here, on a bpffs; removed at close */
 	uid_t uid;		/* serve --user's, owns the directory made; 0: none */
 	gid_t gid;		/* --socket-group's, (gid_t)-1: none */
+	__u32 max_per_uid;	/* slots one uid's threads hold, 0: max_threads */
 };
 
 struct selfmon;
 
 /* Pin the slots (mounting bpffs on /sys/fs/bpf when nothing is there).
- * Errors printed; 0, 1 runtime failure, 2 bad input. */
+ * 0, or -errno with the culprit logged: -EINVAL a --pin-dir not on a
+ * bpffs, -EPERM/-ENOTDIR a pin directory not the daemon's. */
 int selfmon__open(struct selfmon **sp, const struct selfmon_opts *o,
 		  const struct engine *e);
 /* Every slot marked gone (readers then fail cleanly), the pin and its
@@ -37,13 +40,15 @@ int selfmon__fd(const struct selfmon *s);
 void selfmon__reap(struct selfmon *s);
 
 /*
- * Give thread tid of process peer (SO_PEERCRED) a slot, or the one it has
- * already. 0 with *g and *fd (read-only, the daemon's: not to be
- * closed), or -errno with a one-line reason in err: -EPERM tid is not a
- * thread of peer, -ESRCH it is gone, -ENOSPC all slots are in use.
+ * Give thread tid of process peer (SO_PEERCRED, of uid) a slot, or the
+ * one it has already; limited: within max_per_uid. 0 with *g and *fd
+ * (read-only, the daemon's: not to be closed), or -errno with a one-line
+ * reason in err: -EPERM tid is not a thread of peer, -ESRCH it is gone,
+ * -ENOSPC all slots are in use, -EUSERS uid's share is.
  */
-int selfmon__register(struct selfmon *s, pid_t peer, __u32 tid,
-		      struct emon_self_grant *g, int *fd, char *err, size_t errlen);
+int selfmon__register(struct selfmon *s, pid_t peer, uid_t uid, bool limited,
+		      __u32 tid, struct emon_self_grant *g, int *fd, char *err,
+		      size_t errlen);
 /* Slots in use (any thread may ask). */
 int selfmon__used(const struct selfmon *s);
 

@@ -7,10 +7,12 @@
  * waiting then share (and /metrics' too, server__request_all); flushes
  * are at least min_flush_s apart, so no client can make the daemon spin.
  * A command tree request is answered at once. Whatever a client does, it
- * costs a bounded amount: its connection is refused beyond max_clients,
- * closed on a request longer than EMON_PROTO_MAX_REQUEST, malformed, or
- * not whole within request_timeout_s, or an answer not read within
- * answer_timeout_s; it holds at most one answer.
+ * costs a bounded amount: its connection is refused beyond max_clients
+ * (or its uid's share of them, max_clients_per_uid), closed when no
+ * request came within idle_timeout_s of its connect, on a request longer
+ * than EMON_PROTO_MAX_REQUEST, malformed, or not whole within
+ * request_timeout_s, or an answer not read within answer_timeout_s; it
+ * holds at most one answer. What it may see is its own (server_peer.c).
  *
  * This file has the socket, the connections and their output;
  * server_request.c reads and acts on requests, server_answer.c answers a
@@ -28,6 +30,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include "daemon/dirs.h"
 #include "daemon/server_int.h"
 #include "common/log.h"
 
@@ -61,6 +64,8 @@ void client__close(struct server *s, int i)
 		s->npending--;
 	if (c->tree >= 0)
 		engine__tree_free(s->e, c->tree);
+	if (c->pidfd >= 0)
+		close(c->pidfd);
 	close(c->fd);
 	payload__put(c->out);
 	free(c);
@@ -169,29 +174,52 @@ int client__error(struct client *c, int err, bool fatal, double now,
 	return client__queue(c, EMON_MSG_ERROR, buf, sizeof(*e) + n + 1, now);
 }
 
+/* An error and a close, before the client has a slot of its own. */
+static void server__refuse(int fd, int err, const char *msg)
+{
+	char buf[sizeof(struct emon_msg_hdr) + sizeof(struct emon_error) + 160];
+	struct emon_msg_hdr *h = (struct emon_msg_hdr *)buf;
+	struct emon_error *e = (struct emon_error *)(h + 1);
+	size_t n = strnlen(msg, sizeof(buf) - sizeof(*h) - sizeof(*e) - 1) + 1;
+
+	*h = (struct emon_msg_hdr){ EMON_PROTO_MAGIC, EMON_PROTO_VERSION,
+				    EMON_MSG_ERROR, sizeof(*e) + n, 0 };
+	e->err = err;
+	memcpy(e + 1, msg, n - 1);
+	((char *)(e + 1))[n - 1] = '\0';
+	if (send(fd, buf, sizeof(*h) + sizeof(*e) + n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		pr_debug("refusing a client: %s", strerror(errno));
+	close(fd);
+}
+
+/* A uid past its share of the connections: one tenant cannot take them all. */
+static bool server__over_share(struct server *s, struct client *c)
+{
+	char msg[160];
+
+	if (c->admin || peer__count(s, c->uid, false) < s->o.max_clients_per_uid)
+		return false;
+	snprintf(msg, sizeof(msg), "uid %u has %d connections, its most "
+		 "(serve --max-clients-per-uid)", (unsigned int)c->uid,
+		 s->o.max_clients_per_uid);
+	pr_debug("client pid %d: %s", (int)c->pid, msg);
+	server__refuse(c->fd, EUSERS, msg);
+	if (c->pidfd >= 0)
+		close(c->pidfd);
+	free(c);
+	return true;
+}
+
 static void server__accept(struct server *s, double now)
 {
 	for (;;) {
-		struct ucred cred;
-		socklen_t len = sizeof(cred);
 		struct client *c;
 		int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK), i;
 
 		if (fd < 0)
 			return;
 		if (s->nr >= s->o.max_clients) {
-			static const char msg[] = "too many clients";
-			char buf[sizeof(struct emon_msg_hdr) + sizeof(struct emon_error) + sizeof(msg)];
-			struct emon_msg_hdr *h = (struct emon_msg_hdr *)buf;
-			struct emon_error *e = (struct emon_error *)(h + 1);
-
-			*h = (struct emon_msg_hdr){ EMON_PROTO_MAGIC, EMON_PROTO_VERSION,
-						    EMON_MSG_ERROR, sizeof(*e) + sizeof(msg), 0 };
-			e->err = EAGAIN;
-			memcpy(e + 1, msg, sizeof(msg));
-			if (send(fd, buf, sizeof(buf), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-				pr_debug("refusing a client: %s", strerror(errno));
-			close(fd);
+			server__refuse(fd, EAGAIN, "too many clients");
 			continue;
 		}
 		c = calloc(1, sizeof(*c));
@@ -202,10 +230,10 @@ static void server__accept(struct server *s, double now)
 		c->fd = fd;
 		c->tree = -1;
 		c->out_fd = -1;
-		if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
-			c->pid = cred.pid;
-			c->uid = cred.uid;
-		}
+		c->conn_t = now;
+		peer__identify(s, c);
+		if (server__over_share(s, c))
+			continue;
 		for (i = 0; s->c[i]; i++)
 			;
 		s->c[i] = c;
@@ -292,7 +320,11 @@ static void server__timeouts(struct server *s, double now)
 
 		if (!c)
 			continue;
-		if (c->in_start && now - c->in_start > s->o.request_timeout_s) {
+		if (!c->spoke && !c->in_start && now - c->conn_t > s->o.idle_timeout_s) {
+			pr_debug("client pid %d: no request in %.0f s: closed",
+				 (int)c->pid, s->o.idle_timeout_s);
+			client__close(s, i);
+		} else if (c->in_start && now - c->in_start > s->o.request_timeout_s) {
 			pr_debug("client pid %d: request not whole after %.0f s: closed",
 				 (int)c->pid, s->o.request_timeout_s);
 			client__close(s, i);
@@ -337,12 +369,12 @@ __u64 server__flushes(const struct server *s)
 
 /* mkdir -p of the socket's directory, 0750, its group gid when given and,
  * when we made it, its owner uid (serve --user, which removes it at
- * exit); 1 when we made it. */
+ * exit); an existing one must be ours (daemon/dirs.h). 1 when we made it. */
 static int make_dir(const char *path, uid_t uid, gid_t gid)
 {
-	bool made;
-
 	char dir[108], *p;
+	bool made;
+	int err;
 
 	snprintf(dir, sizeof(dir), "%s", path);
 	p = strrchr(dir, '/');
@@ -353,20 +385,25 @@ static int make_dir(const char *path, uid_t uid, gid_t gid)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(dir, 0755) && errno != EEXIST)
-			return -errno;
+		if (mkdir(dir, 0755) && errno != EEXIST) {
+			err = -errno;
+			pr_err("cannot make %s for the socket %s: %s", dir, path,
+			       strerror(-err));
+			return err;
+		}
 		*p = '/';
 	}
-	made = !mkdir(dir, 0750);
-	if (!made && errno != EEXIST)
-		return -errno;
-	/* 0750 whatever the umask (systemd's UMask=0077 would make it 0700) */
-	if (made && chmod(dir, 0750))
-		return -errno;
+	err = dirs__make_own(dir, 0750, "the socket's directory", &made);
+	if (err)
+		return err;
 	if (!made || !uid)
 		uid = -1;
-	if ((gid != (gid_t)-1 || uid != (uid_t)-1) && chown(dir, uid, gid))
-		return -errno;
+	if ((gid != (gid_t)-1 || uid != (uid_t)-1) && chown(dir, uid, gid)) {
+		err = -errno;
+		pr_err("cannot give %s to --socket-group or --user: %s", dir,
+		       strerror(-err));
+		return err;
+	}
 	return made;
 }
 
@@ -402,21 +439,23 @@ static int server__bind(struct server *s, uid_t uid, gid_t gid)
 
 	err = make_dir(s->path, uid, gid);
 	s->made_dir = err > 0;
-	if (err < 0) {
-		pr_err("cannot make the socket's directory for %s: %s", s->path, strerror(-err));
-		return 1;
-	}
+	if (err < 0)
+		return err;
 	err = clear_stale(s->path);
 	if (err) {
+		/* EADDRINUSE and EEXIST stay run-time failures (exit 1) */
 		pr_err("%s: %s", s->path, err == -EADDRINUSE ?
 		       "another emon-perf serve answers there" :
 		       err == -EEXIST ? "exists and is not a socket" : strerror(-err));
-		return 1;
+		return err;
 	}
 	strcpy(sa.sun_path, s->path);
 	s->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (s->lfd < 0)
-		return 1;
+	if (s->lfd < 0) {
+		err = -errno;
+		pr_err("cannot make a socket for %s: %s", s->path, strerror(-err));
+		return err;
+	}
 	old = umask(0117);	/* 0660 from its birth */
 	err = bind(s->lfd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
 	umask(old);
@@ -426,7 +465,7 @@ static int server__bind(struct server *s, uid_t uid, gid_t gid)
 		err = -errno;
 	if (err) {
 		pr_err("cannot listen on %s: %s", s->path, strerror(-err));
-		return 1;
+		return err;
 	}
 	return 0;
 }
@@ -451,7 +490,7 @@ int server__open(struct server **sp, const struct server_opts *o,
 
 	*sp = NULL;
 	if (!s)
-		return 1;
+		return -ENOMEM;
 	s->o = *o;
 	s->e = e;
 	s->lfd = s->wake_fd = -1;
@@ -462,8 +501,9 @@ int server__open(struct server **sp, const struct server_opts *o,
 	s->c = calloc(o->max_clients, sizeof(*s->c));
 	s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (!s->hello || !s->c || s->wake_fd < 0) {
+		pr_err("cannot set up the socket server: %s", strerror(ENOMEM));
 		server__close(s);
-		return 1;
+		return -ENOMEM;
 	}
 	ret = server__bind(s, o->uid, o->gid);
 	if (ret) {

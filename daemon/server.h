@@ -24,6 +24,11 @@ struct server_opts {
 	double request_timeout_s;	/* a request must arrive whole within */
 	double answer_timeout_s;	/* an answer must be read within */
 	size_t max_held;		/* bytes of snapshot answers held (0: no bound) */
+	gid_t admin_gid;		/* --admin-group's, (gid_t)-1: none */
+	double idle_timeout_s;		/* a first request must arrive within */
+	/* what one uid may hold (administrators: unlimited) */
+	int max_clients_per_uid;
+	int max_trees_per_uid;
 	struct selfmon *self;		/* thread slots (serve --threads), NULL: none */
 };
 
@@ -33,8 +38,10 @@ struct selfmon;
 /* An absolute path that fits a UNIX socket address: 0, or -EINVAL said. */
 int server__check_path(const char *path);
 /* Bind the socket (a stale one left by a killed daemon is replaced; a
- * live one is an error), path checked first. Errors printed; returns 0
- * or 1. */
+ * live one is an error), path checked first; its directory is made, or
+ * must be the daemon's (daemon/dirs.h). 0, or -errno with the culprit
+ * logged: -EADDRINUSE a live daemon answers there, -EEXIST the path is
+ * no socket, -EPERM/-ENOTDIR a directory not the daemon's. */
 int server__open(struct server **sp, const struct server_opts *o,
 		 struct engine *e, const void *hello, size_t hello_len);
 /* Unlink the socket and close every connection. */

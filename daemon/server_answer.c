@@ -2,8 +2,8 @@
 /*
  * The answers of a flush: every snapshot request waiting then, the
  * clients' and /metrics' (server__request_all, from another thread),
- * shares it, and requests of the same scopes and events share one
- * encoding. Unread answers hold memory, bounded by max_held.
+ * shares it, and requests of the same scopes, events and view
+ * (server_peer.c) share one encoding. Unread answers hold memory, bounded by max_held.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,28 +35,37 @@ bool server__want(const struct server *s)
 	return want;
 }
 
+/* What one encoding answers: clients asking the same with the same view. */
+struct answer_key {
+	struct emon_snap_req req;
+	struct snap_view view;
+};
+
 /*
- * The encoded snapshot for req, from this flush: one encoding shared by
- * every request of the same scopes and events (a tree's is its own).
+ * The encoded snapshot for c's request, from this flush: one encoding
+ * shared by every request of the same scopes and events and the same
+ * view (a tree's is its own).
  */
-static struct payload *answer__get(struct server *s, const struct emon_snap_req *req,
-				   struct payload **shared, struct emon_snap_req *keys,
+static struct payload *answer__get(struct server *s, const struct client *c,
+				   struct payload **shared, struct answer_key *keys,
 				   int *nshared)
 {
+	const struct emon_snap_req *req = &c->req;
 	struct payload *pl;
 	size_t len;
 	void *buf;
 	int i;
 
 	for (i = 0; req->tree < 0 && i < *nshared; i++) {
-		if (keys[i].scopes == req->scopes && keys[i].events == req->events) {
+		if (keys[i].req.scopes == req->scopes && keys[i].req.events == req->events &&
+		    snap_view__equal(&keys[i].view, &c->view)) {
 			shared[i]->refs++;
 			return shared[i];
 		}
 	}
 	if (server__held_full(s))
 		return NULL;	/* it waits: see server__held_full() */
-	if (engine__encode(s->e, req, &buf, &len))
+	if (engine__encode_view(s->e, req, &c->view, &buf, &len))
 		return NULL;
 	pl = payload__new(buf, len);
 	free(buf);
@@ -65,7 +74,7 @@ static struct payload *answer__get(struct server *s, const struct emon_snap_req 
 		s->held += len;
 	}
 	if (pl && req->tree < 0 && *nshared < MAX_SHARED) {
-		keys[*nshared] = *req;
+		keys[*nshared] = (struct answer_key){ *req, c->view };
 		shared[(*nshared)++] = pl;
 		pl->refs++;
 	}
@@ -76,7 +85,7 @@ void server__answer(struct server *s, double now, int err)
 {
 	struct internal_req in[MAX_INTERNAL];
 	struct payload *shared[MAX_SHARED];
-	struct emon_snap_req keys[MAX_SHARED];
+	struct answer_key keys[MAX_SHARED];
 	int nin, nshared = 0, deferred = 0;
 
 	for (int i = 0; i < s->o.max_clients; i++) {
@@ -86,7 +95,7 @@ void server__answer(struct server *s, double now, int err)
 
 		if (!c || !c->pending)
 			continue;
-		pl = err ? NULL : answer__get(s, &c->req, shared, keys, &nshared);
+		pl = err ? NULL : answer__get(s, c, shared, keys, &nshared);
 		if (!pl && !err && server__held_full(s)) {
 			deferred++;
 			continue;	/* pending still, for a later flush */

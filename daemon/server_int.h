@@ -32,6 +32,12 @@ struct client {
 	int fd;
 	pid_t pid;		/* SO_PEERCRED */
 	uid_t uid;
+	bool admin;		/* sees everything, unlimited (server_peer.c) */
+	int pidfd;		/* SO_PEERPIDFD of pid, -1: none (then start) */
+	unsigned long long start;	/* pid's start time, at connect */
+	double conn_t;		/* connected at */
+	bool spoke;		/* a whole request came */
+	struct snap_view view;	/* of its snapshot request */
 	struct emon_msg_hdr hdr;
 	size_t hdr_got;
 	char in[EMON_PROTO_MAX_REQUEST];
@@ -93,6 +99,17 @@ int client__error(struct client *c, int err, bool fatal, double now,
 /* Read what c sent; -1: c must go. One request at a time: none is read
  * while one waits for its answer. */
 int client__read(struct server *s, struct client *c, double now);
+
+/* Who c is (at accept, c->fd set): uid, pid and its pidfd, admin. */
+void peer__identify(const struct server *s, struct client *c);
+/* The process that connected still lives (its pid is not another's). */
+bool peer__alive(const struct client *c);
+/* What c may see of the snapshot req asks for (docs/security.md): 0 with
+ * *v, or -EACCES with the rule it breaks and how to get it in err. */
+int peer__view(const struct client *c, const struct emon_snap_req *req,
+	       struct snap_view *v, char *err, size_t errlen);
+/* Clients of uid (trees: those that follow a command tree). */
+int peer__count(const struct server *s, uid_t uid, bool trees);
 
 /* A flush is wanted now (rate limits aside): requests that can be answered. */
 bool server__want(const struct server *s);

@@ -35,6 +35,13 @@ static int client__track(struct server *s, struct client *c, double now)
 
 	if (c->tree >= 0)
 		return client__error(c, EBUSY, false, now, "this connection follows a tree already");
+	if (!peer__alive(c))
+		return client__error(c, EPERM, false, now, "the process that connected "
+				     "(pid %d) is gone: its rights went with it", (int)c->pid);
+	if (!c->admin && peer__count(s, c->uid, true) >= s->o.max_trees_per_uid)
+		return client__error(c, EUSERS, false, now, "uid %u follows %d command "
+				     "trees, its most (serve --max-trees-per-uid)",
+				     (unsigned int)c->uid, s->o.max_trees_per_uid);
 	if (!r->pid || parent_of(r->pid) != c->pid)
 		return client__error(c, EPERM, false, now,
 				     "pid %u is not a child of the caller (pid %d)",
@@ -62,7 +69,11 @@ static int client__self(struct server *s, struct client *c, double now)
 	if (!s->o.self)
 		return client__error(c, EOPNOTSUPP, false, now,
 				     "this daemon keeps no thread slots (serve --threads N)");
-	ret = selfmon__register(s->o.self, c->pid, r->tid, &g, &fd, err, sizeof(err));
+	if (!peer__alive(c))
+		return client__error(c, EPERM, false, now, "the process that connected "
+				     "(pid %d) is gone: its rights went with it", (int)c->pid);
+	ret = selfmon__register(s->o.self, c->pid, c->uid, !c->admin, r->tid, &g, &fd,
+				err, sizeof(err));
 	if (ret)
 		return client__error(c, -ret, false, now, "%s", err);
 	c->out_fd = fd;
@@ -90,6 +101,10 @@ int server__parse_request(const struct emon_msg_hdr *h, const void *payload,
 			snprintf(err, errlen, "unknown scopes 0x%x", r->scopes);
 			return -EINVAL;
 		}
+		if (r->flags & ~EMON_SNAP_REQ_OWN) {
+			snprintf(err, errlen, "unknown flags 0x%x", r->flags);
+			return -EINVAL;
+		}
 		return EMON_MSG_SNAPSHOT_REQ;
 	}
 	if (h->type == EMON_MSG_TRACK_REQ && h->len == sizeof(struct emon_track_req))
@@ -103,19 +118,23 @@ int server__parse_request(const struct emon_msg_hdr *h, const void *payload,
 /* A whole message came in: act on it. -1: c must go. */
 static int client__message(struct server *s, struct client *c, double now)
 {
-	char err[128];
-	int type = server__parse_request(&c->hdr, c->in, err, sizeof(err));
+	char err[128], view_err[256];
+	int type = server__parse_request(&c->hdr, c->in, err, sizeof(err)), ret;
 
 	c->in_start = 0;
 	c->tag = c->hdr.tag;
 	if (type < 0)
 		return client__error(c, -type, true, now, "%s", err);
+	c->spoke = true;
 	if (type == EMON_MSG_TRACK_REQ)
 		return client__track(s, c, now);
 	if (type == EMON_MSG_SELF_REQ)
 		return client__self(s, c, now);
 	memcpy(&c->req, c->in, sizeof(c->req));
 	c->req.tree = c->tree;	/* its own tree or none */
+	ret = peer__view(c, &c->req, &c->view, view_err, sizeof(view_err));
+	if (ret)
+		return client__error(c, -ret, false, now, "%s", view_err);
 	c->pending = true;
 	s->npending++;
 	return 0;

@@ -7,6 +7,7 @@
 #ifndef ENGINE_AGGREGATE_H
 #define ENGINE_AGGREGATE_H
 
+#include <sys/types.h>
 #include "engine/counts.h"
 #include "common/idmap.h"
 #include "engine/session.h"
@@ -23,6 +24,8 @@ struct agg_entry {
 	double seen_t;			/* the last read that added to it */
 	int comm_read;			/* the read comm came from */
 	double energy_j;		/* attributed this interval */
+	uid_t owner;			/* engine_opts.owners: see engine_names.c */
+	bool owned;			/* owner read */
 	struct counts total;
 	struct counts pkg[];		/* [npkg] */
 };

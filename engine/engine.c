@@ -610,6 +610,8 @@ int engine__tick(struct engine *e)
 	if (e->o.name_cgroups)
 		engine_names__take(&e->names, &e->agg.cgrps, &e->rd, &e->sess,
 				   &e->conts, &e->o.runtime_roots, e->last_t);
+	if (e->o.name_cgroups && e->o.owners)
+		engine_names__owners(&e->agg.procs, &e->agg.cgrps, &e->rd, e->cgroot);
 	read_check__clock(&e->check, &e->rd, e->clock_idx, e->ncpus);
 	read_check__stats(&e->check, &e->rd, &e->sess);
 	adapt_period(e);
@@ -623,6 +625,14 @@ int engine__tick(struct engine *e)
 
 int engine__encode(struct engine *e, const struct emon_snap_req *req,
 		   void **bufp, size_t *lenp)
+{
+	static const struct snap_view all = { .all = true };
+
+	return engine__encode_view(e, req, &all, bufp, lenp);
+}
+
+int engine__encode_view(struct engine *e, const struct emon_snap_req *req,
+			const struct snap_view *view, void **bufp, size_t *lenp)
 {
 	struct snap_src src;
 	int tree = req->tree, err;
@@ -646,6 +656,7 @@ int engine__encode(struct engine *e, const struct emon_snap_req *req,
 		.t = e->last_t,
 		.energy_reads = e->energy_reads,
 		.conts = &e->conts,
+		.view = view,
 	};
 	if (!trees__has(&e->trees, tree, e->o.max_trees))
 		tree = -1;

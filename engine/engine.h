@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "emon_proto.h"
+#include "engine/snap_view.h"
 #include "engine/container_meta.h"
 #include "engine/snapshot.h"
 
@@ -35,6 +36,8 @@ struct engine_opts {
 	double retain_s;
 	size_t max_keys;		/* cgroups and processes kept at most, 0: no bound */
 	bool name_cgroups;		/* keep cgroup paths (cgroup, container rows) */
+	bool owners;			/* who owns each entry (with name_cgroups):
+					 * engine__encode_view() */
 	/* where the runtimes keep their containers' names (with name_cgroups) */
 	struct container_roots runtime_roots;
 	bool sched;			/* --sched: the scheduler view (counts.s) */
@@ -74,6 +77,10 @@ __u64 engine__seq(const struct engine *e);
  */
 int engine__encode(struct engine *e, const struct emon_snap_req *req,
 		   void **buf, size_t *len);
+/* The same as view may see of it (engine/snap_view.h): entries it may
+ * not see left out, numbers it may not see zero. */
+int engine__encode_view(struct engine *e, const struct emon_snap_req *req,
+			const struct snap_view *view, void **buf, size_t *len);
 
 /* Follow pid (forked, not yet exec'ed) and its descendants: the tree id,
  * or -errno (-EBUSY: max_trees in use). */

@@ -6,8 +6,11 @@
  * container's cgroup has its runtime's names read then too
  * (engine/container_cache.c).
  */
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "engine/aggregate.h"
 #include "engine/engine_names.h"
 
@@ -31,6 +34,39 @@ void engine_names__take(struct cgroup_names *names, struct idmap *cgrps,
 	cont_cache__retry(conts, roots, now);
 	/* our paths are copies: the names of cgroups gone a while can go */
 	cgroup_names__prune(names, 2);
+}
+
+static uid_t owner_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? (uid_t)-1 : st.st_uid;
+}
+
+void engine_names__owners(struct idmap *procs, struct idmap *cgrps,
+			  const struct session_read *rd, const char *cgroot)
+{
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < rd->nr_proc; i++) {
+		const struct sess_proc *p = &rd->proc[i];
+		struct agg_entry *a = idmap__get(procs, p->tgid, p->start);
+
+		if (!a || (a->owned && !(p->flags & EMON_PROC_EXEC)))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u", (unsigned int)p->tgid);
+		a->owner = owner_of(path);
+		a->owned = true;
+	}
+	for (size_t i = 0; i < rd->nr_cgrp; i++) {
+		struct agg_entry *a = idmap__get(cgrps, rd->cgrp[i].cgid, 0);
+
+		if (!a || a->owned || !a->name)
+			continue;
+		snprintf(path, sizeof(path), "%s%s", cgroot, a->name);
+		a->owner = owner_of(path);
+		a->owned = true;
+	}
 }
 
 void engine_names__free(struct idmap *cgrps)

@@ -19,6 +19,16 @@ void engine_names__take(struct cgroup_names *names, struct idmap *cgrps,
 			const struct session_read *rd, struct session *sess,
 			struct cont_cache *conts, const struct container_roots *roots,
 			double now);
+/*
+ * Who owns the entries of read rd (engine_opts.owners): a process's the
+ * owner of /proc/PID, which the kernel makes its euid while it is
+ * dumpable and root when not (the ptrace rule, approximately), read when
+ * it is new and again when it execs (a setuid program changes it); a
+ * named cgroup's the owner of its directory under cgroot (a delegated
+ * subtree is its user's). (uid_t)-1 when gone before it was read.
+ */
+void engine_names__owners(struct idmap *procs, struct idmap *cgrps,
+			  const struct session_read *rd, const char *cgroot);
 /* Free the paths the entries of cgrps hold. */
 void engine_names__free(struct idmap *cgrps);
 

@@ -18,6 +18,7 @@ struct enc {
 	const int *ev;
 	int nr;
 	bool sched;		/* an emon_sched after each block's counts */
+	bool energy;		/* the entries' energy (else 0: RAPL is root's) */
 };
 
 static void enc__counts(struct enc *x, const struct counts *c)
@@ -58,18 +59,38 @@ static void enc__entry(struct enc *x, __u64 id, __u64 id2, const char *name,
 	h->id2 = id2;
 	h->name = enc__str(x, name);
 	h->flags = flags;
-	h->energy_j = a ? a->energy_j : 0;
+	h->energy_j = a && x->energy ? a->energy_j : 0;
 	x->p += sizeof(*h);
 	enc__counts(x, a ? &a->total : NULL);
 }
 
-static bool proc_wanted(const struct emon_snap_req *req, int tree,
-			const struct agg_entry *a)
+/* What CPU-wide counting shows: the system, CPUs, packages, energy. */
+static bool view_sys(const struct snap_src *src)
 {
+	return src->view->all || src->view->cpu_wide;
+}
+
+static bool view_owns(const struct snap_src *src, const struct agg_entry *a)
+{
+	return a->owned && a->owner == src->view->uid;
+}
+
+/* A process: its owner's (a tree's process is its client's own command's). */
+static bool proc_wanted(const struct snap_src *src, const struct emon_snap_req *req,
+			int tree, const struct agg_entry *a)
+{
+	bool in_tree = tree >= 0 && (a->trees & (1ULL << tree));
+
+	if (!src->view->all && !in_tree && !view_owns(src, a))
+		return false;
 	if (req->scopes & EMON_SNAP_PROCS)
 		return true;
-	return (req->scopes & EMON_SNAP_PROCS_TREE) && tree >= 0 &&
-	       (a->trees & (1ULL << tree));
+	return (req->scopes & EMON_SNAP_PROCS_TREE) && in_tree;
+}
+
+static bool cgrp_wanted(const struct snap_src *src, const struct agg_entry *a)
+{
+	return view_sys(src) || view_owns(src, a);
 }
 
 static size_t enc__size(const struct snap_src *src, const struct emon_snap_req *req,
@@ -84,10 +105,12 @@ static size_t enc__size(const struct snap_src *src, const struct emon_snap_req *
 
 	*nc = *np = *nk = *strs = 0;
 	if (req->scopes & EMON_SNAP_CGROUPS) {
-		*nk = src->conts ? cont_cache__count(src->conts, strs) : 0;
+		*nk = src->conts && view_sys(src) ? cont_cache__count(src->conts, strs) : 0;
 		while ((s = idmap__next(&src->agg->cgrps, &it))) {
 			const struct agg_entry *a = s->val;
 
+			if (!cgrp_wanted(src, a))
+				continue;
 			(*nc)++;
 			*strs += a->name ? strlen(a->name) + 1 : 0;
 		}
@@ -96,7 +119,7 @@ static size_t enc__size(const struct snap_src *src, const struct emon_snap_req *
 	while ((s = idmap__next(&src->agg->procs, &it))) {
 		const struct agg_entry *a = s->val;
 
-		if (!proc_wanted(req, tree, a))
+		if (!proc_wanted(src, req, tree, a))
 			continue;
 		(*np)++;
 		*strs += strnlen(a->comm, sizeof(a->comm)) + 1;
@@ -128,7 +151,7 @@ static void enc__header(const struct snap_src *src, const struct emon_snap_req *
 		   (x->sched ? EMON_SNAP_SCHED : 0);
 	h->strings = strs;
 	h->energy_reads = src->energy_reads;
-	for (int i = 0; i < EMON_STAT_NR && i < EMON_SNAP_STATS; i++)
+	for (int i = 0; view_sys(src) && i < EMON_STAT_NR && i < EMON_SNAP_STATS; i++)
 		h->stats[i] = src->agg->stats[i];
 	for (int i = 0; i < x->nr; i++)
 		h->ev[i] = x->ev[i];
@@ -138,25 +161,28 @@ static void enc__header(const struct snap_src *src, const struct emon_snap_req *
 static void enc__cpus_pkgs(const struct snap_src *src, struct enc *x)
 {
 	const struct aggregate *a = src->agg;
+	bool sys = view_sys(src);	/* else: zeros */
 
 	for (int cpu = 0; cpu < src->ncpus; cpu++) {
 		struct emon_snap_cpu *c = (struct emon_snap_cpu *)x->p;
 
 		c->online = src->online[cpu];
 		c->pad = 0;
-		c->energy_j = a->cpu_energy[cpu];
+		c->energy_j = sys ? a->cpu_energy[cpu] : 0;
 		x->p += sizeof(*c);
-		enc__counts(x, &a->cpu[cpu]);
+		enc__counts(x, sys ? &a->cpu[cpu] : NULL);
 	}
 	for (int p = 0; p < a->npkg; p++) {
 		struct emon_snap_pkg *k = (struct emon_snap_pkg *)x->p;
 
 		memset(k, 0, sizeof(*k));
+		x->p += sizeof(*k);
+		if (!sys)
+			continue;
 		k->energy_j = a->pkg_energy[p];
 		for (int z = 0; z < 4; z++)
 			k->zone_j[z] = a->pkg_zone[p * AGG_ZONES + z];
 		k->zone_mask = a->pkg_zone_mask[p];
-		x->p += sizeof(*k);
 	}
 }
 
@@ -166,17 +192,20 @@ static void enc__keys(const struct snap_src *src, const struct emon_snap_req *re
 	struct idmap_slot *s;
 	size_t it = 0;
 
-	enc__entry(x, 0, 0, NULL, 0, src->agg->ovf_cgrp);
-	enc__entry(x, 0, 0, NULL, 0, src->agg->ovf_proc);
-	enc__entry(x, 0, 0, NULL, 0, src->gone_cgrp);
-	enc__entry(x, 0, 0, NULL, 0, src->gone_proc);
+	bool sys = view_sys(src);
+
+	enc__entry(x, 0, 0, NULL, 0, sys ? src->agg->ovf_cgrp : NULL);
+	enc__entry(x, 0, 0, NULL, 0, sys ? src->agg->ovf_proc : NULL);
+	enc__entry(x, 0, 0, NULL, 0, sys ? src->gone_cgrp : NULL);
+	enc__entry(x, 0, 0, NULL, 0, sys ? src->gone_proc : NULL);
 	enc__entry(x, tree, 0, NULL, 0, tree >= 0 ? src->agg->tree[tree] : NULL);
 	enc__entry(x, tree, 0, NULL, 0, tree >= 0 ? src->agg->ovf_tree[tree] : NULL);
 	if (req->scopes & EMON_SNAP_CGROUPS) {
 		while ((s = idmap__next(&src->agg->cgrps, &it))) {
 			const struct agg_entry *a = s->val;
 
-			enc__entry(x, s->key.a, 0, a->name, 0, a);
+			if (cgrp_wanted(src, a))
+				enc__entry(x, s->key.a, 0, a->name, 0, a);
 		}
 	}
 	it = 0;
@@ -185,7 +214,7 @@ static void enc__keys(const struct snap_src *src, const struct emon_snap_req *re
 		char comm[EMON_COMM_LEN + 1];
 		__u32 flags = a->flags & ~EMON_PROC_IN_TREE;
 
-		if (!proc_wanted(req, tree, a))
+		if (!proc_wanted(src, req, tree, a))
 			continue;
 		if (tree >= 0 && (a->trees & (1ULL << tree)))
 			flags |= EMON_PROC_IN_TREE;
@@ -216,6 +245,7 @@ int snap_src__encode(const struct snap_src *src, const struct emon_snap_req *req
 	x.ev = ev;
 	x.nr = nr;
 	x.sched = src->sched;
+	x.energy = view_sys(src);
 	enc__header(src, req, tree, &x, nc, np, nk, strs);
 	enc__cpus_pkgs(src, &x);
 	enc__keys(src, req, tree, &x);

@@ -11,6 +11,7 @@
 #include "emon_proto.h"
 #include "engine/aggregate.h"
 #include "engine/container_cache.h"
+#include "engine/snap_view.h"
 
 /* The engine's totals as of one read, read only. */
 struct snap_src {
@@ -25,6 +26,7 @@ struct snap_src {
 	double t;
 	__u64 energy_reads;
 	const struct cont_cache *conts;	/* containers' names, with the cgroups */
+	const struct snap_view *view;	/* what the reader may see */
 };
 
 /* The snapshot req asks for, tree (-1: none) a tree in use: a malloc'ed

@@ -108,6 +108,7 @@ static int try_daemon(struct source **sp, const struct source_opts *o,
 		s->ops->close(s);
 		return -EINVAL;
 	}
+	s->req.flags = o->tree ? EMON_SNAP_REQ_OWN : 0;
 	grouped = event_list__has_group(l);
 	if (missing || grouped || o->own_options ||
 	    (o->tree && s->meta.max_trees < 1) ||

@@ -76,11 +76,18 @@ struct emon_hello {
 #define EMON_SNAP_PROCS (1u << 1)
 #define EMON_SNAP_PROCS_TREE (1u << 2)
 
+/*
+ * A command's: its tree and the caller's own processes are what it wants;
+ * what its view may not have (docs/security.md) comes as zeros instead
+ * of being refused (the first snapshot comes before the tree).
+ */
+#define EMON_SNAP_REQ_OWN (1u << 0)
+
 struct emon_snap_req {
 	__u32 scopes;		/* EMON_SNAP_* */
 	__u32 events;		/* bit i: counted event i; 0: all */
 	__s32 tree;		/* from EMON_MSG_TRACK, -1: none */
-	__u32 flags;		/* 0 */
+	__u32 flags;		/* EMON_SNAP_REQ_* */
 };
 
 /*

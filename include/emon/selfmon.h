@@ -27,7 +27,9 @@ struct emon_self;
  * $EMON_PERF_SOCKET, else EMON_SELF_DEFAULT_SOCKET). NULL and errno on
  * failure: ENOENT/ECONNREFUSED no daemon there, EACCES not in its
  * --socket-group, EOPNOTSUPP the daemon runs without --threads, ENOSPC
- * all its slots are in use, EPROTO it speaks another protocol version.
+ * all its slots are in use, EUSERS this user's threads hold their share
+ * (serve --max-threads-per-uid), EPROTO it speaks another protocol
+ * version.
  * A thread that opens again shares its slot (counts start anew for the
  * new handle); the slot is the daemon's again when the thread exits.
  */

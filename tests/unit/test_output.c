@@ -678,7 +678,9 @@ static void test_csv_separator_in_key(void **state)
 		{ ",", "/say \"hi\"", ",\"/say \"\"hi\"\"\"," },
 		{ "::", "/a::b", "::\"/a::b\"::" },
 		{ "::", "/a:b", "::/a:b::" },
-		{ "\t", "/a\tb", "\t\"/a\tb\"\t" },
+		/* a tab in a key is escaped (\x09: test_output_escape.c),
+		 * so a tab separator needs no quotes */
+		{ "\t", "/a b", "\t/a b\t" },
 	};
 	struct output o;
 	struct row r;

@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# A daemon a multi-tenant host can trust (docs/security.md): root starts
+# it; nobody and a second user made here, both in --socket-group, each
+# see their own processes and cgroups and none of root's or each other's,
+# are refused the system view with the rule named (perf_event_paranoid 2
+# here), and still count their own commands; root and an --admin-group
+# member see everything. A silent client is closed after --idle-timeout;
+# one uid gets no more than its share of connections and thread slots. A
+# socket or pin directory another user made first is refused, named. A
+# process and a cgroup named with escape sequences print no control byte
+# in text or CSV.
+. "$(dirname "$0")/lib.sh"
+
+command -v setpriv >/dev/null || skip "no setpriv (util-linux)"
+command -v useradd >/dev/null || skip "no useradd"
+[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 0 ] ||
+	skip "perf_event_paranoid <= 0: every user may count CPU-wide here"
+CHECK=${OUTPUT:-build}/tools/selfmon/check
+grp=emonten$$ adm=emonadm$$ u2=emonusr$$
+PIN=/sys/fs/bpf/emon-tenants-$$ NPIN=/sys/fs/bpf/emon-nobody-$$
+groupadd -f "$grp" 2>/dev/null && groupadd -f "$adm" 2>/dev/null ||
+	skip "cannot add a group (groupadd)"
+useradd -M -N -g "$grp" -s /bin/false "$u2" 2>/dev/null || {
+	groupdel "$grp"; groupdel "$adm"; skip "cannot add a user (useradd)"; }
+# the user goes after its processes (cleanup kills them), -f: at once
+trap 'cleanup; rmdir "$NPIN" 2>/dev/null; userdel -f "$u2" 2>/dev/null
+	groupdel "$grp" 2>/dev/null; groupdel "$adm" 2>/dev/null' EXIT
+gid=$(getent group "$grp" | cut -d: -f3) agid=$(getent group "$adm" | cut -d: -f3)
+uid2=$(id -u "$u2")
+chmod 755 "$TMP"
+mkdir "$TMP/w" && chmod 1777 "$TMP/w"	# the tenants' output
+as_nobody() { setpriv --reuid=65534 --regid=65534 --groups="$gid" "$@"; }
+as_u2() { setpriv --reuid="$uid2" --regid="$gid" --groups="$gid" "$@"; }
+as_admin() { setpriv --reuid="$uid2" --regid="$gid" --groups="$gid,$agid" "$@"; }
+
+# --- directories another user made first ---------------------------------
+mkdir -p "$TMP/nd/run" && chown -R 65534 "$TMP/nd"
+mkdir -p "$TMP/real" && ln -s "$TMP/real" "$TMP/link"
+mkdir -p "$NPIN" && chown 65534 "$NPIN"
+for c in "--socket $TMP/nd/run/e.sock|$TMP/nd/run|owned by uid 65534" \
+	"--socket $TMP/link/e.sock|$TMP/link|a symlink" \
+	"--socket $TMP/ok/e.sock --threads 4 --pin-dir $NPIN|$NPIN|owned by uid 65534"; do
+	IFS='|' read -r args dir why <<<"$c"
+	# shellcheck disable=SC2086
+	timeout 10 "$EMON" serve -e cpu-clock --listen none $args 2>"$TMP/dir.err" >/dev/null
+	rc=$?
+	check "a directory not the daemon's ($why): exit 2, named ($rc: $(head -1 "$TMP/dir.err"))" \
+		bash -c "[ $rc -eq 2 ] && grep -q -- '$dir: $why' '$TMP/dir.err'"
+done
+check "nothing was put in them" [ -z "$(find "$TMP/nd/run" "$TMP/real" "$NPIN" -mindepth 1)" ]
+
+# --- the daemon, and each tenant's workload -------------------------------
+S=$TMP/run/emon.sock
+serve_start "$S" "$TMP/serve.err" -e cpu-clock --listen none --socket-group "$grp" \
+	--admin-group "$adm" --idle-timeout 2 --max-clients 8 --threads 8 \
+	--pin-dir "$PIN" || exit 1
+cr=$(cg_new root) cu=$(cg_new "u2") ce=$(cg_new $'\e[31mred\e[0m')
+chown "$uid2" "$CGROOT$cu" "$CGROOT$cu/cgroup.procs"
+# spawn CG CMD...: CMD in cgroup CG, in the background; its pid
+spawn() {
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CGROOT$1" "${@:2}" >/dev/null 2>&1 &
+	echo $!
+}
+rpid=$(spawn "$cr" "$BURN" 30)
+# a name that clears the screen and retitles the terminal
+epid=$(spawn "$ce" "$PY3" -c '
+import ctypes, time
+ctypes.CDLL(None).prctl(15, b"\x1b[2J\x1b]0;x\x07", 0, 0, 0)
+t = time.process_time()
+while time.process_time() - t < 30: pass')
+upid=$(spawn "$cu" setpriv --reuid="$uid2" --regid="$gid" --groups="$gid" "$BURN" 30)
+BG_PIDS+=($rpid $epid $upid)
+sleep 0.5
+
+# keys KIND FILE: the keys of FILE's CSV rows of that scope
+keys() { awk -F, -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); break } }' "$2" | sort -u; }
+# stat_csv WHO FILE ARGS...: a --by process,cgroup CSV stat as WHO
+stat_csv() {
+	local who=$1 f=$2
+	shift 2
+	$who "$EMON" stat -e cpu-clock --socket "$S" --by process,cgroup -x, \
+		--timeout 300 -o "$TMP/w/out" "$@" 2>"$TMP/w/err" >/dev/null
+	local rc=$?
+	mv "$TMP/w/out" "$f" 2>/dev/null || : >"$f"
+	return $rc
+}
+
+stat_csv as_nobody "$TMP/nobody.csv" -a
+rc=$?
+check "nobody's process view: exit 0 ($rc)" [ $rc -eq 0 ]
+keys process "$TMP/nobody.csv" >"$TMP/nobody.pids"
+keys cgroup "$TMP/nobody.csv" >"$TMP/nobody.cgs"
+check "nobody sees none of root's processes" bash -c "! grep -qx -e $rpid -e $epid -e 1 '$TMP/nobody.pids'"
+check "nor the other tenant's" bash -c "! grep -qx $upid '$TMP/nobody.pids'"
+others=0
+while read -r p; do
+	[ -d "/proc/$p" ] && [ "$(stat -c %u "/proc/$p")" != 65534 ] && others=$((others + 1))
+done <"$TMP/nobody.pids"
+check "every process it sees is its own ($(wc -l <"$TMP/nobody.pids") seen, $others not)" [ $others -eq 0 ]
+check "nor any cgroup of root's or the other tenant's" \
+	bash -c "! grep -q -e '^/\$' -e emon-test '$TMP/nobody.cgs'"
+
+stat_csv as_u2 "$TMP/u2.csv" -a
+keys process "$TMP/u2.csv" >"$TMP/u2.pids"
+keys cgroup "$TMP/u2.csv" >"$TMP/u2.cgs"
+check "the second user sees its own process" grep -qx "$upid" "$TMP/u2.pids"
+check "and its own (delegated) cgroup" grep -qx "$cu" "$TMP/u2.cgs"
+check "but none of root's processes or cgroups" \
+	bash -c "! grep -qx -e $rpid -e 1 '$TMP/u2.pids' && ! grep -qx -e '$cr' -e / '$TMP/u2.cgs'"
+
+as_nobody "$EMON" stat -e cpu-clock --socket "$S" -a --timeout 200 >/dev/null 2>"$TMP/sys.err"
+rc=$?
+check "the system view as nobody: exit 2, the rule named ($rc: $(tail -1 "$TMP/sys.err"))" \
+	bash -c "[ $rc -eq 2 ] && grep -q 'perf_event_paranoid 2' '$TMP/sys.err' && grep -q -- '--admin-group' '$TMP/sys.err'"
+
+as_nobody "$EMON" stat -e cpu-clock --socket "$S" -j -o "$TMP/w/cmd.jsonl" -- "$BURN" 0.3 2>"$TMP/cmd.err"
+rc=$?
+ns=$(jcommand "$TMP/w/cmd.jsonl" cpu-clock)
+ns=${ns%.*}
+check "nobody's own command counts: exit $rc, cpu-clock ${ns} ns vs its 0.3 s of CPU (+2% +20 ms)" \
+	bash -c "[ $rc -eq 0 ] && grep -q attached '$TMP/cmd.err' && [ '$ns' -ge 300000000 ] &&
+		 [ '$ns' -le 326000000 ]" 2>/dev/null
+
+stat_csv "" "$TMP/root.csv" -a
+keys process "$TMP/root.csv" >"$TMP/root.pids"
+check "root sees everyone's processes" bash -c "grep -qx $rpid '$TMP/root.pids' && grep -qx $upid '$TMP/root.pids'"
+stat_csv as_admin "$TMP/adm.csv" -a
+rc=$?
+keys process "$TMP/adm.csv" >"$TMP/adm.pids"
+keys cgroup "$TMP/adm.csv" >"$TMP/adm.cgs"
+check "an --admin-group member sees root's processes and cgroups (exit $rc)" \
+	bash -c "[ $rc -eq 0 ] && grep -qx $rpid '$TMP/adm.pids' && grep -qx '$cr' '$TMP/adm.cgs'"
+
+# --- names with escape sequences ------------------------------------------
+for fmt in text csv; do
+	a=(-a) && [ $fmt = csv ] && a=(-a -x,)
+	"$EMON" stat -e cpu-clock --socket "$S" --by process,cgroup --timeout 300 "${a[@]}" \
+		-o "$TMP/names.$fmt" 2>/dev/null
+	check "$fmt: the escape-named process and cgroup are there, escaped" \
+		grep -q 'x1b\[31mred' "$TMP/names.$fmt"
+	check "$fmt: no control byte but newlines" \
+		bash -c "! LC_ALL=C grep -q '[[:cntrl:]]' <(tr -d '\n' <'$TMP/names.$fmt')"
+done
+grep -q "pid $epid" "$TMP/names.text" &&
+	check "text: the process's comm is escaped" grep -q "pid $epid (\\\\x1b\[2J" "$TMP/names.text"
+
+# --- the socket's bounds ---------------------------------------------------
+as_nobody env PYTHONPATH="$(dirname "$0")" "$PY3" - "$S" >"$TMP/bounds.out" 2>&1 <<'PY'
+import socket, struct, sys, time
+import emon_client
+from emon_client import HDR, MAGIC, V, recv_msg, say
+
+def conn():
+    return emon_client.conn(sys.argv[1])
+
+def req(s):	# a command's (EMON_SNAP_REQ_OWN): answered for anyone
+    s.sendall(HDR.pack(MAGIC, V, 2, 16, 1) + struct.pack("<IIiI", 2, 0, -1, 1))
+    return recv_msg(s)
+
+silent, talker = conn(), conn()
+recv_msg(silent), recv_msg(talker)
+m = req(talker)
+say(m is not None and m[0] == 3, "a request of nobody's own is answered")
+third = conn()
+m = recv_msg(third)
+say(m is not None and m[0] == 6 and struct.unpack("<i", m[2][:4])[0] == 87 and
+    b"--max-clients-per-uid" in m[2],
+    "a third connection of one uid (--max-clients 8: 2 each): EUSERS, named")
+t0 = time.time()
+silent.settimeout(5)
+try:
+    gone = silent.recv(1) == b""
+except (ConnectionResetError, socket.timeout):
+    gone = False
+say(gone and 1.5 < time.time() - t0 < 4,
+    f"a client that sent nothing: closed after {time.time() - t0:.1f} s (--idle-timeout 2)")
+m = req(talker)
+say(m is not None and m[0] == 3, "one that spoke is kept")
+sys.exit(1 if emon_client.failed else 0)
+PY
+rc=$?
+cat "$TMP/bounds.out"
+check "the socket's bounds as nobody held" [ $rc -eq 0 ]
+
+as_nobody "$CHECK" threads "$S" 3 0.2 >"$TMP/slots.out" 2>&1
+cat "$TMP/slots.out"
+check "a uid's third thread slot (--threads 8: 2 each): EUSERS, the other two read" \
+	bash -c "[ \$(grep -c '^thread .*error Too many users' '$TMP/slots.out') -eq 1 ] &&
+		 [ \$(grep -c '^thread .*cpu_clock' '$TMP/slots.out') -eq 2 ]"
+"$CHECK" threads "$S" 3 0.2 >"$TMP/rslots.out" 2>&1
+check "root's three threads all get one" \
+	bash -c "[ \$(grep -c '^thread .*cpu_clock' '$TMP/rslots.out') -eq 3 ]"
+
+kill -TERM "$DPID"
+wait "$DPID"
+check "SIGTERM: exit 0, socket and pin gone" bash -c "[ $? -eq 0 ] && [ ! -e '$S' ] && [ ! -e '$PIN' ]"
+finish

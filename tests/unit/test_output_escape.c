@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Names are any bytes: text and CSV print a process's or cgroup's control
+ * bytes as \xNN (output__escape), never raw on a terminal.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/output.h"
+#include "helpers.h"
+
+/* In, the buffer's size, what it becomes. */
+static const char *const escape_cases[][3] = {
+	{ "plain", "64", "plain" },
+	{ "", "64", "" },
+	{ "/system.slice/serial\\x2dgetty", "64", "/system.slice/serial\\x2dgetty" },
+	{ "\033[2Jx", "64", "\\x1b[2Jx" },
+	{ "a\nb\tc\x7f", "64", "a\\x0ab\\x09c\\x7f" },
+	{ "caf\xc3\xa9", "64", "caf\xc3\xa9" },	/* UTF-8 stays */
+	/* cut to fit: whole escapes only, never half of one */
+	{ "ab\033c", "6", "ab" },
+	{ "ab\033c", "7", "ab\\x1b" },
+	{ "\033\033", "4", "" },
+};
+
+static void test_escape_table(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	for (size_t k = 0; k < ARRAY_SIZE(escape_cases); k++) {
+		snprintf(buf, sizeof(buf), "%s", escape_cases[k][0]);
+		assert_string_equal(output__escape(buf, atoi(escape_cases[k][1])),
+				    escape_cases[k][2]);
+	}
+}
+
+static char *render(const struct output_ops *ops, const struct row *r)
+{
+	struct output o = { .ops = ops, .sep = ",", .target = "system wide",
+			    .ncpus = 1, .nr_events = 1 };
+	char *buf = NULL;
+	size_t len = 0;
+
+	o.ev[0] = (struct row_event){ "cpu-clock", true, true, 0 };
+	o.f = open_memstream(&buf, &len);
+	assert_non_null(o.f);
+	o.ops->begin(&o);
+	o.ops->interval(&o, 1.0, 1.0, r, 1);
+	o.ops->end(&o, 1.0);
+	fclose(o.f);
+	return buf;
+}
+
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < ' ' && *s != '\n' && *s != '\t')
+			return true;
+		else if (*s == 0x7f)
+			return true;
+	return false;
+}
+
+/* A process and a cgroup named with escape sequences, in text and CSV. */
+static void test_escape_outputs(void **state)
+{
+	const struct output_ops *ops[] = { &output_text_ops, &output_csv_ops };
+	struct row rows[] = {
+		{ .scope = SCOPE_PROCESS, .key = "77", .comm = "\033]0;x\007\033[2J" },
+		{ .scope = SCOPE_CGROUP, .key = "/user.slice/\033[31mred\r" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(ops); i++) {
+		for (size_t k = 0; k < ARRAY_SIZE(rows); k++) {
+			char *out;
+
+			rows[k].counts.c[0] = (struct emon_count){ SEC, SEC, SEC };
+			out = render(ops[i], &rows[k]);
+			if (has_control(out))
+				fail_msg("%s: a control byte in:\n%s", ops[i]->name, out);
+			/* CSV has no comm: the pid alone */
+			if (i == 0 || rows[k].scope == SCOPE_CGROUP)
+				assert_non_null(strstr(out, "\\x1b"));
+			free(out);
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_escape_table),
+		cmocka_unit_test(test_escape_outputs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
