@@ -356,8 +356,13 @@ static int stat_opts__metrics(struct stat_opts *o)
 	}
 	if (!o->metric_list[0])
 		return 0;
-	return metrics__parse(o->metric_list, o->events, sizeof(o->events),
-			      o->metrics, &o->nr_metrics) ? -EINVAL : 0;
+	if (metrics__parse(o->metric_list, o->events, sizeof(o->events),
+			   o->metrics, &o->nr_metrics))
+		return -EINVAL;
+	/* metrics of energy alone (W) need no event: perf's default set */
+	if (!o->events[0])
+		strcpy(o->events, DEFAULT_EVENTS);
+	return 0;
 }
 
 int stat_opts__parse(struct stat_opts *o, int argc, char **argv)
