@@ -73,7 +73,26 @@ BG_PIDS+=($rpid $epid $upid)
 sleep 0.5
 
 # keys KIND FILE: the keys of FILE's CSV rows of that scope
-keys() { awk -F, -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); break } }' "$2" | sort -u; }
+# keys process|cgroup FILE: the pids or cgroup paths of a stat -x, file, in
+# perf's layout: process rows lead with COMM-PID, cgroup rows carry their
+# path after the event's name
+keys() {
+	"$PY3" - "$1" "$2" <<'PY'
+import csv, re, sys
+kind, out = sys.argv[1], set()
+for r in csv.reader(open(sys.argv[2])):
+    if "cpu-clock" not in r:
+        continue
+    i = r.index("cpu-clock")
+    if kind == "process" and i == 3:
+        m = re.search(r"-(\d+)$", r[0])
+        if m:
+            out.add(m.group(1))
+    elif kind == "cgroup" and i == 2 and len(r) > 3 and r[3].startswith("/"):
+        out.add(r[3])
+print("\n".join(sorted(out)))
+PY
+}
 # stat_csv WHO FILE ARGS...: a --by process,cgroup CSV stat as WHO
 stat_csv() {
 	local who=$1 f=$2
