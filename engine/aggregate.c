@@ -4,9 +4,9 @@
 #include <string.h>
 #include "engine/aggregate.h"
 
-static struct agg_entry *agg_entry__new(int npkg)
+static struct agg_entry *agg_entry__new(void)
 {
-	return calloc(1, sizeof(struct agg_entry) + npkg * sizeof(struct counts));
+	return calloc(1, sizeof(struct agg_entry));
 }
 
 int aggregate__init(struct aggregate *a, int ncpus, int npkg,
@@ -18,8 +18,8 @@ int aggregate__init(struct aggregate *a, int ncpus, int npkg,
 	a->cpu_pkg = cpu_pkg;
 	a->nr_events = nr_events;
 	a->cpu = calloc(ncpus, sizeof(*a->cpu));
-	a->ovf_cgrp = agg_entry__new(npkg);
-	a->ovf_proc = agg_entry__new(npkg);
+	a->ovf_cgrp = agg_entry__new();
+	a->ovf_proc = agg_entry__new();
 	a->cpu_energy = calloc(ncpus, sizeof(*a->cpu_energy));
 	a->pkg_energy = calloc(npkg, sizeof(*a->pkg_energy));
 	a->pkg_zone = calloc(npkg * AGG_ZONES, sizeof(*a->pkg_zone));
@@ -40,8 +40,8 @@ int aggregate__init_trees(struct aggregate *a, int ntrees)
 		return -ENOMEM;
 	a->ntrees = ntrees;
 	for (int t = 0; t < ntrees; t++) {
-		a->tree[t] = agg_entry__new(a->npkg);
-		a->ovf_tree[t] = agg_entry__new(a->npkg);
+		a->tree[t] = agg_entry__new();
+		a->ovf_tree[t] = agg_entry__new();
 		if (!a->tree[t] || !a->ovf_tree[t])
 			return -ENOMEM;
 	}
@@ -83,18 +83,10 @@ void aggregate__exit(struct aggregate *a)
 	memset(a, 0, sizeof(*a));
 }
 
-static int pkg_of(const struct aggregate *a, __u32 cpu)
-{
-	if ((int)cpu >= a->ncpus || !a->cpu_pkg)
-		return 0;
-	return a->cpu_pkg[cpu];
-}
-
 static void entry__add(const struct aggregate *a, struct agg_entry *e,
-		       __u32 cpu, const struct counts *c)
+		       const struct counts *c)
 {
 	counts__add(&e->total, c, a->nr_events);
-	counts__add(&e->pkg[pkg_of(a, cpu)], c, a->nr_events);
 }
 
 struct agg_entry *aggregate__entry(struct aggregate *a, struct idmap *m,
@@ -107,9 +99,9 @@ struct agg_entry *aggregate__entry(struct aggregate *a, struct idmap *m,
 	if (a->free_list) {
 		e = a->free_list;
 		a->free_list = e->next_free;
-		memset(e, 0, sizeof(*e) + a->npkg * sizeof(struct counts));
+		memset(e, 0, sizeof(*e));
 	} else {
-		e = agg_entry__new(a->npkg);
+		e = agg_entry__new();
 		if (!e)
 			return NULL;
 	}
@@ -124,13 +116,13 @@ int aggregate__add(struct aggregate *a, const struct session_read *r)
 {
 	for (int cpu = 0; cpu < a->ncpus; cpu++) {
 		counts__add(&a->cpu[cpu], &r->cpu[cpu], a->nr_events);
-		entry__add(a, a->ovf_cgrp, cpu, &r->ovf_cgrp[cpu]);
-		entry__add(a, a->ovf_proc, cpu, &r->ovf_proc[cpu]);
+		entry__add(a, a->ovf_cgrp, &r->ovf_cgrp[cpu]);
+		entry__add(a, a->ovf_proc, &r->ovf_proc[cpu]);
 		for (int t = 0; r->ovf_tree && t < a->ntrees && t < r->ntrees; t++) {
 			const struct counts *c = &r->ovf_tree[(size_t)t * a->ncpus + cpu];
 
-			entry__add(a, a->ovf_tree[t], cpu, c);
-			entry__add(a, a->tree[t], cpu, c);
+			entry__add(a, a->ovf_tree[t], c);
+			entry__add(a, a->tree[t], c);
 		}
 	}
 	for (size_t i = 0; i < r->nr_cgrp; i++) {
@@ -139,7 +131,7 @@ int aggregate__add(struct aggregate *a, const struct session_read *r)
 
 		if (!e)
 			return -ENOMEM;
-		entry__add(a, e, c->cpu, &c->c);
+		entry__add(a, e, &c->c);
 		e->seen_t = r->t;
 	}
 	for (size_t i = 0; i < r->nr_proc; i++) {
@@ -161,11 +153,11 @@ int aggregate__add(struct aggregate *a, const struct session_read *r)
 		}
 		e->flags |= p->flags;
 		e->trees |= p->trees;
-		entry__add(a, e, p->cpu, &p->c);
+		entry__add(a, e, &p->c);
 		e->seen_t = r->t;
 		for (int t = 0; p->trees && t < a->ntrees; t++)
 			if (p->trees & (1ULL << t))
-				entry__add(a, a->tree[t], p->cpu, &p->c);
+				entry__add(a, a->tree[t], &p->c);
 	}
 	for (int i = 0; i < EMON_STAT_NR; i++)
 		a->stats[i] += r->stats[i];
@@ -175,7 +167,7 @@ int aggregate__add(struct aggregate *a, const struct session_read *r)
 
 void aggregate__reset(struct aggregate *a)
 {
-	size_t sz = sizeof(struct agg_entry) + a->npkg * sizeof(struct counts);
+	size_t sz = sizeof(struct agg_entry);
 
 	idmap__reset(&a->cgrps, agg_entry__put, a);
 	idmap__reset(&a->procs, agg_entry__put, a);

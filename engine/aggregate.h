@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Sums of session reads over one print interval, per CPU, per cgroup id and
- * per process, each split by package (the energy split needs the metric of
- * every key on every package). No I/O: unit tests feed it reads directly.
+ * per process, with the energy attributed to each (engine/attribute.c
+ * splits each read's energy by package from the read's own per-CPU keys,
+ * so a sum needs no per-package copy). No I/O: unit tests feed it reads
+ * directly.
  */
 #ifndef ENGINE_AGGREGATE_H
 #define ENGINE_AGGREGATE_H
@@ -27,7 +29,6 @@ struct agg_entry {
 	uid_t owner;			/* engine_opts.owners: see engine_names.c */
 	bool owned;			/* owner read */
 	struct counts total;
-	struct counts pkg[];		/* [npkg] */
 };
 
 struct aggregate {

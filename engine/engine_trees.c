@@ -30,7 +30,7 @@ int trees__free_id(const struct trees *t, int max, __u64 seq, bool *waiting)
 int trees__take(struct trees *t, int tree, pid_t pid, struct aggregate *agg,
 		struct session *sess)
 {
-	size_t sz = sizeof(struct agg_entry) + agg->npkg * sizeof(struct counts);
+	size_t sz = sizeof(struct agg_entry);
 	int err;
 
 	memset(agg->tree[tree], 0, sz);
