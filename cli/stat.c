@@ -105,6 +105,14 @@ static int print_interval(struct stat_run *st, double t0)
 		pr_err("building rows: %s", strerror(-err));
 		return err;
 	}
+	if (st->agg.no_sys && !st->said_no_sys &&
+	    (st->o.by & (1u << SCOPE_SYSTEM | 1u << SCOPE_CPU | 1u << SCOPE_SOCKET |
+			    1u << SCOPE_DIE | 1u << SCOPE_CORE) || st->sc.energy_on)) {
+		pr_warn("the daemon shows this user its own processes and cgroups only: "
+			"no system, CPU or socket rows and no energy (docs/security.md: "
+			"serve --admin-group, or perf_event_paranoid <= 0)");
+		st->said_no_sys = true;
+	}
 	st->out.ops->interval(&st->out, t - t0, dt, st->rows.rows, st->rows.nr);
 	st->undercounted |= rows__undercounted(&st->out, st->rows.rows, st->rows.nr);
 	snapshot__free(&st->prev);

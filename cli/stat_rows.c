@@ -538,7 +538,7 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 		if (!refs)
 			return -ENOMEM;
 	}
-	if (want(sc, SCOPE_SYSTEM)) {
+	if (want(sc, SCOPE_SYSTEM) && !a->no_sys) {
 		r = row_set__add(rs, SCOPE_SYSTEM, "all");
 		if (!r)
 			goto nomem;
@@ -566,10 +566,11 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 		}
 		stat_row__energy(sc, a, r, r->energy_j, dt);
 	}
-	err = add_cpus_and_sockets(sc, a, dt, rs);
-	if (!err && sc->place && want(sc, SCOPE_DIE))
+	/* a tenant's view: no rows of what it may not see (docs/security.md) */
+	err = a->no_sys ? 0 : add_cpus_and_sockets(sc, a, dt, rs);
+	if (!err && !a->no_sys && sc->place && want(sc, SCOPE_DIE))
 		err = add_places(sc, a, SCOPE_DIE, dt, rs);
-	if (!err && sc->place && want(sc, SCOPE_CORE))
+	if (!err && !a->no_sys && sc->place && want(sc, SCOPE_CORE))
 		err = add_places(sc, a, SCOPE_CORE, dt, rs);
 	if (!err && want(sc, SCOPE_CGROUP))
 		err = add_cgroups(sc, a, dt, rs);

@@ -40,6 +40,7 @@ struct stat_run {
 	double late_wake;	/* command__forward_late's next call, 0: none */
 	bool no_hist;		/* top: no run-queue histogram shown */
 	bool undercounted;	/* a row printed had an event multiplexed */
+	bool said_no_sys;	/* the daemon's tenant view: said once */
 };
 
 /*

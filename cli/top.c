@@ -224,6 +224,7 @@ static int top_refresh(struct top_run *tr)
 	if (!err) {
 		top_summary__build(&tr->sum, &in);
 		tr->hdr.dt = in.dt;
+		tr->hdr.no_sys = cur.no_sys;
 	}
 out:
 	snapshot__free(&st->prev);

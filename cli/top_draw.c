@@ -116,6 +116,10 @@ static void paint_energy(const struct top_header *h, int y)
 		line(y, "Energy: %s", h->no_energy ? h->no_energy : "no energy source");
 		return;
 	}
+	if (h->no_sys) {	/* RAPL is root's (CVE-2020-8694) */
+		line(y, "Energy: %s: not shown (as the CPUs, below)", h->energy_source);
+		return;
+	}
 	n = snprintf(buf, sizeof(buf), "Energy: %s%s, split by %s;",
 		     h->energy_source, h->energy_estimated ? " (estimated)" : "",
 		     h->split_by ? h->split_by : "-");
@@ -143,7 +147,11 @@ static void paint_header(const struct top_header *h, const struct top_table *t,
 	line(0, "emon-perf top - %s - every %.1f s%s", h->source, h->delay,
 	     s->paused ? " - PAUSED (space resumes)" : "");
 	paint_energy(h, 1);
-	if (sum && h->dt && !isnan(sum->busy_pct)) {
+	if (h->no_sys) {
+		line(2, "CPU: not shown: the host's CPUs and energy are the daemon's "
+		     "administrators' to see (serve --admin-group), or anyone's "
+		     "where perf_event_paranoid <= 0");
+	} else if (sum && h->dt && !isnan(sum->busy_pct)) {
 		if (!isnan(sum->idle_power_w))
 			snprintf(idle_w, sizeof(idle_w), ", %.2f W", sum->idle_power_w);
 		line(2, "CPU: busy %.1f%%, idle %.1f%%%s (%d CPUs; 100%% = one CPU)",

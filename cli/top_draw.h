@@ -21,6 +21,7 @@ struct top_header {
 	char unsupported[256];	/* events this host cannot count, "" */
 	double delay;		/* s between refreshes */
 	double dt;		/* the interval shown, s; 0: none yet */
+	bool no_sys;		/* the daemon keeps the host's totals from us */
 	const struct top_summary *sum;
 };
 

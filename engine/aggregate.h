@@ -54,6 +54,9 @@ struct aggregate {
 	struct agg_entry **ovf_tree;	/* [ntrees] */
 	__u64 stats[EMON_STAT_NR];
 	int reads;
+	/* from a snapshot whose system, CPUs, packages and energy were not
+	 * the viewer's to see (snapshot.no_sys): no rows of them */
+	bool no_sys;
 	/* energy, when a source is active (engine/attribute.c) */
 	bool energy_valid;		/* some package had energy this interval */
 	double energy_total;		/* measured, all packages */

@@ -148,7 +148,8 @@ static void enc__header(const struct snap_src *src, const struct emon_snap_req *
 	h->nr_proc = np;
 	h->nr_cont = nk;
 	h->flags = (tree >= 0 ? EMON_SNAP_TREE : 0) |
-		   (x->sched ? EMON_SNAP_SCHED : 0);
+		   (x->sched ? EMON_SNAP_SCHED : 0) |
+		   (view_sys(src) ? 0 : EMON_SNAP_NO_SYS);
 	h->strings = strs;
 	h->energy_reads = src->energy_reads;
 	for (int i = 0; view_sys(src) && i < EMON_STAT_NR && i < EMON_SNAP_STATS; i++)

@@ -324,6 +324,7 @@ int snapshot__decode(struct snapshot *s, const struct snap_meta *meta,
 		.nr_events = h->nr_events, .scopes = h->scopes,
 		.nr_cgrp = h->nr_cgrp, .nr_proc = h->nr_proc, .nr_cont = h->nr_cont,
 		.has_tree = h->flags & EMON_SNAP_TREE, .sched = h->flags & EMON_SNAP_SCHED,
+		.no_sys = h->flags & EMON_SNAP_NO_SYS,
 		.energy_reads = h->energy_reads,
 	};
 	for (int i = 0; i < EMON_STAT_NR && i < EMON_SNAP_STATS; i++)
@@ -474,7 +475,9 @@ static void diff_cpus(const struct snapshot *cur, const struct snapshot *prev,
 			a->pkg_zone[p * AGG_ZONES + z] = cur->pkg_zone[p * SNAP_ZONES + z] -
 				(prev ? prev->pkg_zone[p * SNAP_ZONES + z] : 0);
 	}
-	a->energy_valid = cur->energy_reads > (prev ? prev->energy_reads : 0);
+	/* energy the viewer may not see was sent as zeros: not a reading */
+	a->energy_valid = !cur->no_sys &&
+			  cur->energy_reads > (prev ? prev->energy_reads : 0);
 }
 
 int snapshot__diff(const struct snapshot *cur, const struct snapshot *prev,
@@ -486,6 +489,7 @@ int snapshot__diff(const struct snapshot *cur, const struct snapshot *prev,
 	    (prev && (prev->ncpus != cur->ncpus || prev->nr_events != nr)))
 		return -EINVAL;
 	diff_cpus(cur, prev, a);
+	a->no_sys = cur->no_sys;
 	a->conts = cur->cont;
 	a->nr_conts = cur->nr_cont;
 	for (int i = 0; i < EMON_STAT_NR; i++)

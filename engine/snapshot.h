@@ -79,6 +79,10 @@ struct snapshot {
 	int ev[EMON_MAX_EVENTS];	/* engine event index of c[i] */
 	unsigned int scopes;	/* enum snap_scope it was asked for */
 	bool sched;		/* counts carry the scheduler view (counts.s) */
+	/* the system, CPUs, packages and energy were not the viewer's to
+	 * see (a tenant of a daemon, docs/security.md): zeros in cpu[] and
+	 * the energy, not counts */
+	bool no_sys;
 	bool *online;		/* [ncpus] CPUs with events (rows shown) */
 	struct counts *cpu;	/* [ncpus] */
 	double *cpu_energy;	/* [ncpus] attributed to each CPU */

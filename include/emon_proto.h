@@ -102,6 +102,9 @@ struct emon_snap_req {
 #define EMON_SNAP_STATS 8
 #define EMON_SNAP_TREE (1u << 0)	/* the tree entries are meaningful */
 #define EMON_SNAP_SCHED (1u << 1)	/* each count block ends with an emon_sched */
+/* the system, CPUs, packages and energy are not the client's to see
+ * (docs/security.md): their counts are zeros, not measured */
+#define EMON_SNAP_NO_SYS (1u << 2)
 
 struct emon_snap_hdr {
 	__u64 seq;		/* flushes so far */

@@ -127,6 +127,18 @@ check "and its own (delegated) cgroup" grep -qx "$cu" "$TMP/u2.cgs"
 check "but none of root's processes or cgroups" \
 	bash -c "! grep -qx -e $rpid -e 1 '$TMP/u2.pids' && ! grep -qx -e '$cr' -e / '$TMP/u2.cgs'"
 
+# the system view beside its own: its own rows, no system row of zeros,
+# and said once
+as_u2 "$EMON" stat -e cpu-clock --socket "$S" -a --by system,process -x, -I 100 \
+	--timeout 350 -o "$TMP/w/mixed.csv" 2>"$TMP/mixed.err" >/dev/null
+rc=$?
+check "system and processes as the second user: exit 0 ($rc), its process there" \
+	bash -c "[ $rc -eq 0 ] && grep -q -- '-$upid,' '$TMP/w/mixed.csv'"
+check "but no system row (zeros are not counts): $(grep -vc -- '-[0-9]*,' "$TMP/w/mixed.csv") rows without a pid" \
+	bash -c "! grep -v -- '-[0-9]*,' '$TMP/w/mixed.csv' | grep -q cpu-clock"
+check "and why, said once: $(head -c 150 "$TMP/mixed.err")" \
+	bash -c "[ \$(grep -c 'its own processes and cgroups only' '$TMP/mixed.err') -eq 1 ]"
+
 as_nobody "$EMON" stat -e cpu-clock --socket "$S" -a --timeout 200 >/dev/null 2>"$TMP/sys.err"
 rc=$?
 check "the system view as nobody: exit 2, the rule named ($rc: $(tail -1 "$TMP/sys.err"))" \
