@@ -149,6 +149,45 @@ done
 check "-D: perf's two lines on stderr" grep -qx "Events enabled" "$TMP/emon-d.err"
 e=$(csv_val "$TMP/emon-d.csv" task-clock) p=$(csv_val "$TMP/perf-d.csv" task-clock)
 check "-D 200: the burner's last 0.4 s, within 5% of perf's" near "$e" "$p" 5
+# and against the kernel for the same window: a shell running the burner
+# then printing its and its child's CPU time (times: rusage); when
+# "Events enabled" comes out, the schedstat of both so far. What -D
+# counted is the rest: the total less that (5%, + 10 ms for reading the
+# line late on a busy machine, while the burner runs on)
+"$PY3" - "$EMON" "$BURN" "$TMP/emon-dk.csv" >"$TMP/dk.txt" <<'PY'
+import os, re, subprocess, sys
+emon, burn, out = sys.argv[1:4]
+p = subprocess.Popen([emon, "stat", "-x", ",", "-e", "task-clock", "-D", "200", "-o", out,
+                      "--", "bash", "-c", '"$0" 0.6; times', burn],
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def tree(pid):
+    kids = []
+    for t in os.listdir(f"/proc/{pid}/task"):
+        try:
+            kids += open(f"/proc/{pid}/task/{t}/children").read().split()
+        except OSError:
+            pass
+    return [k for c in kids for k in [c] + tree(c)]
+at = None
+for l in p.stderr:
+    if l.strip() == "Events enabled":
+        ns = 0
+        for t in tree(p.pid):
+            try:
+                ns += int(open(f"/proc/{t}/schedstat").read().split()[0])
+            except OSError:
+                pass
+        at = ns
+        break
+so, _ = p.communicate()
+tot = sum(int(m) * 60 + float(s) for m, s in re.findall(r"(\d+)m([0-9.]+)s", so)) * 1e9
+print(f"{at} {tot:.0f}")
+PY
+read -r at tot <"$TMP/dk.txt"
+e=$(csv_val "$TMP/emon-dk.csv" task-clock)
+echo "      -D 200: the shell and burner had run $at ns when counting began, $tot ns in all (rusage)"
+check "-D 200: what it counted is their CPU time after that, within 5% + 10 ms ($e ns)" \
+	near_plus "$e" "$((tot - at))" 5 10000000
 
 # --- -r 3 against each run's rusage ---------------------------------------
 # Each run is a bash that burns 0.3 s and appends its times (its own CPU
