@@ -102,7 +102,7 @@ if [ $mode = all ] || [ $mode = integration ] || [ $mode = stress ]; then
 	[ $mode = stress ] && dir=tests/stress
 	for t in "$dir"/*.sh; do
 		[ -e "$t" ] || continue
-		[ "$(basename "$t")" = lib.sh ] && continue
+		case $(basename "$t") in lib.sh | *_lib.sh) continue ;; esac
 		name=$(basename "$dir")/$(basename "$t" .sh)
 		[[ -n $filter && $name != *$filter* ]] && continue
 		if [ "$(id -u)" -ne 0 ]; then
