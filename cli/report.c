@@ -23,7 +23,7 @@
 
 static bool col__left(enum report_col col)
 {
-	return col <= COL_RUNTIME;
+	return col <= COL_NAMES;
 }
 
 /* Scope, duration, intervals, energy source: the lines above the table. */
@@ -108,7 +108,8 @@ static const char report_usage[] =
 "\n"
 "  --by SCOPE         container, pod, namespace, cgroup, process, cpu, socket,\n"
 "                     system or command (default: container, else cgroup,\n"
-"                     else process; pod and namespace from a recording)\n"
+"                     else process; from Prometheus: container, pod,\n"
+"                     namespace, cgroup, process, socket, system)\n"
 "  --top N            keys shown (default 10; 0: all)\n"
 "  --html OUT         also write a self-contained HTML page with charts\n"
 "  --prometheus URL   read the server at URL (http://host:9090) instead of FILE\n"

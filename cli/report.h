@@ -44,6 +44,8 @@ struct report_key {
 	char *host;		/* Prometheus: the instance (or host label) */
 	char *comm;		/* process rows: the last comm seen */
 	char *runtime;		/* container rows */
+	char *names;		/* container rows: namespace/pod/container
+				 * under Kubernetes, else the runtime's name */
 	double count[RC_NR];	/* sums over the rows that counted it */
 	unsigned int counted;	/* bit (1 << RC_*): counted in some row */
 	bool has_energy;
@@ -165,6 +167,7 @@ enum report_col {
 	COL_KEY,
 	COL_COMM,		/* process scope */
 	COL_RUNTIME,		/* container scope */
+	COL_NAMES,		/* container scope, when some key has names */
 	COL_ENERGY,
 	COL_POWER,
 	COL_SHARE,
@@ -200,6 +203,12 @@ struct report_key *report__find(struct report *r, enum scope scope,
 int report_rank__count(enum report_rank rank);
 /* *dst = a copy of src unless equal (src NULL: unchanged); -ENOMEM */
 int report__strset(char **dst, const char *src);
+/* A container key's names from the runtime's (cAdvisor's labels, NULL or
+ * "" where unknown): namespace/pod/container under Kubernetes, else name;
+ * names already known are kept over none. 0 or -ENOMEM. */
+int report_key__set_names(struct report_key *k, const char *name,
+			  const char *ns, const char *pod,
+			  const char *container);
 
 int report__print_text(const struct report *r, FILE *f);
 int report__write_html(const struct report *r, FILE *f);

@@ -23,6 +23,7 @@ struct report_row {
 	char keybuf[24];	/* a key given as a number */
 	const char *comm;
 	const char *runtime;
+	const char *name, *ns, *pod, *container;	/* container rows */
 	double count[RC_NR];
 	unsigned int counted;
 	bool has_energy;
@@ -141,6 +142,12 @@ static int report_row__parse(struct report_row *row, struct json_object *o,
 		return -EINVAL;
 	row->comm = json__string(o, "comm");
 	row->runtime = json__string(o, "runtime");
+	if (row->scope == SCOPE_CONTAINER) {
+		row->name = json__string(o, "name");
+		row->ns = json__string(o, "namespace");
+		row->pod = json__string(o, "pod");
+		row->container = json__string(o, "container");
+	}
 	row->energy_source = json__string(o, "energy_source");
 	row->split_by = json__string(o, "split_by");
 	return 0;
@@ -184,7 +191,8 @@ static int report__add_row(struct report *r, const struct report_row *row)
 		k->has_energy = true;
 		r->has_energy = true;
 	}
-	if (report__strset(&k->comm, row->comm) || report__strset(&k->runtime, row->runtime))
+	if (report__strset(&k->comm, row->comm) || report__strset(&k->runtime, row->runtime) ||
+	    report_key__set_names(k, row->name, row->ns, row->pod, row->container))
 		return -ENOMEM;
 	if (!r->energy_source && report__strset(&r->energy_source, row->energy_source))
 		return -ENOMEM;

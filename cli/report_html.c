@@ -425,7 +425,7 @@ static void page__table(const struct report *r, FILE *f)
 
 	fputs("<section><h2>Summary</h2>\n<table><thead><tr>", f);
 	for (c = 0; c < n; c++) {
-		fprintf(f, "<th%s>", cols[c] <= COL_RUNTIME ? " class=\"l\"" : "");
+		fprintf(f, "<th%s>", cols[c] <= COL_NAMES ? " class=\"l\"" : "");
 		html__puts(f, report__col_name(r, cols[c]));
 		fputs("</th>", f);
 	}
@@ -440,7 +440,7 @@ static void page__table(const struct report *r, FILE *f)
 				fprintf(f, "\"><span class=\"sw\" style=\"background:%s\"></span>",
 					palette[i % PALETTE_NR]);
 			} else {
-				fprintf(f, "<td%s>", cols[c] <= COL_RUNTIME ? " class=\"l\"" : "");
+				fprintf(f, "<td%s>", cols[c] <= COL_NAMES ? " class=\"l\"" : "");
 			}
 			html__puts(f, cell);
 			fputs("</td>", f);

@@ -63,6 +63,7 @@ void report__exit(struct report *r)
 			free(t->keys[i].host);
 			free(t->keys[i].comm);
 			free(t->keys[i].runtime);
+			free(t->keys[i].names);
 			free(t->keys[i].series);
 		}
 		free(t->keys);
@@ -96,6 +97,22 @@ int report__strset(char **dst, const char *src)
 	free(*dst);
 	*dst = s;
 	return 0;
+}
+
+int report_key__set_names(struct report_key *k, const char *name,
+			  const char *ns, const char *pod,
+			  const char *container)
+{
+	char buf[1024];
+
+	if (pod && *pod)
+		snprintf(buf, sizeof(buf), "%s/%s/%s", ns && *ns ? ns : "?", pod,
+			 container && *container ? container : "?");
+	else if (name && *name)
+		snprintf(buf, sizeof(buf), "%s", name);
+	else
+		return 0;
+	return report__strset(&k->names, buf);
 }
 
 static struct report_key *report_table__find(struct report_table *t,

@@ -66,6 +66,17 @@ static char *query__build(const struct report_prom_scope *ps,
 	return n < 0 ? NULL : q;
 }
 
+/* A query the server refused: its message, and the --match to look at
+ * when the query was bad. Returns err. */
+static int report__fail_query(struct report *r, const struct prom_client *c,
+			      const struct report_prom_query *q, int err)
+{
+	bool m = err == -EINVAL && q->match;
+
+	return report__fail(r, -1, err, "%s%s%s%s", c->err, m ? " (is --match '" : "",
+			    m ? q->match : "", m ? "' right?)" : "");
+}
+
 /* The window's parameters of every range query. */
 struct span {
 	char start[32], end[32], step[32];
@@ -93,9 +104,7 @@ static int report__query(struct report *r, struct prom_client *c,
 	params[1] = query;
 	err = prom_client__get(c, "/api/v1/query_range", params, &data);
 	if (err) {
-		report__fail(r, -1, err, "%s%s%s%s", c->err, err == -EINVAL && q->match ?
-			     " (is --match '" : "", err == -EINVAL && q->match ? q->match : "",
-			     err == -EINVAL && q->match ? "' right?)" : "");
+		report__fail_query(r, c, q, err);
 		goto out;
 	}
 	if (!json_object_object_get_ex(data, "resultType", &type) ||
@@ -111,6 +120,51 @@ static int report__query(struct report *r, struct prom_client *c,
 		      report__prom_add(r, ps->scope, fam, json_object_get(res));
 	if (err)
 		err = report__fail(r, -1, -ENOMEM, "out of memory");
+out:
+	json_object_put(data);
+	free(query);
+	return err;
+}
+
+/* The containers' names over the window: one instant query at its end of
+ * each container's labels, whichever family they are on (the daemon puts
+ * them on every emon_container_* series). */
+static int report__names(struct report *r, struct prom_client *c,
+			 const struct report_prom_query *q, const struct span *sp,
+			 double range)
+{
+	struct json_object *data = NULL, *type, *res;
+	const char *params[] = { "query", NULL, "time", sp->end, NULL };
+	char *query = NULL;
+	int err;
+
+	if (asprintf(&query, "group by (instance,host,container_id,name,image,namespace,pod,container) "
+		     "(last_over_time({__name__=~\"emon_container_.+\"%s%s}[%.0fs]))",
+		     q->match ? "," : "", q->match ?: "", ceil(range) + 1) < 0) {
+		query = NULL;
+		err = report__fail(r, -1, -ENOMEM, "out of memory");
+		goto out;
+	}
+	params[1] = query;
+	err = prom_client__get(c, "/api/v1/query", params, &data);
+	if (err) {
+		report__fail_query(r, c, q, err);
+		goto out;
+	}
+	if (!json_object_object_get_ex(data, "resultType", &type) ||
+	    strcmp(json_object_get_string(type), "vector") ||
+	    !json_object_object_get_ex(data, "result", &res)) {
+		err = report__fail(r, -1, -EPROTO,
+				   "%s does not answer as a Prometheus server (no vector for an instant query)",
+				   c->shown);
+		goto out;
+	}
+	err = report__prom_add_names(r, json_object_get(res));
+	if (err == -ENOMEM)
+		report__fail(r, -1, err, "out of memory");
+	else if (err)
+		report__fail(r, -1, err, "%s: a malformed answer for the containers' names",
+			     c->shown);
 out:
 	json_object_put(data);
 	free(query);
@@ -234,6 +288,9 @@ static int prom__load(struct report *r, const void *arg)
 	snprintf(sp.end, sizeof(sp.end), "%.3f", end);
 	snprintf(sp.step, sizeof(sp.step), "%.3f", step);
 	sp.step_ms = llround(step * 1000);
+	ret = report__names(r, &c, q, &sp, end - start);
+	if (ret)
+		goto out;
 	for (i = 0; i < REPORT_PROM_SCOPES; i++) {
 		for (f = 0; f < RF_NR; f++) {
 			ret = report__query(r, &c, q, i, f, &sp, false);
@@ -257,6 +314,8 @@ static const char *prom__no_rows(const struct report *r, int scope)
 		return "from Prometheus (the daemon exports no cpu or command scope)";
 	if (scope == SCOPE_PROCESS)
 		return "in this window (the daemon exports processes with --processes top:N)";
+	if (scope == SCOPE_POD || scope == SCOPE_NAMESPACE)
+		return "in this window (no container in it had pod names or a pod_uid label)";
 	return "in this window";
 }
 

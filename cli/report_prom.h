@@ -79,6 +79,13 @@ bool report__prom_resets(const struct report *r, enum scope scope,
  * counted too; takes the caller's reference. */
 int report__prom_add_peaks(struct report *r, enum scope scope,
 			   enum report_fam fam, struct json_object *result);
+/* Keep the containers' names: an instant query's "result" (a vector),
+ * each series' labels container_id, name, image, namespace, pod and
+ * container (instance, host); the labels with the most names win for a
+ * container. Container series then count for their pods (namespace/pod,
+ * else pod_uid) and namespaces too. Takes the caller's reference; 0,
+ * -EINVAL (not a vector), -ENOMEM. */
+int report__prom_add_names(struct report *r, struct json_object *result);
 /* Totals of every key from what was added; -ENODATA when no series had
  * a value in the window, -EINVAL for a malformed result (r->err says
  * which), -ENOMEM. */

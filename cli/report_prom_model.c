@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * emon-perf report --prometheus, the pure side: durations, and range
- * query results (matrices of counter values at every step of the window)
- * turned into the report's keys, totals and per-step series. No I/O: the
- * HTTP side is report_prom.c.
+ * emon-perf report --prometheus, the pure side: range query results
+ * (matrices of counter values at every step of the window) turned into
+ * the report's keys, totals and per-step series, and the containers'
+ * names into their pods' and namespaces' keys. No I/O: the HTTP side is
+ * report_prom.c, durations and times report_prom_time.c.
  */
-#define _GNU_SOURCE	/* strptime, timegm */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "cli/report_prom.h"
 
 const struct report_prom_scope report_prom_scopes[REPORT_PROM_SCOPES] = {
@@ -41,78 +40,11 @@ struct report_prom {
 	 * counter gained after the last step before the reset */
 	struct json_object *peaks[SCOPE_NR][RF_NR];
 	struct json_object *host_first;	/* host -> first point with a value */
+	/* "host\ncontainer_id" -> the container's labels with the most
+	 * names (name, image, namespace, pod, container) in the window */
+	struct json_object *names;
 	long values;			/* valid values seen */
 };
-
-#define DURATION_MAX (10 * 365 * 86400.0)
-
-int prom_duration__parse(const char *str, double *s)
-{
-	/* largest first: Prometheus wants them in this order, each once */
-	static const struct { const char *unit; double s; } units[] = {
-		{ "y", 365 * 86400.0 }, { "w", 7 * 86400.0 }, { "d", 86400 },
-		{ "h", 3600 }, { "ms", 1e-3 }, { "m", 60 }, { "s", 1 },
-	};
-	static const int rank[] = { 0, 1, 2, 3, 6, 4, 5 };
-	int last = -1;
-	double total = 0;
-	const char *p = str;
-	char *end;
-
-	if (!str || !*str)
-		return -EINVAL;
-	total = strtod(str, &end);
-	if (end != str && !*end && str[strspn(str, "0123456789.")] == '\0')
-		goto check;	/* plain seconds */
-	total = 0;
-	while (*p) {
-		double v = 0;
-		size_t u;
-
-		if (*p < '0' || *p > '9')
-			return -EINVAL;
-		for (; *p >= '0' && *p <= '9'; p++) {
-			v = v * 10 + (*p - '0');
-			if (v > DURATION_MAX * 1000)
-				return -EINVAL;
-		}
-		for (u = 0; u < sizeof(units) / sizeof(*units); u++)
-			if (!strncmp(p, units[u].unit, strlen(units[u].unit)))
-				break;
-		if (u == sizeof(units) / sizeof(*units) || rank[u] <= last)
-			return -EINVAL;
-		last = rank[u];
-		total += v * units[u].s;
-		p += strlen(units[u].unit);
-	}
-check:
-	if (!(total > 0) || total > DURATION_MAX)
-		return -EINVAL;
-	*s = total;
-	return 0;
-}
-
-int prom_time__parse(const char *str, double *t)
-{
-	struct tm tm = { 0 };
-	char *end;
-	double v;
-
-	if (!str || !*str)
-		return -EINVAL;
-	v = strtod(str, &end);
-	if (end != str && !*end && !str[strspn(str, "0123456789.")]) {
-		if (!(v > 0 && v < 1e11))
-			return -EINVAL;
-		*t = v;
-		return 0;
-	}
-	end = strptime(str, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (!end || strcmp(end, "Z"))
-		return -EINVAL;
-	*t = (double)timegm(&tm);
-	return *t > 0 ? 0 : -EINVAL;
-}
 
 /* The source's state in the model, made by the first call that keeps a
  * result (r->src is report_prom_source: report_prom.c). */
@@ -185,6 +117,7 @@ void report_prom__free(void *priv)
 		}
 	}
 	json_object_put(p->host_first);
+	json_object_put(p->names);
 	free(p);
 }
 
@@ -302,6 +235,97 @@ out:
 	json_object_put(index);
 	json_object_put(result);
 	return err;
+}
+
+/* A container's entry in the names: its host and id; -EINVAL without an id. */
+static int names__key(struct json_object *metric, char *buf, size_t len)
+{
+	const char *id = label__get(metric, "container_id");
+
+	if (!id)
+		return -EINVAL;
+	snprintf(buf, len, "%s\n%s", series__host(metric), id);
+	return 0;
+}
+
+/* How much a set of labels says: a pod's names beat a name alone (the
+ * names a runtime wrote after its container's first scrape). */
+static int names__score(struct json_object *metric)
+{
+	const char *pod = label__get(metric, "pod"), *name = label__get(metric, "name");
+
+	return (pod && *pod ? 2 : 0) + (name && *name ? 1 : 0);
+}
+
+int report__prom_add_names(struct report *r, struct json_object *result)
+{
+	struct report_prom *p = report__prom(r);
+	struct json_object *metric, *old;
+	char key[512];
+	int err = -ENOMEM;
+	size_t i;
+
+	if (!p || (!p->names && !(p->names = json_object_new_object())))
+		goto out;
+	err = -EINVAL;
+	if (!json_object_is_type(result, json_type_array))
+		goto out;
+	for (i = 0; i < json_object_array_length(result); i++) {
+		if (!json_object_object_get_ex(json_object_array_get_idx(result, i),
+					       "metric", &metric) ||
+		    !json_object_is_type(metric, json_type_object))
+			goto out;
+		if (names__key(metric, key, sizeof(key)) ||
+		    (json_object_object_get_ex(p->names, key, &old) &&
+		     names__score(old) >= names__score(metric)))
+			continue;
+		if (json_object_object_add(p->names, key, json_object_get(metric))) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	err = 0;
+out:
+	json_object_put(result);
+	return err;
+}
+
+/*
+ * The keys a container's series counts for besides its own: its pod on
+ * its host (namespace/pod from its names, else its pod_uid label) and
+ * its namespace over the fleet (a namespace spans hosts); NULL where it
+ * has none. The container's key gets its names. 0 or -ENOMEM.
+ */
+static int container__pods(struct report *r, struct json_object *metric,
+			   struct report_key *k, struct report_key **ks)
+{
+	struct report_prom *p = r->src_priv;
+	struct json_object *names = NULL;
+	const char *host = series__host(metric), *ns = NULL, *pod = NULL;
+	const char *uid = label__get(metric, "pod_uid");
+	char key[512];
+
+	if (p->names && !names__key(metric, key, sizeof(key)))
+		json_object_object_get_ex(p->names, key, &names);
+	if (names) {
+		ns = label__get(names, "namespace");
+		pod = label__get(names, "pod");
+		if (!r->series_pass &&
+		    report_key__set_names(k, label__get(names, "name"), ns, pod,
+					  label__get(names, "container")))
+			return -ENOMEM;
+	}
+	if (pod && *pod) {
+		snprintf(key, sizeof(key), "%s/%s", ns && *ns ? ns : "?", pod);
+		if (!(ks[0] = report__key(r, SCOPE_POD, host, key)))
+			return -ENOMEM;
+	} else if (uid && *uid && !(ks[0] = report__key(r, SCOPE_POD, host, uid))) {
+		return -ENOMEM;
+	}
+	if (pod && *pod && ns && *ns &&
+	    !(ks[1] = report__key(r, SCOPE_NAMESPACE, NULL, ns)))
+		return -ENOMEM;
+	return 0;
 }
 
 /* host_first: the first point at which Prometheus had each host. */
@@ -423,7 +447,7 @@ static int report__prom_walk(struct report *r, const struct report_prom_scope *p
 	struct report_prom *p = r->src_priv;
 	struct json_object *metric, *values, *first;
 	double prev = NAN, v, inc, scale = report_prom_fams[fam].scale;
-	struct report_key *k;
+	struct report_key *k, *ks[3] = { NULL };
 	int err, pt, prev_pt = 0;
 	size_t j;
 
@@ -432,6 +456,10 @@ static int report__prom_walk(struct report *r, const struct report_prom_scope *p
 	k = series__key(r, ps, metric);
 	if (!k)
 		return ps->key && !label__get(metric, ps->key) ? -EINVAL : -ENOMEM;
+	/* a container counts for its pod and namespace too */
+	if (ps->scope == SCOPE_CONTAINER && container__pods(r, metric, k, ks))
+		return -ENOMEM;
+	ks[2] = k;
 	for (j = 0; j < json_object_array_length(values); j++) {
 		err = series__point(p, values, j, &pt, &v);
 		if (err == -ERANGE || (!err && !(isfinite(v) && v >= 0)))
@@ -451,10 +479,14 @@ static int report__prom_walk(struct report *r, const struct report_prom_scope *p
 		prev = v;
 		prev_pt = pt;
 		p->values++;
-		if (!r->series_pass)
-			report_key__counted(r, k, fam);
-		if (inc > 0)
-			report_key__add(r, k, fam, pt, inc * scale);
+		for (int i = 0; i < 3; i++) {
+			if (!ks[i])
+				continue;
+			if (!r->series_pass)
+				report_key__counted(r, ks[i], fam);
+			if (inc > 0)
+				report_key__add(r, ks[i], fam, pt, inc * scale);
+		}
 	}
 	return 0;
 }

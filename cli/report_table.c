@@ -51,12 +51,13 @@ int report__columns(const struct report *r, enum report_col cols[COL_NR])
 {
 	const struct report_key *sys = report__system(r);
 	unsigned int counted = sys ? sys->counted : 0;
-	bool runtime = false;
+	bool runtime = false, names = false;
 	int i, n = 0;
 
 	for (i = 0; i < r->nr_sorted; i++) {
 		counted |= r->sorted[i]->counted;
 		runtime |= r->sorted[i]->runtime != NULL;
+		names |= r->sorted[i]->names != NULL;
 	}
 	if (r->nr_hosts > 1 && r->scope != SCOPE_SYSTEM)
 		cols[n++] = COL_HOST;
@@ -65,6 +66,8 @@ int report__columns(const struct report *r, enum report_col cols[COL_NR])
 		cols[n++] = COL_COMM;
 	if (r->scope == SCOPE_CONTAINER && runtime)
 		cols[n++] = COL_RUNTIME;
+	if (r->scope == SCOPE_CONTAINER && names)
+		cols[n++] = COL_NAMES;
 	if (r->rank == RANK_ENERGY) {
 		cols[n++] = COL_ENERGY;
 		cols[n++] = COL_POWER;
@@ -97,6 +100,7 @@ const char *report__col_name(const struct report *r, enum report_col col)
 		return r->scope == SCOPE_PROCESS ? "pid" : scope__name(r->scope);
 	case COL_COMM:		return "comm";
 	case COL_RUNTIME:	return "runtime";
+	case COL_NAMES:		return "name";
 	case COL_ENERGY:	return "energy_j";
 	case COL_POWER:		return "power_w";
 	case COL_SHARE:
@@ -144,7 +148,13 @@ void report__cell(const struct report *r, const struct report_key *k,
 		return;
 	case COL_COMM:
 	case COL_RUNTIME:
-		snprintf(buf, len, "%s", (col == COL_COMM ? k->comm : k->runtime) ?: "-");
+	case COL_NAMES:
+		snprintf(buf, len, "%s", (col == COL_COMM ? k->comm :
+					  col == COL_RUNTIME ? k->runtime : k->names) ?: "-");
+		/* names are any bytes: no control characters in the table */
+		for (char *p = buf; *p; p++)
+			if ((unsigned char)*p < ' ' || *p == 0x7f)
+				*p = '?';
 		return;
 	case COL_ENERGY:	cell__number(buf, len, "%.3f", m.energy_j); return;
 	case COL_POWER:		cell__number(buf, len, "%.3f", m.power_w); return;
@@ -167,10 +177,18 @@ void report_key__label(const struct report *r, const struct report_key *k,
 {
 	char key[256];
 
-	if (r->scope == SCOPE_PROCESS && k->comm)
+	if (r->scope == SCOPE_PROCESS && k->comm) {
 		snprintf(key, sizeof(key), "%s %s", k->key, k->comm);
-	else
+	} else {
 		report__cell(r, k, COL_KEY, key, sizeof(key));
+		/* a chart's legend names a container as the table does */
+		if (k->names && strlen(key) + 2 < sizeof(key)) {
+			size_t n = strlen(key);
+
+			key[n++] = ' ';
+			report__cell(r, k, COL_NAMES, key + n, sizeof(key) - n);
+		}
+	}
 	if (r->nr_hosts > 1 && k->host)
 		snprintf(buf, len, "%s %s", k->host, key);
 	else

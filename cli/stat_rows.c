@@ -377,6 +377,9 @@ static void row__names(struct row *r, const struct snap_cont *c)
 	r->ns = c->ns;
 	r->pod = c->pod;
 	r->container = c->container;
+	/* whose files named it: a bare id's runtime in the path is a guess */
+	if (c->runtime)
+		r->runtime = c->runtime;
 }
 
 /* Container rows: cgroups grouped by the container they belong to, ordered

@@ -66,13 +66,14 @@ static void top_usage(FILE *f)
 "Usage: emon-perf top [options]\n"
 "\n"
 "A live table of power, CPU and counters per container, cgroup (a tree of\n"
-"subtree sums) or process, refreshed every -d seconds. Counts\n"
+"subtree sums), process, Kubernetes pod or namespace (each the sum of its\n"
+"containers), refreshed every -d seconds. Counts\n"
 TOP_EVENTS "; columns this host cannot count show '-'.\n"
 "Needs a terminal.\n"
 "\n"
 "  -d, --delay SECONDS       refresh interval (0.1 to 3600, default 1)\n"
 "      --view VIEW           first view: containers, cgroups (default),\n"
-"                            processes\n"
+"                            processes, pods, namespaces\n"
 ENERGY_OPTIONS_USAGE
 RUNTIME_ROOT_USAGE
 "      --max-cgroups N       BPF map entries (cgroup x CPU) per interval\n"
@@ -85,8 +86,9 @@ DAEMON_OPTIONS_USAGE
 "  -v, --verbose             libbpf and decision messages (shown at exit)\n"
 "  -h, --help                this text\n"
 "\n"
-"Keys: c g p views (containers, cgroups, processes); < > or 1..9, 0 sort by\n"
-"a column (again: reverse), r reverse; / filter by name, Esc clears it;\n"
+"Keys: c g p P N views (containers, cgroups, processes, pods, namespaces);\n"
+"< > or 1..9, 0 sort by a column (again: reverse), r reverse; / filter by\n"
+"name (a pod is namespace/pod: 'prod/' keeps a namespace), Esc clears it;\n"
 "arrows, PgUp, PgDn select; Left, Right, Enter fold and unfold a cgroup;\n"
 "space pauses the display; h help; q quits.\n"
 "\n"
@@ -103,7 +105,8 @@ static int parse_view(const char *arg, enum top_view *v)
 			*v = i;
 			return 0;
 		}
-	pr_err("unknown view '%s' for --view (containers, cgroups, processes)", arg);
+	pr_err("unknown view '%s' for --view (containers, cgroups, processes, pods, namespaces)",
+	       arg);
 	return -EINVAL;
 }
 
@@ -182,7 +185,8 @@ static int top_setup(struct top_run *tr)
 	strcpy(st->o.events, TOP_EVENTS);
 	st->o.all_cpus = true;
 	st->o.by = 1u << SCOPE_SYSTEM | 1u << SCOPE_SOCKET | 1u << SCOPE_CGROUP |
-		   1u << SCOPE_CONTAINER | 1u << SCOPE_PROCESS;
+		   1u << SCOPE_CONTAINER | 1u << SCOPE_PROCESS | 1u << SCOPE_POD |
+		   1u << SCOPE_NAMESPACE;
 	st->no_hist = true;
 	ret = stat__setup(st);
 	if (ret)

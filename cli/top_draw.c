@@ -263,6 +263,7 @@ static void paint_help(void)
 		"emon-perf top: keys",
 		"",
 		"c g p       containers, cgroups (tree), processes",
+		"P N         Kubernetes pods, namespaces (sums of their containers)",
 		"< >         sort by the column left / right of the current one",
 		"1..9 0      sort by column N (0: the 10th; again: reverse)",
 		"r           reverse the order",
@@ -314,7 +315,7 @@ void top_draw__paint(const struct top_header *h, const struct top_table *t,
 	if (s->editing)
 		line(LINES - 1, "Filter: %s_", s->filter);
 	else
-		line(LINES - 1, "%d of %d rows   h help  c g p views  < > sort  / filter  space pause  q quit",
+		line(LINES - 1, "%d of %d rows   h help  c g p P N views  < > sort  / filter  space pause  q quit",
 		     t->nr_shown, t->nr);
 	if (s->help)
 		paint_help();

@@ -35,7 +35,7 @@ const char *top_col__title(enum top_col c)
 const char *top_view__name(enum top_view v)
 {
 	static const char *const n[TOP_VIEW_NR] = {
-		"containers", "cgroups", "processes",
+		"containers", "cgroups", "processes", "pods", "namespaces",
 	};
 
 	return v < TOP_VIEW_NR ? n[v] : "?";
@@ -214,13 +214,23 @@ static struct top_row *top_table__add(struct top_table *t, const char *key,
 	return r;
 }
 
-/* Containers and processes: one table row per input row of scope s. */
+/* What is in no container ("host") or no pod ("none"): the idle task's
+ * share of it is left out as it is of "/". */
+static bool is_rest(enum scope s, const char *key)
+{
+	return (s == SCOPE_CONTAINER && !strcmp(key, "host")) ||
+	       ((s == SCOPE_POD || s == SCOPE_NAMESPACE) && !strcmp(key, "none"));
+}
+
+/* Containers, processes, pods and namespaces: one table row per input row
+ * of scope s. A pod's key is namespace/pod (its uid while no container of
+ * it has names), a namespace's its name: the filter matches both. */
 static int build_flat(struct top_table *t, const struct top_input *in,
 		      enum scope s, const struct row *idle)
 {
 	for (int i = 0; i < in->nr; i++) {
 		const struct row *in_r = &in->rows[i];
-		bool host = s == SCOPE_CONTAINER && !strcmp(in_r->key, "host");
+		bool host = is_rest(s, in_r->key);
 		char name[1040], label[1024];
 		const char *lb;
 		struct top_row *r;
@@ -234,7 +244,7 @@ static int build_flat(struct top_table *t, const struct top_input *in,
 		snprintf(name, sizeof(name), "%.12s%s%s", in_r->key,
 			 lb ? " " : "", lb ? lb : "");
 		r = top_table__add(t, in_r->key, s == SCOPE_PROCESS ? in_r->comm :
-				   host ? in_r->key : name);
+				   host || s != SCOPE_CONTAINER ? in_r->key : name);
 		if (!r)
 			return -ENOMEM;
 		r->note = s == SCOPE_CONTAINER ? in_r->runtime : NULL;
@@ -386,6 +396,13 @@ out:
 int top_table__build(struct top_table *t, enum top_view v,
 		     const struct top_input *in)
 {
+	static const enum scope view_scope[TOP_VIEW_NR] = {
+		[TOP_VIEW_CONTAINERS] = SCOPE_CONTAINER,
+		[TOP_VIEW_CGROUPS] = SCOPE_CGROUP,
+		[TOP_VIEW_PROCESSES] = SCOPE_PROCESS,
+		[TOP_VIEW_PODS] = SCOPE_POD,
+		[TOP_VIEW_NAMESPACES] = SCOPE_NAMESPACE,
+	};
 	const struct row *sys = find_row(in, SCOPE_SYSTEM, NULL);
 	const struct row *idle = find_row(in, SCOPE_PROCESS, IDLE_KEY);
 	double total_j = sys && sys->has_energy ? sys->energy_j : NAN;
@@ -397,8 +414,7 @@ int top_table__build(struct top_table *t, enum top_view v,
 	if (v == TOP_VIEW_CGROUPS)
 		err = build_tree(t, in, idle, sys && sys->has_energy);
 	else
-		err = build_flat(t, in, v == TOP_VIEW_CONTAINERS ? SCOPE_CONTAINER :
-				 SCOPE_PROCESS, idle);
+		err = build_flat(t, in, view_scope[v], idle);
 	for (int i = 0; i < t->nr; i++)
 		row__columns(in, total_j, &t->rows[i].sum, t->rows[i].v);
 	return err;

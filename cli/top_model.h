@@ -2,7 +2,8 @@
 /*
  * emon-perf top's tables, with no I/O and no curses: one interval's rows
  * (cli/stat_rows.c, the same ones stat prints) become a table per view
- * (containers, cgroups as a tree with subtree sums, processes) of derived
+ * (containers, cgroups as a tree with subtree sums, processes, pods and
+ * namespaces, stat's --by pod,namespace rows) of derived
  * columns; the state the keys change (view, sort, filter, collapsed
  * cgroups, selection) orders and filters them. cli/top_draw.c only paints
  * what top_table__arrange leaves; unit tests drive all the rest.
@@ -18,6 +19,8 @@ enum top_view {
 	TOP_VIEW_CONTAINERS,
 	TOP_VIEW_CGROUPS,
 	TOP_VIEW_PROCESSES,
+	TOP_VIEW_PODS,		/* Kubernetes' pods: sums of their containers */
+	TOP_VIEW_NAMESPACES,	/* and namespaces: sums of their pods */
 	TOP_VIEW_NR,
 };
 
@@ -41,7 +44,8 @@ enum top_col {
 
 struct top_row {
 	char *key;		/* identity: container id, cgroup path, pid */
-	char *name;		/* shown: container id, path's last part, comm */
+	char *name;		/* shown: container id, path's last part, comm,
+				 * namespace/pod, namespace */
 	const char *note;	/* container runtime; NULL */
 	int parent;		/* cgroups: the parent's index, -1 at the top */
 	int depth;		/* cgroups: 0 for "/" */

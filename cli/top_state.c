@@ -186,8 +186,12 @@ enum top_action top_state__key(struct top_state *s, const struct top_table *t,
 	case 'c':
 	case 'g':
 	case 'p':
+	case 'P':
+	case 'N':
 		s->view = key == 'c' ? TOP_VIEW_CONTAINERS :
-			  key == 'g' ? TOP_VIEW_CGROUPS : TOP_VIEW_PROCESSES;
+			  key == 'g' ? TOP_VIEW_CGROUPS :
+			  key == 'p' ? TOP_VIEW_PROCESSES :
+			  key == 'P' ? TOP_VIEW_PODS : TOP_VIEW_NAMESPACES;
 		free(s->sel_key);
 		s->sel_key = NULL;
 		s->sel = s->first = 0;

@@ -107,7 +107,7 @@ _emon_perf()
 		COMPREPLY=($(compgen -W "$(cat /sys/devices/system/cpu/online 2>/dev/null)" -- "$cur"))
 		return ;;
 	--view)
-		COMPREPLY=($(compgen -W "containers cgroups processes" -- "$cur"))
+		COMPREPLY=($(compgen -W "containers cgroups processes pods namespaces" -- "$cur"))
 		return ;;
 	-o | --output | --html | --socket | --web-config)
 		COMPREPLY=($(compgen -f -- "$cur"))

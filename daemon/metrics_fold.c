@@ -283,6 +283,9 @@ static void cont__name(struct cont *c, const struct snapshot *s)
 	COPY(pod, n->pod);
 	COPY(container, n->container);
 #undef COPY
+	/* a bare id's runtime was a guess; the one with its files says */
+	if (container_runtime__name(n->runtime))
+		c->runtime = container_runtime__name(n->runtime);
 	c->named = true;
 }
 

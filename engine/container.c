@@ -25,6 +25,13 @@ static const struct {
 	{ "libpod-", "podman" },
 };
 
+/* cri-dockerd's docker; CRI-O before it named them crio-<id>; containerd
+ * last: it runs docker's containers too, and has their bundles (in its
+ * "moby" namespace) */
+const char *const container_bare_runtimes[] = {
+	"docker", "cri-o", "containerd", NULL,
+};
+
 static bool is_lower_hex(char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
@@ -176,7 +183,7 @@ int container__parse(const char *cgroup_path, struct container_info *out)
 	struct segment g, prev = { "", 0 };
 	char id[CONTAINER_ID_LEN + 1], uid[CONTAINER_POD_UID_LEN + 1];
 	char pod[CONTAINER_POD_UID_LEN + 1] = "";
-	bool kubepods = false, found = false;
+	bool kubepods = false, found = false, guessed;
 	int depth = 0, pod_depth = -1;
 	const char *p, *runtime;
 
@@ -185,21 +192,26 @@ int container__parse(const char *cgroup_path, struct container_info *out)
 	memset(out, 0, sizeof(*out));
 	for (p = cgroup_path; segment__next(&p, &g); prev = g, depth++) {
 		runtime = segment__prefixed_id(&g, id);
+		guessed = false;
 		/* a bare id is a container only where runtimes put one */
 		if (!runtime && is_id(g.s, g.n)) {
 			memcpy(id, g.s, g.n);
 			id[g.n] = '\0';
 			if (segment__is(&prev, "docker"))
 				runtime = "docker";
-			else if (pod_depth >= 0 && pod_depth == depth - 1)
+			else if (pod_depth >= 0 && pod_depth == depth - 1) {
 				/* cgroupfs driver: the CRI runtime does not
-				 * say who it is; containerd is the one left
-				 * since the kubelet dropped dockershim */
+				 * say who it is, the runtimes' files will;
+				 * containerd is the likeliest since the
+				 * kubelet dropped dockershim */
 				runtime = "containerd";
+				guessed = true;
+			}
 		}
 		if (runtime) {
 			memcpy(out->id, id, sizeof(out->id));
 			out->runtime = runtime;
+			out->guessed = guessed;
 			memcpy(out->pod_uid, pod, sizeof(out->pod_uid));
 			out->scope_len = p - cgroup_path;
 			found = true;

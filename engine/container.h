@@ -9,17 +9,23 @@
  *               /kubepods/<qos>/pod<uid>/<id>              (cgroupfs driver)
  *   cri-o       .../crio-<id>.scope, .../crio-<id>         (crio-conmon-<id>
  *                                                           is its monitor)
+ *               /kubepods/<qos>/pod<uid>/<id>              (cgroupfs driver,
+ *                                                           early CRI-O)
  *   podman      .../libpod-<id>.scope, /libpod_parent/libpod-<id>
  *                                                          (libpod-conmon-<id>
  *                                                           is its monitor)
  *
  * and Kubernetes puts them under a pod cgroup: kubepods-<qos>-pod<uid>.slice
  * (systemd driver, '-' in the uid written '_') or pod<uid> below /kubepods
- * (cgroupfs driver).
+ * (cgroupfs driver). There cri-dockerd's docker (cgroupfs driver) puts its
+ * containers by their bare id too: a bare id below a pod does not say
+ * whose it is, and only the runtimes' files (container_meta__read_any)
+ * tell.
  */
 #ifndef ENGINE_CONTAINER_H
 #define ENGINE_CONTAINER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define CONTAINER_ID_LEN 64
@@ -28,10 +34,17 @@
 struct container_info {
 	char id[CONTAINER_ID_LEN + 1];		/* 64 lowercase hex */
 	const char *runtime;	/* "docker", "containerd", "cri-o", "podman" */
+	bool guessed;		/* a bare id below a pod: runtime is the
+				 * likeliest of container_bare_runtimes */
 	char pod_uid[CONTAINER_POD_UID_LEN + 1];	/* "" outside Kubernetes */
 	size_t scope_len;	/* cgroup_path[0..scope_len) is the container's
 				 * own cgroup (the path may be below it) */
 };
+
+/* The runtimes that may put a container by its bare id below a pod's
+ * cgroup (cgroupfs driver), in the order their files are looked in (the
+ * most specific first); NULL-terminated. */
+extern const char *const container_bare_runtimes[];
 
 /*
  * Is cgroup_path (from the cgroup2 root) a container's cgroup or below

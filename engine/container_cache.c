@@ -39,8 +39,21 @@ static void cont_names__read(struct cont_names *n,
 	char why[512];
 	int err;
 
-	err = container_meta__read(&n->meta, roots, n->runtime, n->id, why,
-				   sizeof(why));
+	if (n->guessed) {
+		const char *found;
+
+		/* a bare id below a pod: whose files hold it says whose it is */
+		err = container_meta__read_any(&n->meta, roots,
+					       container_bare_runtimes, n->id,
+					       &found, why, sizeof(why));
+		if (found) {
+			n->runtime = found;
+			n->guessed = false;
+		}
+	} else {
+		err = container_meta__read(&n->meta, roots, n->runtime, n->id,
+					   why, sizeof(why));
+	}
 	if (!err) {
 		n->known = true;
 		return;
@@ -53,8 +66,8 @@ static void cont_names__read(struct cont_names *n,
 		n->tries = CONT_TRIES;	/* no later read would do better */
 	/* once per container */
 	if (n->tries == 1 || n->next_try <= now)
-		pr_debug("container %.12s (%s): no names: %s%s", n->id, n->runtime,
-			 why, n->tries < CONT_TRIES ? " (read again for a minute)" : "");
+		pr_debug("container %.12s (%s%s): no names: %s%s", n->id, n->runtime,
+			 n->guessed ? "?" : "", why, n->tries < CONT_TRIES ? " (read again for a minute)" : "");
 }
 
 void cont_cache__see(struct cont_cache *c, const char *cgroup_path,
@@ -78,6 +91,7 @@ void cont_cache__see(struct cont_cache *c, const char *cgroup_path,
 		return;
 	memcpy(n->id, ci.id, sizeof(n->id));
 	n->runtime = ci.runtime;
+	n->guessed = ci.guessed;
 	n->seen_t = now;
 	if (idmap__put(&c->map, a, b, n)) {
 		free(n);
@@ -154,22 +168,25 @@ void cont_cache__exit(struct cont_cache *c)
 	memset(c, 0, sizeof(*c));
 }
 
+#define CONT_FIELDS 6
 /* The fields of a container's entry, in struct emon_snap_cont's order
  * after the id. */
-static void meta__fields(const struct container_meta *m, const char *f[5])
+static void cont_names__fields(const struct cont_names *n,
+			       const char *f[CONT_FIELDS])
 {
-	f[0] = m->name;
-	f[1] = m->image;
-	f[2] = m->ns;
-	f[3] = m->pod;
-	f[4] = m->container;
+	f[0] = n->meta.name;
+	f[1] = n->meta.image;
+	f[2] = n->meta.ns;
+	f[3] = n->meta.pod;
+	f[4] = n->meta.container;
+	f[5] = n->runtime;
 }
 
 size_t cont_cache__count(const struct cont_cache *c, size_t *strs)
 {
 	struct idmap_slot *s;
 	size_t it = 0, nr = 0;
-	const char *f[5];
+	const char *f[CONT_FIELDS];
 
 	*strs = 0;
 	while ((s = idmap__next(&c->map, &it))) {
@@ -179,8 +196,8 @@ size_t cont_cache__count(const struct cont_cache *c, size_t *strs)
 			continue;
 		nr++;
 		*strs += CONTAINER_ID_LEN + 1;
-		meta__fields(&n->meta, f);
-		for (int i = 0; i < 5; i++)
+		cont_names__fields(n, f);
+		for (int i = 0; i < CONT_FIELDS; i++)
 			*strs += f[i][0] ? strlen(f[i]) + 1 : 0;
 	}
 	return nr;
@@ -204,20 +221,21 @@ void cont_cache__encode(const struct cont_cache *c, void *table, char *strings,
 	struct emon_snap_cont *out = table;
 	struct idmap_slot *s;
 	size_t it = 0;
-	const char *f[5];
+	const char *f[CONT_FIELDS];
 
 	while ((s = idmap__next(&c->map, &it))) {
 		const struct cont_names *n = s->val;
 
 		if (!n->known)
 			continue;
-		meta__fields(&n->meta, f);
+		cont_names__fields(n, f);
 		out->id = enc__str(strings, str_off, n->id);
 		out->name = enc__str(strings, str_off, f[0]);
 		out->image = enc__str(strings, str_off, f[1]);
 		out->ns = enc__str(strings, str_off, f[2]);
 		out->pod = enc__str(strings, str_off, f[3]);
 		out->container = enc__str(strings, str_off, f[4]);
+		out->runtime = enc__str(strings, str_off, f[5]);
 		out++;
 	}
 }

@@ -18,7 +18,8 @@
 
 struct cont_names {
 	char id[CONTAINER_ID_LEN + 1];
-	const char *runtime;
+	const char *runtime;	/* the path's, or the one whose files hold it */
+	bool guessed;		/* the path does not say: runtime still a guess */
 	struct container_meta meta;
 	bool known;		/* meta was read */
 	int tries;		/* reads that failed */

@@ -62,6 +62,13 @@ int container_runtime__parse(const char *name)
 	return -1;
 }
 
+const char *container_runtime__name(const char *name)
+{
+	int rt = container_runtime__parse(name);
+
+	return rt < 0 ? NULL : runtimes[rt].name;
+}
+
 int container_roots__parse(struct container_roots *r, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
@@ -410,5 +417,34 @@ int container_meta__read(struct container_meta *m,
 out:
 	json_object_put(o);
 	close(rootfd);
+	return err;
+}
+
+int container_meta__read_any(struct container_meta *m,
+			     const struct container_roots *r,
+			     const char *const *runtimes, const char *id,
+			     const char **found, char *why, size_t len)
+{
+	size_t n = 0;
+	int err = -ENOENT;
+
+	*found = NULL;
+	memset(m, 0, sizeof(*m));
+	if (why && len)
+		why[0] = '\0';
+	for (int i = 0; runtimes[i]; i++) {
+		char one[512];
+
+		err = container_meta__read(m, r, runtimes[i], id, one, sizeof(one));
+		if (err != -ENOENT) {
+			/* its files: read, or being written, or broken */
+			*found = runtimes[i];
+			if (err)
+				snprintf(why, len, "%s", one);
+			return err;
+		}
+		if (n < len)
+			n += snprintf(why + n, len - n, "%s%s", n ? "; " : "", one);
+	}
 	return err;
 }

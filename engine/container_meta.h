@@ -52,6 +52,8 @@ struct container_meta {
 
 /* The runtime container__parse() names ("docker", ...), or -1. */
 int container_runtime__parse(const char *name);
+/* The same name in static storage, or NULL when unknown. */
+const char *container_runtime__name(const char *name);
 /* "docker=/srv/docker" into r (arg must outlive r); -EINVAL when the
  * runtime is unknown or DIR empty or relative. */
 int container_roots__parse(struct container_roots *r, const char *arg);
@@ -71,5 +73,17 @@ const char *container_roots__dir(const struct container_roots *r,
 int container_meta__read(struct container_meta *m,
 			 const struct container_roots *r, const char *runtime,
 			 const char *id, char *why, size_t len);
+
+/*
+ * The same for a container whose cgroup path does not say its runtime
+ * (container_info.guessed): the runtimes (NULL-terminated) in turn, up to
+ * the first with files of id, whose name goes to *found (NULL when none
+ * has any). Returns what that read did; -ENOENT when no runtime has files
+ * of id, why then naming each root looked in.
+ */
+int container_meta__read_any(struct container_meta *m,
+			     const struct container_roots *r,
+			     const char *const *runtimes, const char *id,
+			     const char **found, char *why, size_t len);
 
 #endif

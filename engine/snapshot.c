@@ -274,6 +274,7 @@ static int dec__conts(struct dec *d, struct snapshot *s)
 		err = err ?: dec__str(d, k->ns, &c->ns);
 		err = err ?: dec__str(d, k->pod, &c->pod);
 		err = err ?: dec__str(d, k->container, &c->container);
+		err = err ?: dec__str(d, k->runtime, &c->runtime);
 		if (!err && !c->id)
 			err = -EBADMSG;
 		d->p += sizeof(*k);

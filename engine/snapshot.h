@@ -69,6 +69,8 @@ struct snap_cont {
 	const char *id;		/* 64 hex, as container__parse() gives it */
 	const char *name, *image;
 	const char *ns, *pod, *container;	/* Kubernetes' */
+	const char *runtime;	/* whose files named it (container_info's
+				 * runtime may be a guess) */
 };
 
 struct snapshot {

@@ -16,8 +16,8 @@
 /* 2: the scheduler view (EMON_HELLO_SCHED, EMON_SNAP_SCHED), thread
  * self-monitoring (SELF_REQ, SELF) */
 /* 3: the containers' names (emon_snap_hdr.nr_cont, struct emon_snap_cont),
- * struct emon_count's unrun and EMON_HELLO_NO_SCALE (3 is unreleased:
- * extended, not bumped) */
+ * struct emon_count's unrun and EMON_HELLO_NO_SCALE, emon_snap_cont's
+ * runtime (3 is unreleased: extended, not bumped) */
 #define EMON_PROTO_VERSION 3
 /* Requests are small: a longer one is refused and its connection closed. */
 #define EMON_PROTO_MAX_REQUEST 4096
@@ -157,6 +157,9 @@ struct emon_snap_cont {
 	__u32 ns;		/* Kubernetes namespace, pod, container name */
 	__u32 pod;
 	__u32 container;
+	__u32 runtime;		/* whose files these are: the path's runtime,
+				 * or the one that holds a bare id's (below a
+				 * pod, cgroupfs driver) */
 };
 
 enum emon_snap_fixed {

@@ -3,6 +3,9 @@
 # $TMP (a private dockerd, socket, data and exec root; podman with its own
 # storage), from an image imported from a busybox-static root file system:
 #  - docker (cgroupfs driver: /docker/ID) with the labels cri-dockerd sets,
+#    and one below a pod's cgroup as cri-dockerd puts it with the cgroupfs
+#    driver (/kubepods/besteffort/podUID/ID: a bare id, as containerd's,
+#    named docker from docker's files),
 #    podman (runc, /libpod_parent/libpod-ID) with the annotations
 #    containerd's CRI plugin writes: each container's JSON row carries its
 #    name, image, namespace, pod and container, and the cpu-clock its
@@ -28,8 +31,8 @@ for c in dockerd docker containerd runc podman busybox prometheus; do
 	}
 done
 DK=$TMP/docker PM=$TMP/podman
-pre_cg=$(ls -d "$CGROOT"/docker "$CGROOT"/libpod_parent /sys/fs/cgroup/*/docker \
-	/sys/fs/cgroup/*/libpod_parent 2>/dev/null)
+pre_cg=$(ls -d "$CGROOT"/docker "$CGROOT"/libpod_parent "$CGROOT"/kubepods \
+	/sys/fs/cgroup/*/docker /sys/fs/cgroup/*/libpod_parent /sys/fs/cgroup/*/kubepods 2>/dev/null)
 docker() { command docker -H "unix://$DK/docker.sock" "$@"; }
 podman() {
 	command podman --root "$PM/root" --runroot "$PM/run" --storage-driver overlay \
@@ -42,8 +45,8 @@ runtimes_down() {
 	podman rm -a -f -t 0 >/dev/null 2>&1
 	grep -o " $TMP/[^ ]*" /proc/mounts | sort -r | xargs -r -n1 umount -l 2>/dev/null
 	# the parents the runtimes made, when this test made them
-	for d in "$CGROOT"/docker "$CGROOT"/libpod_parent /sys/fs/cgroup/*/docker \
-		/sys/fs/cgroup/*/libpod_parent; do
+	for d in "$CGROOT"/docker "$CGROOT"/libpod_parent "$CGROOT"/kubepods \
+		/sys/fs/cgroup/*/docker /sys/fs/cgroup/*/libpod_parent /sys/fs/cgroup/*/kubepods; do
 		# (conmon's cgroup below libpod_parent outlives its container)
 		[ -d "$d" ] && ! grep -qx "$d" <<<"$pre_cg" &&
 			find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
@@ -72,14 +75,17 @@ tar -C "$TMP/rootfs" -c . | docker import - emon-test:1 >/dev/null &&
 	{ echo "FAIL  the image does not import"; exit 1; }
 
 # idle containers (sleep): the burners come with docker/podman exec
-dk_run() {	# NAME NAMESPACE POD CONTAINER
+dk_run() {	# NAME NAMESPACE POD CONTAINER [DOCKER-RUN-OPTIONS]
 	docker run -d --network none --name "$1" --label io.kubernetes.pod.namespace="$2" \
 		--label io.kubernetes.pod.name="$3" --label io.kubernetes.container.name="$4" \
-		emon-test:1 sleep 1000
+		"${@:5}" emon-test:1 sleep 1000
 }
+POD_UID=$(cat /proc/sys/kernel/random/uuid)
 dk_web=$(dk_run emon-web-$$ prod shop-0 web) &&
 	dk_api=$(dk_run emon-api-$$ prod shop-1 api) &&
-	dk_pg=$(dk_run emon-pg-$$ data pg-0 pg) || { echo "FAIL  docker run"; exit 1; }
+	dk_pg=$(dk_run emon-pg-$$ data pg-0 pg) &&
+	dk_kv=$(dk_run emon-kv-$$ data kv-0 kv --cgroup-parent "/kubepods/besteffort/pod$POD_UID") ||
+	{ echo "FAIL  docker run"; exit 1; }
 pm_cart=$(podman run -d --network none --ulimit nofile=1024:1024 \
 	--ulimit nproc=1024:1024 --name emon-cart-$$ \
 	--annotation io.kubernetes.cri.sandbox-name=cart-5c \
@@ -88,7 +94,7 @@ pm_cart=$(podman run -d --network none --ulimit nofile=1024:1024 \
 	localhost/emon-test:1 sleep 1000) || { echo "FAIL  podman run"; exit 1; }
 declare -A cg
 # the cgroup2 cgroup of each container's first process: what BPF sees
-for c in $dk_web $dk_api $dk_pg $pm_cart; do
+for c in $dk_web $dk_api $dk_pg $dk_kv $pm_cart; do
 	if [ $c = $pm_cart ]; then
 		pid=$(podman inspect -f '{{.State.Pid}}' $c)
 	else
@@ -99,6 +105,8 @@ for c in $dk_web $dk_api $dk_pg $pm_cart; do
 	[ -n "${cg[$c]}" ] && [ "${cg[$c]}" != / ] ||
 		{ echo "FAIL  no cgroup2 cgroup of its own for ${c:0:12}"; exit 1; }
 done
+check "cri-dockerd's cgroupfs form: a bare id below the pod (${cg[$dk_kv]})" \
+	[ "${cg[$dk_kv]}" = "/kubepods/besteffort/pod$POD_UID/$dk_kv" ]
 roots=(--runtime-root "docker=$DK/root" --runtime-root "podman=$PM/root")
 # a busy loop of about 0.3 s in a container
 LOOP='i=0; while [ $i -lt 200000 ]; do i=$((i + 1)); done'
@@ -111,7 +119,7 @@ st0=$(steal_ns)
 	-o "$TMP/out.jsonl" "${roots[@]}" -- sh -c "
 	docker() { command docker -H unix://$DK/docker.sock \"\$@\"; }
 	$(declare -f podman); PM=$PM
-	for c in $dk_web $dk_api $dk_pg; do docker exec \$c sh -c '$LOOP' & done
+	for c in $dk_web $dk_api $dk_pg $dk_kv; do docker exec \$c sh -c '$LOOP' & done
 	podman exec $pm_cart sh -c '$LOOP' & wait" 2>"$TMP/err"
 check "stat exits 0" [ $? -eq 0 ] || cat "$TMP/err"
 steal=$(($(steal_ns) - st0))
@@ -127,7 +135,9 @@ rows = [json.loads(l) for l in open(f)]
 by = lambda s: {str(r["key"]): r for r in rows if r["scope"] == s}
 cont, pods, nss = by("container"), by("pod"), by("namespace")
 want = {"web": ("prod", "shop-0", "web"), "api": ("prod", "shop-1", "api"),
-        "pg": ("data", "pg-0", "pg"), "cart": ("shop", "cart-5c", "cart")}
+        "pg": ("data", "pg-0", "pg"), "kv": ("data", "kv-0", "kv"),
+        "cart": ("shop", "cart-5c", "cart")}
+runtime = {"cart": "podman"}
 bad = 0
 def say(ok, what):
     global bad
@@ -147,17 +157,18 @@ for cid, use in ns.items():
     exp_name = f"emon-{short}-{pid}"
     got = (r.get("name"), r.get("namespace"), r.get("pod"), r.get("container"))
     say(short in want and got == (exp_name,) + want[short] and
-        (r.get("image") or "").endswith("emon-test:1"),
+        (r.get("image") or "").endswith("emon-test:1") and
+        r["runtime"] == runtime.get(short, "docker"),
         f"{r['runtime']} {cid[:12]}: name, image, namespace, pod, container {got + (r.get('image'),)}")
     near(clk(r), use, f"{r['runtime']} {short} cpu-clock")
-for key, members in (("prod", ["web", "api"]), ("data", ["pg"]), ("shop", ["cart"])):
+for key, members in (("prod", ["web", "api"]), ("data", ["pg", "kv"]), ("shop", ["cart"])):
     r = nss.get(key)
     cids = [c for c in ns if name_of.get(c) in members]
     rsum = sum(clk(cont.get(c)) for c in cids)
     say(r is not None and len(cids) == len(members) and abs(clk(r) - rsum) <= 1e-9 * rsum + 1,
         f"namespace {key}: the sum of its containers' rows ({clk(r) / 1e9:.4f} s, {len(cids)} containers)")
     near(clk(r), sum(ns[c] for c in cids), f"namespace {key}")
-for key in ("prod/shop-0", "prod/shop-1", "data/pg-0", "shop/cart-5c"):
+for key in ("prod/shop-0", "prod/shop-1", "data/pg-0", "data/kv-0", "shop/cart-5c"):
     r = pods.get(key)
     say(r is not None and r.get("namespace") == key.split("/")[0] and r.get("pod") == key.split("/")[1],
         f"pod row {key}")

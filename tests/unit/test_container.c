@@ -221,6 +221,64 @@ static void test_container_pod_uid(void **state)
 	assert_int_equal(container__pod_uid("/", NULL), -EINVAL);
 }
 
+/* Each runtime's forms under the systemd and cgroupfs drivers, as the
+ * runtimes' sources build them, and whether the path alone says whose the
+ * container is: only a bare id below a pod does not (containerd, docker
+ * under cri-dockerd, CRI-O before crio-<id>), and is read as containerd's
+ * until a runtime's files say otherwise. */
+static const struct {
+	const char *path;
+	const char *runtime;
+	bool guessed;
+} forms[] = {
+	/* docker: systemd, cgroupfs; cri-dockerd under Kubernetes */
+	{ "/system.slice/docker-" ID1 ".scope", "docker", false },
+	{ "/docker/" ID1, "docker", false },
+	{ "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" UID_
+	  ".slice/docker-" ID1 ".scope", "docker", false },
+	{ "/kubepods/besteffort/pod" UID "/" ID1, "containerd", true },
+	/* containerd's CRI plugin: systemd, cgroupfs */
+	{ "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_
+	  ".slice/cri-containerd-" ID3 ".scope", "containerd", false },
+	{ "/kubepods/burstable/pod" UID "/" ID3, "containerd", true },
+	{ "/kubepods/pod" STATIC_UID "/" ID3, "containerd", true },
+	/* CRI-O: systemd (runc, crun's own sub-cgroup), cgroupfs (below the
+	 * kubelet's pod, below its own default parent /crio), early cgroupfs */
+	{ "/kubepods.slice/kubepods-pod" UID_ ".slice/crio-" ID2 ".scope",
+	  "cri-o", false },
+	{ "/kubepods.slice/kubepods-pod" UID_ ".slice/crio-" ID2 ".scope/container",
+	  "cri-o", false },
+	{ "/kubepods/besteffort/pod" UID "/crio-" ID2, "cri-o", false },
+	{ "/kubepods/besteffort/pod" UID "/crio-" ID2 "/container", "cri-o", false },
+	{ "/crio/crio-" ID2, "cri-o", false },
+	{ "/kubepods/besteffort/pod" UID "/" ID2, "containerd", true },
+	/* podman: systemd, cgroupfs */
+	{ "/machine.slice/libpod-" ID2 ".scope", "podman", false },
+	{ "/libpod_parent/libpod-" ID2, "podman", false },
+	/* a bare id below a named container is that runtime's */
+	{ "/kubepods/besteffort/pod" UID "/" ID1 "/docker/" ID2, "docker", false },
+};
+
+static void test_container_runtime_forms(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(forms); i++) {
+		struct container_info ci;
+
+		if (container__parse(forms[i].path, &ci) ||
+		    strcmp(ci.runtime, forms[i].runtime) ||
+		    ci.guessed != forms[i].guessed)
+			fail_msg("'%s': %s%s, want %s%s", forms[i].path, ci.runtime,
+				 ci.guessed ? "?" : "", forms[i].runtime,
+				 forms[i].guessed ? "?" : "");
+	}
+	/* containerd, which runs docker's containers too (and has their
+	 * bundles), is looked in last */
+	assert_string_equal(container_bare_runtimes[0], "docker");
+	assert_string_equal(container_bare_runtimes[2], "containerd");
+	assert_null(container_bare_runtimes[3]);
+}
+
 static void test_container_bad_args(void **state)
 {
 	struct container_info ci;
@@ -238,6 +296,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_container_parse),
 		cmocka_unit_test(test_container_pod_uid),
+		cmocka_unit_test(test_container_runtime_forms),
 		cmocka_unit_test(test_container_bad_args),
 	};
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "engine/container.h"
 #include "engine/container_meta.h"
 #include "helpers.h"
 
@@ -195,6 +196,50 @@ static void test_large_and_odd(void **state)
 	tmp_root__exit(&t);
 }
 
+/* A bare id below a pod (cgroupfs driver) could be containerd's,
+ * cri-dockerd's docker's or an early CRI-O's: the runtime whose files
+ * hold it names it, containerd's looked in last (it has docker's bundles
+ * too). */
+static void test_read_any(void **state)
+{
+	static const struct {
+		const char *id;
+		int ret;
+		const char *found, *pod, *why;
+	} cases[] = {
+		{ ID("2"), 0, "containerd", "cache-0", NULL },
+		/* docker's, its bundle in containerd's moby namespace too */
+		{ ID("b"), 0, "docker", "shop-7d9", NULL },
+		{ ID("1"), 0, "cri-o", "pg-0", NULL },
+		/* docker's, being written: its runtime still, read again */
+		{ ID("c"), -EBADMSG, "docker", "", "not a JSON" },
+		/* nobody's (yet): each root looked in is named */
+		{ ID("9"), -ENOENT, NULL, "", FIX "/containerd/io.containerd" },
+		{ ID("9"), -ENOENT, NULL, "", FIX "/docker/containers/" },
+		{ ID("9"), -ENOENT, NULL, "", FIX "/cri-o/overlay-containers/" },
+		{ "short", -EINVAL, "docker", "", "no runtime or id" },
+	};
+	struct container_meta m;
+	char why[1024];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *found = "unset";
+		int ret = container_meta__read_any(&m, &fixture_roots,
+						   container_bare_runtimes,
+						   cases[i].id, &found, why,
+						   sizeof(why));
+
+		if (ret != cases[i].ret ||
+		    (found && cases[i].found ? strcmp(found, cases[i].found) :
+		     found != cases[i].found) || strcmp(m.pod, cases[i].pod) ||
+		    (cases[i].why && !strstr(why, cases[i].why)))
+			fail_msg("%.12s: %d %s pod '%s' (%s), want %d %s '%s' '%s'",
+				 cases[i].id, ret, found, m.pod, why, cases[i].ret,
+				 cases[i].found, cases[i].pod, cases[i].why);
+	}
+}
+
 static void test_roots(void **state)
 {
 	struct container_roots r = {};
@@ -228,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_symlinks),
 		cmocka_unit_test(test_large_and_odd),
 		cmocka_unit_test(test_roots),
+		cmocka_unit_test(test_read_any),
 	};
 
 	return tests__run(fixed, ARRAY_SIZE(fixed), run_case, cases,

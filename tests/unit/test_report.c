@@ -28,13 +28,13 @@ static void near(double a, double b, double eps, const char *what, int line)
 #define CID2 "9c1d2e3f4a5b00112233445566778899aabbccddeeff00112233445566778899"
 static const char rec_intervals[] =
 "{\"interval\": 1.0, \"scope\": \"system\", \"key\": \"all\", \"counters\": {\"cycles\": 2000000000, \"instructions\": 3000000000, \"cpu-clock\": 2000000000}, \"energy_j\": 5.0, \"power_w\": 5.0, \"energy_source\": \"powercap\", \"split_by\": \"cycles\"}\n"
-"{\"interval\": 1.0, \"scope\": \"container\", \"key\": \"" CID1 "\", \"runtime\": \"docker\", \"counters\": {\"cycles\": 1000000000, \"instructions\": 2000000000, \"cpu-clock\": 900000000}, \"energy_j\": 3.0}\n"
+"{\"interval\": 1.0, \"scope\": \"container\", \"key\": \"" CID1 "\", \"runtime\": \"docker\", \"name\": \"web\", \"counters\": {\"cycles\": 1000000000, \"instructions\": 2000000000, \"cpu-clock\": 900000000}, \"energy_j\": 3.0}\n"
 "{\"interval\": 1.0, \"scope\": \"container\", \"key\": \"" CID2 "\", \"runtime\": \"cri-o\", \"counters\": {\"cycles\": 1000000000, \"instructions\": 1000000000, \"cpu-clock\": 500000000}, \"energy_j\": 1.0}\n"
 "{\"interval\": 1.0, \"scope\": \"container\", \"key\": \"host\", \"counters\": {\"cycles\": 0, \"instructions\": 0, \"cpu-clock\": 600000000}, \"energy_j\": 1.0}\n"
 "\n"
 "{\"interval\": 2.0, \"scope\": \"system\", \"key\": \"all\", \"counters\": {\"cycles\": 4000000000, \"instructions\": 4000000000, \"cpu-clock\": 3000000000}, \"energy_j\": 6.0}\n"
 "{\"interval\": 2.0, \"scope\": \"container\", \"key\": \"" CID1 "\", \"runtime\": \"docker\", \"counters\": {\"cycles\": 2000000000, \"instructions\": 3000000000, \"cpu-clock\": 1000000000}, \"energy_j\": 5.0}\n"
-"{\"interval\": 2.0, \"scope\": \"container\", \"key\": \"" CID2 "\", \"runtime\": \"cri-o\", \"counters\": {\"cycles\": 1000000000, \"instructions\": 1000000000, \"cpu-clock\": 700000000}, \"energy_j\": 1.0}\n";
+"{\"interval\": 2.0, \"scope\": \"container\", \"key\": \"" CID2 "\", \"runtime\": \"cri-o\", \"name\": null, \"namespace\": \"data\", \"pod\": \"pg-0\", \"container\": \"db\", \"counters\": {\"cycles\": 1000000000, \"instructions\": 1000000000, \"cpu-clock\": 700000000}, \"energy_j\": 1.0}\n";
 
 /* No -I: one interval of 4 s; no energy; cycles and instructions cannot be
  * counted (a VM), so they are null. */
@@ -97,6 +97,10 @@ static void test_intervals_totals(void **state)
 	assert_string_equal(r.sorted[1]->key, CID2);
 	assert_string_equal(r.sorted[2]->key, "host");
 	assert_string_equal(r.sorted[0]->runtime, "docker");
+	/* names: the runtime's, Kubernetes' (written once they were read) */
+	assert_string_equal(r.sorted[0]->names, "web");
+	assert_string_equal(r.sorted[1]->names, "data/pg-0/db");
+	assert_null(r.sorted[2]->names);
 
 	report__metrics(&r, r.sorted[0], &m);
 	assert_near(m.energy_j, 8.0, EPS);

@@ -269,6 +269,71 @@ static void test_reset_peaks(void **state)
 	report__exit(&r);
 }
 
+/*
+ * Pods and namespaces from the containers' series and their names (an
+ * instant query's labels): on host a, c1 (prod/shop-0/web: its labels
+ * with names beat its earlier ones without) and c4 (no names, a pod uid);
+ * on host b c5 (prod/shop-1/api) and c6 (a docker name only: no pod).
+ * A pod is its containers' sum on its host, a namespace its pods' over
+ * the fleet, in totals and in the charts' series.
+ */
+static const char pods_clock[] = "["
+"{\"metric\":{\"instance\":\"a:9464\",\"container_id\":\"c1\"},\"values\":[[1000,\"1\"],[1010,\"2\"],[1040,\"4\"]]},"
+"{\"metric\":{\"instance\":\"a:9464\",\"container_id\":\"c4\",\"pod_uid\":\"u4\"},\"values\":[[1000,\"0\"],[1040,\"0.5\"]]},"
+"{\"metric\":{\"instance\":\"b:9464\",\"container_id\":\"c5\"},\"values\":[[1000,\"5\"],[1020,\"6\"],[1040,\"6.25\"]]},"
+"{\"metric\":{\"instance\":\"b:9464\",\"container_id\":\"c6\"},\"values\":[[1000,\"1\"],[1040,\"2\"]]}]";
+static const char pods_names[] = "["
+"{\"metric\":{\"instance\":\"a:9464\",\"container_id\":\"c1\",\"name\":\"\",\"pod\":\"shop-0\",\"namespace\":\"prod\",\"container\":\"web\"},\"value\":[1040,\"1\"]},"
+"{\"metric\":{\"instance\":\"a:9464\",\"container_id\":\"c1\",\"name\":\"\",\"pod\":\"\",\"namespace\":\"\",\"container\":\"\"},\"value\":[1040,\"1\"]},"
+"{\"metric\":{\"instance\":\"b:9464\",\"container_id\":\"c5\",\"pod\":\"shop-1\",\"namespace\":\"prod\",\"container\":\"api\"},\"value\":[1040,\"1\"]},"
+"{\"metric\":{\"instance\":\"b:9464\",\"container_id\":\"c6\",\"name\":\"cron\"},\"value\":[1040,\"1\"]},"
+"{\"metric\":{\"instance\":\"b:9464\",\"name\":\"no id\"},\"value\":[1040,\"1\"]}]";
+
+static void test_pods(void **state)
+{
+	enum report_col cols[COL_NR];
+	struct report_key *k;
+	struct report r;
+	char cell[128];
+	int n;
+
+	(void)state;
+	report__init(&r, "http://prom:9090", &report_prom_source);
+	assert_int_equal(report__prom_window(&r, T0, STEP, NSTEPS), 0);
+	assert_int_equal(report__prom_add_names(&r, json_tokener_parse(pods_names)), 0);
+	add(&r, SCOPE_CONTAINER, RF_CPU_CLOCK, pods_clock);
+	assert_int_equal(report__prom_sum(&r), 0);
+	assert_string_equal(key(&r, SCOPE_CONTAINER, "a:9464", "c1")->names, "prod/shop-0/web");
+	assert_string_equal(key(&r, SCOPE_CONTAINER, "b:9464", "c6")->names, "cron");
+	assert_null(key(&r, SCOPE_CONTAINER, "a:9464", "c4")->names);
+	assert_int_equal(r.tab[SCOPE_POD].nr, 3);
+	assert_near(key(&r, SCOPE_POD, "a:9464", "prod/shop-0")->count[RC_CPU_CLOCK], 3e9, 1);
+	assert_near(key(&r, SCOPE_POD, "a:9464", "u4")->count[RC_CPU_CLOCK], 0.5e9, 1);
+	assert_near(key(&r, SCOPE_POD, "b:9464", "prod/shop-1")->count[RC_CPU_CLOCK], 1.25e9, 1);
+	assert_int_equal(r.tab[SCOPE_NAMESPACE].nr, 1);
+	assert_near(key(&r, SCOPE_NAMESPACE, NULL, "prod")->count[RC_CPU_CLOCK], 4.25e9, 1);
+	/* the containers' table has their names, a chart's legend too */
+	assert_int_equal(report__select(&r, SCOPE_CONTAINER, 10), 0);
+	n = report__columns(&r, cols);
+	assert_int_equal(cols[2], COL_NAMES);
+	assert_int_equal(n > 3, 1);
+	report_key__label(&r, r.sorted[0], cell, sizeof(cell));
+	assert_string_equal(cell, "a:9464 c1 prod/shop-0/web");
+	/* the namespaces' series: c1's and c5's steps */
+	assert_int_equal(report__select(&r, SCOPE_NAMESPACE, 10), 0);
+	assert_int_equal(report__load_series(&r), 0);
+	k = key(&r, SCOPE_NAMESPACE, NULL, "prod");
+	assert_near(k->series[0], 1e9, 1);
+	assert_near(k->series[1], 1e9, 1);
+	assert_near(k->series[2], 0, 1);
+	assert_near(k->series[3], 2.25e9, 1);
+	/* not a vector */
+	assert_int_equal(report__prom_add_names(&r, json_tokener_parse("{}")), -EINVAL);
+	assert_int_equal(report__prom_add_names(&r, json_tokener_parse("[{\"value\":1}]")),
+			 -EINVAL);
+	report__exit(&r);
+}
+
 static void test_bad_results(void **state)
 {
 	static const char *const bad[] = {
@@ -317,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_model),
 		cmocka_unit_test(test_series),
 		cmocka_unit_test(test_reset_peaks),
+		cmocka_unit_test(test_pods),
 		cmocka_unit_test(test_bad_results),
 	};
 

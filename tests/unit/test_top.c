@@ -384,6 +384,68 @@ static void test_tree_fold_filter(void **state)
 	fixture__exit(&f);
 }
 
+/* Pods and namespaces (stat's --by pod,namespace rows): one table row
+ * each, named by its key ("namespace/pod", a namespace, a pod's uid);
+ * "none" less the idle task as "host" is; the filter keeps a namespace
+ * with "prod/" in the pods view; keys P and N. */
+static void test_pods(void **state)
+{
+	static const char uid[] = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
+	struct fixture f;
+	struct row *r;
+
+	(void)state;
+	fixture__init(&f, false);
+	add(&f, SCOPE_SYSTEM, "all", 4, 0, 0, 20);
+	r = add(&f, SCOPE_POD, "data/pg-0", 0.5, 0, 0, 2);
+	r->ns = "data";
+	r->pod = "pg-0";
+	add(&f, SCOPE_POD, "prod/shop-0", 0.6, 0, 0, 3)->ns = "prod";
+	add(&f, SCOPE_POD, "prod/shop-1", 0.3, 0, 0, 1)->ns = "prod";
+	add(&f, SCOPE_POD, uid, 0.1, 0, 0, 1);
+	add(&f, SCOPE_POD, "none", 2.4, 0, 0, 13);
+	add(&f, SCOPE_NAMESPACE, "data", 0.5, 0, 0, 2)->ns = "data";
+	add(&f, SCOPE_NAMESPACE, "prod", 0.9, 0, 0, 4)->ns = "prod";
+	add(&f, SCOPE_NAMESPACE, "none", 2.5, 0, 0, 14);	/* and the uid's */
+	add(&f, SCOPE_CONTAINER, "host", 4, 0, 0, 20)->runtime = "host";
+	add(&f, SCOPE_PROCESS, "0", 2, 0, 0, 10);
+	assert_int_equal(top_table__build(&f.t, TOP_VIEW_PODS, &f.in), 0);
+	assert_int_equal(f.t.nr, 5);
+	assert_string_equal(row_of(&f.t, "prod/shop-0")->name, "prod/shop-0");
+	assert_string_equal(row_of(&f.t, uid)->name, uid);
+	assert_null(row_of(&f.t, "prod/shop-0")->note);
+	assert_float_equal(row_of(&f.t, "prod/shop-0")->v[TOP_COL_CPU], 30.0, 1e-9);
+	assert_float_equal(row_of(&f.t, "prod/shop-0")->v[TOP_COL_POWER], 1.5, 1e-9);
+	assert_float_equal(row_of(&f.t, "prod/shop-0")->v[TOP_COL_SHARE], 15.0, 1e-9);
+	/* "none": 2.4 s less the idle task's 2 s, 13 J less its 10 J */
+	assert_float_equal(row_of(&f.t, "none")->v[TOP_COL_CPU], 20.0, 1e-9);
+	assert_float_equal(row_of(&f.t, "none")->v[TOP_COL_POWER], 1.5, 1e-9);
+	f.s.view = TOP_VIEW_PODS;
+	assert_int_equal(top_table__arrange(&f.t, &f.s, 10), 0);
+	/* by CPU%: 30, 25, 20, 15, 5 */
+	assert_string_equal(shown(&f.t), "prod/shop-0 data/pg-0 none prod/shop-1 "
+			    "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0");
+	key(&f, '/');
+	for (const char *c = "prod/"; *c; c++)
+		key(&f, *c);
+	key(&f, TOP_KEY_ENTER);
+	assert_string_equal(shown(&f.t), "prod/shop-0 prod/shop-1");
+	key(&f, TOP_KEY_ESC);
+
+	assert_int_equal(top_table__build(&f.t, TOP_VIEW_NAMESPACES, &f.in), 0);
+	assert_int_equal(f.t.nr, 3);
+	assert_float_equal(row_of(&f.t, "prod")->v[TOP_COL_CPU], 45.0, 1e-9);
+	assert_float_equal(row_of(&f.t, "data")->v[TOP_COL_CPU], 25.0, 1e-9);
+	assert_float_equal(row_of(&f.t, "none")->v[TOP_COL_CPU], 25.0, 1e-9);
+	assert_int_equal(top_state__key(&f.s, &f.t, 'N', 10), TOP_ACT_REDRAW);
+	assert_int_equal(f.s.view, TOP_VIEW_NAMESPACES);
+	assert_int_equal(top_state__key(&f.s, &f.t, 'P', 10), TOP_ACT_REDRAW);
+	assert_int_equal(f.s.view, TOP_VIEW_PODS);
+	assert_string_equal(top_view__name(TOP_VIEW_PODS), "pods");
+	assert_string_equal(top_view__name(TOP_VIEW_NAMESPACES), "namespaces");
+	fixture__exit(&f);
+}
+
 /*
  * --sched over 2 s: each row's run-queue wait, blocked time and
  * migrations, the idle task's (made up: the BPF side counts none for it)
@@ -570,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_not_countable),
 		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_containers),
+		cmocka_unit_test(test_pods),
 		cmocka_unit_test(test_sort),
 		cmocka_unit_test(test_filter_and_selection),
 		cmocka_unit_test(test_tree_fold_filter),
