@@ -8,10 +8,9 @@
 # the same repaints; keys P and N switch views, the filter "kv/" keeps
 # that namespace's pods and nothing else, --view pods starts there.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/top_lib.sh"
 command -v tmux >/dev/null || skip "tmux not installed (Debian tmux)"
 
-TM_SOCK=$TMP/tmux.sock
-tm() { tmux -S "$TM_SOCK" "$@"; }
 trap 'tm kill-server 2>/dev/null; cleanup' EXIT
 
 id() { printf "%064d" 0 | tr 0 "$1"; }	# the fixtures' ids
@@ -43,25 +42,6 @@ for c in cache0 cache1 pg cart; do cg_bg "${cg[$c]}" "$BURN" 600; done
 tm new-session -d -x 160 -y 40 "bash --norc --noprofile" || { echo "FAIL  tmux"; exit 1; }
 tm set-option -g status off >/dev/null
 tm send-keys "PS1='READY> '; cd '$PWD'" Enter
-pane() { tm capture-pane -p; }
-# wait_pane PYTHON_COND SECONDS: poll the pane (p) until the condition
-# holds; prints the seconds it took, nothing on timeout
-wait_pane() {
-	"$PY3" - "$TM_SOCK" "$1" "$2" <<'PY'
-import subprocess, sys, time
-sock, cond, limit = sys.argv[1], sys.argv[2], float(sys.argv[3])
-t0 = time.monotonic()
-while True:
-    p = subprocess.run(["tmux", "-S", sock, "capture-pane", "-p"], capture_output=True, text=True).stdout
-    if eval(cond):
-        print(f"{time.monotonic() - t0:.2f}")
-        sys.exit(0)
-    if time.monotonic() - t0 > limit:
-        print(p, file=sys.stderr)
-        sys.exit(1)
-    time.sleep(0.05)
-PY
-}
 wait_pane "'READY>' in p" 5 >/dev/null || { echo "FAIL  no shell prompt"; exit 1; }
 top_start() {
 	tm send-keys "clear; '$EMON' top $* ${roots[*]} 2>'$TMP/top.err'; echo TOP-EXIT=\$?" Enter
