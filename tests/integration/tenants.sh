@@ -51,10 +51,15 @@ check "nothing was put in them" [ -z "$(find "$TMP/nd/run" "$TMP/real" "$NPIN" -
 
 # --- the daemon, and each tenant's workload -------------------------------
 S=$TMP/run/emon.sock
+# a docker container of root's, named from a fixture's config.v2.json
+# (name /web, image nginx:1.25)
+cp -a tests/fixtures/runtimes/docker "$TMP/docker" || exit 1
+cid=$(printf '%064d' 0 | tr 0 a)
 serve_start "$S" "$TMP/serve.err" -e cpu-clock --listen none --socket-group "$grp" \
 	--admin-group "$adm" --idle-timeout 2 --max-clients 8 --threads 8 \
-	--pin-dir "$PIN" || exit 1
+	--pin-dir "$PIN" --runtime-root "docker=$TMP/docker" || exit 1
 cr=$(cg_new root) cu=$(cg_new "u2") ce=$(cg_new $'\e[31mred\e[0m')
+cd_=$(cg_new "docker-$cid.scope")
 chown "$uid2" "$CGROOT$cu" "$CGROOT$cu/cgroup.procs"
 # spawn CG CMD...: CMD in cgroup CG, in the background; its pid
 spawn() {
@@ -68,8 +73,9 @@ import ctypes, time
 ctypes.CDLL(None).prctl(15, b"\x1b[2J\x1b]0;x\x07", 0, 0, 0)
 t = time.process_time()
 while time.process_time() - t < 30: pass')
+dpid=$(spawn "$cd_" "$BURN" 30)
 upid=$(spawn "$cu" setpriv --reuid="$uid2" --regid="$gid" --groups="$gid" "$BURN" 30)
-BG_PIDS+=($rpid $epid $upid)
+BG_PIDS+=($rpid $epid $upid $dpid)
 sleep 0.5
 
 # keys KIND FILE: the keys of FILE's CSV rows of that scope
@@ -161,6 +167,17 @@ keys process "$TMP/adm.csv" >"$TMP/adm.pids"
 keys cgroup "$TMP/adm.csv" >"$TMP/adm.cgs"
 check "an --admin-group member sees root's processes and cgroups (exit $rc)" \
 	bash -c "[ $rc -eq 0 ] && grep -qx $rpid '$TMP/adm.pids' && grep -qx '$cr' '$TMP/adm.cgs'"
+
+# --- names are data: a container's name only to whom may see it ---------
+for who in as_u2 as_admin; do
+	$who "$EMON" stat -e cpu-clock --socket "$S" -a --by container,process,cgroup -j \
+		--timeout 300 -o "$TMP/w/cont.jsonl" 2>/dev/null >/dev/null
+	mv "$TMP/w/cont.jsonl" "$TMP/cont.$who.jsonl" 2>/dev/null || : >"$TMP/cont.$who.jsonl"
+done
+check "the admin sees root's container named (/web, nginx:1.25)" \
+	bash -c "grep '\"key\":\"$cid\"' '$TMP/cont.as_admin.jsonl' | grep -q 'nginx:1.25'"
+check "the tenant learns neither its name nor its image, nor its id" \
+	bash -c "[ -s '$TMP/cont.as_u2.jsonl' ] && ! grep -qE 'nginx|\"web\"|$cid' '$TMP/cont.as_u2.jsonl'"
 
 # --- names with escape sequences ------------------------------------------
 for fmt in text csv; do
