@@ -700,3 +700,23 @@ for name, rgb, want in ((a.split(":") + ["2000"])[:3] for a in sys.argv[2:]):
 sys.exit(0 if ok else 1)
 EOF
 }
+
+# pod_fixtures: tests/fixtures/runtimes copied to $TMP/rt, with a second
+# pod of namespace kv (cache-1, its container redis, as containerd's CRI
+# plugin writes it, id 44...4) beside the fixtures' own; ROOTS: the
+# --runtime-root options for them. fixture_id C: a fixture's id, C x 64.
+fixture_id() { printf "%064d" 0 | tr 0 "$1"; }
+pod_fixtures() {
+	local b4=$TMP/rt/containerd/io.containerd.runtime.v2.task/k8s.io/$(fixture_id 4)
+	cp -a tests/fixtures/runtimes "$TMP/rt" && mkdir -p "$b4" || return 1
+	cat >"$b4/config.json" <<'JSON'
+{"ociVersion": "1.1.0", "annotations": {
+ "io.kubernetes.cri.container-type": "container",
+ "io.kubernetes.cri.sandbox-name": "cache-1",
+ "io.kubernetes.cri.sandbox-namespace": "kv",
+ "io.kubernetes.cri.container-name": "redis",
+ "io.kubernetes.cri.image-name": "docker.io/library/redis:7"}}
+JSON
+	ROOTS=()
+	for r in docker containerd cri-o podman; do ROOTS+=(--runtime-root "$r=$TMP/rt/$r"); done
+}

@@ -13,20 +13,10 @@
 . "$(dirname "$0")/lib.sh"
 command -v prometheus >/dev/null || skip "no prometheus (apt-get install prometheus)"
 
-id() { printf "%064d" 0 | tr 0 "$1"; }	# the fixtures' ids
+id() { fixture_id "$1"; }
 uid=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 uid2=1a2b3c4d-5e6f-4a0b-8c1d-2e3f4a5b6c7d
-cp -a tests/fixtures/runtimes "$TMP/rt" || exit 1
-b4=$TMP/rt/containerd/io.containerd.runtime.v2.task/k8s.io/$(id 4)
-mkdir -p "$b4"
-cat >"$b4/config.json" <<'JSON'
-{"ociVersion": "1.1.0", "annotations": {
- "io.kubernetes.cri.sandbox-name": "cache-1",
- "io.kubernetes.cri.sandbox-namespace": "kv",
- "io.kubernetes.cri.container-name": "redis",
- "io.kubernetes.cri.image-name": "docker.io/library/redis:7"}}
-JSON
-roots=()
-for r in docker containerd cri-o podman; do roots+=(--runtime-root "$r=$TMP/rt/$r"); done
+pod_fixtures || exit 1
+roots=("${ROOTS[@]}")
 
 MPORT=$(free_port) PPORT=$(free_port)
 PROM=http://127.0.0.1:$PPORT
