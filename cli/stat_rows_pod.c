@@ -115,7 +115,8 @@ static int pod_list__rows(const struct stat_ctx *sc, const struct aggregate *a,
 {
 	struct row *r;
 
-	qsort(l->p, l->nr, sizeof(*l->p), pod_acc__cmp);
+	if (l->nr > 1)	/* p is NULL while there is no pod */
+		qsort(l->p, l->nr, sizeof(*l->p), pod_acc__cmp);
 	for (int i = 0; i < l->nr; i++) {
 		r = row_set__add(rs, s, l->p[i].key);
 		if (!r)

@@ -337,7 +337,8 @@ int top_table__arrange(struct top_table *t, struct top_state *s, int rows)
 		for (int i = 0; i < t->nr; i++)
 			if (row__matches(&t->rows[i], s->filter))
 				t->shown[t->nr_shown++] = i;
-		qsort_r(t->shown, t->nr_shown, sizeof(int), row__cmp, arg);
+		if (t->nr_shown > 1)	/* shown is NULL while a view is empty */
+			qsort_r(t->shown, t->nr_shown, sizeof(int), row__cmp, arg);
 	}
 	for (int i = 0; s->sel_key && i < t->nr_shown && pos < 0; i++)
 		if (!strcmp(t->rows[t->shown[i]].key, s->sel_key))
