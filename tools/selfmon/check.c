@@ -10,10 +10,10 @@
  *                                   registers, reads and exits
  *   check hold SOCKET               reads until a read fails, says why
  *   check steal SOCKET TID|self     asks for TID's slot (raw protocol)
- *   check spy SOCKET PIN [ID...]    registers (raw protocol) and tries to
+ *   check spy SOCKET DIR [ID...]    registers (raw protocol) and tries to
  *                                   read other threads' slots: through the
  *                                   fd it got, past its array, by map id,
- *                                   through the pin PIN
+ *                                   through the pins in DIR (--pin-dir)
  *
  * Each thread's line: "thread K: cpu_clock LIB vs cputime REF ns,
  * switches LIB vs proc REF", where REF is what the kernel says for the
@@ -24,6 +24,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -323,6 +324,35 @@ static long sys_bpf(int cmd, union bpf_attr *a)
 	return syscall(SYS_bpf, cmd, a, sizeof(*a));
 }
 
+static void pin_try(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	union bpf_attr a;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	memset(&a, 0, sizeof(a));
+	a.pathname = (uintptr_t)path;
+	a.file_flags = BPF_F_RDONLY;
+	printf("the pin %s by BPF_OBJ_GET: %s\n", name,
+	       sys_bpf(BPF_OBJ_GET, &a) < 0 ? strerror(errno) : "opened");
+}
+
+/* The daemon's pins: the array of arrays by its name, and whatever the
+ * directory lets one list. */
+static void spy_pins(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	printf("listing the pin directory: %s\n", d ? "allowed" : strerror(errno));
+	pin_try(dir, "self_arrays");
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.' && strcmp(e->d_name, "self_arrays"))
+			pin_try(dir, e->d_name);
+	if (d)
+		closedir(d);
+}
+
 /*
  * What a registered thread's fd shows of other threads: the tids of the
  * live slots in its mapping and through bpf() lookups ("seen: TID..."),
@@ -374,11 +404,7 @@ static void spy(int fd, const struct emon_self_grant *g, const char *pin, char *
 	memset(&a, 0, sizeof(a));
 	printf("BPF_MAP_GET_NEXT_ID: %s\n",
 	       sys_bpf(BPF_MAP_GET_NEXT_ID, &a) ? strerror(errno) : "allowed");
-	memset(&a, 0, sizeof(a));
-	a.pathname = (uintptr_t)pin;
-	a.file_flags = BPF_F_RDONLY;
-	printf("the pin %s by BPF_OBJ_GET: %s\n", pin,
-	       sys_bpf(BPF_OBJ_GET, &a) < 0 ? strerror(errno) : "opened");
+	spy_pins(pin);
 	try_writes(fd, g);
 }
 
