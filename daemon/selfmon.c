@@ -63,13 +63,6 @@ struct self_owner {
 	__u64 gen;		/* of this registration */
 };
 
-/* A slot array: free until a uid's thread registers, that uid's since. */
-struct self_array {
-	bool bound;
-	uid_t uid;
-	__u32 used;		/* slots of live registrations */
-};
-
 struct selfmon {
 	__u32 max;		/* --threads: registrations at once */
 	__u32 max_per_uid;
@@ -77,7 +70,7 @@ struct selfmon {
 	__u32 per_array;	/* m.array_slots */
 	int epfd;
 	struct self_owner *own;	/* [m.nr_arrays * per_array] */
-	struct self_array *arr;	/* [m.nr_arrays] */
+	struct selfmon_array *arr;	/* [m.nr_arrays] */
 	__u64 gen;
 	int used;
 	__u32 nr_events, time_mask, switch_mask;
@@ -332,26 +325,34 @@ static __u32 selfmon__held_by(const struct selfmon *s, uid_t uid)
 	return n;
 }
 
-/* A free slot in one of uid's arrays, else the first of an array no uid
- * has yet; -1: none. */
-static int selfmon__pick(const struct selfmon *s, uid_t uid)
+int selfmon__pick(const struct selfmon_array *arr, __u32 nr_arrays, __u32 per_array,
+		  uid_t uid, bool (*is_free)(const void *ctx, __u32 slot), const void *ctx)
 {
 	int fresh = -1;
 
-	if ((__u32)s->used >= s->max)
-		return -1;
-	for (__u32 a = 0; a < s->m.nr_arrays; a++) {
-		const struct self_array *r = &s->arr[a];
-
-		if (!r->bound && fresh < 0)
+	for (__u32 a = 0; a < nr_arrays; a++) {
+		if (!arr[a].bound && fresh < 0)
 			fresh = a;
-		if (!r->bound || r->uid != uid || r->used == s->per_array)
+		if (!arr[a].bound || arr[a].uid != uid || arr[a].used >= per_array)
 			continue;
-		for (__u32 i = a * s->per_array; i < (a + 1) * s->per_array; i++)
-			if (s->own[i].pidfd < 0)
+		for (__u32 i = a * per_array; i < (a + 1) * per_array; i++)
+			if (is_free(ctx, i))
 				return i;
 	}
-	return fresh < 0 ? -1 : fresh * (int)s->per_array;
+	return fresh < 0 ? -1 : fresh * (int)per_array;
+}
+
+static bool selfmon__slot_free(const void *ctx, __u32 i)
+{
+	return ((const struct selfmon *)ctx)->own[i].pidfd < 0;
+}
+
+/* A free slot for uid within --threads, -1: none. */
+static int selfmon__pick_own(const struct selfmon *s, uid_t uid)
+{
+	if ((__u32)s->used >= s->max)
+		return -1;
+	return selfmon__pick(s->arr, s->m.nr_arrays, s->per_array, uid, selfmon__slot_free, s);
 }
 
 /* A free slot for uid, or -ENOSPC saying which bound was met. When none
@@ -359,14 +360,14 @@ static int selfmon__pick(const struct selfmon *s, uid_t uid)
  * just became readable) give theirs back first. */
 static int selfmon__free_slot(struct selfmon *s, uid_t uid, char *err, size_t errlen)
 {
-	int i = selfmon__pick(s, uid);
+	int i = selfmon__pick_own(s, uid);
 
 	if (i >= 0)
 		return i;
 	for (__u32 k = 0; k < selfmon__nr(s); k++)
 		if (s->own[k].pidfd >= 0 && pidfd_exited(s->own[k].pidfd))
 			selfmon__free(s, k);
-	i = selfmon__pick(s, uid);
+	i = selfmon__pick_own(s, uid);
 	if (i >= 0)
 		return i;
 	if ((__u32)s->used >= s->max)
@@ -422,7 +423,7 @@ int selfmon__register(struct selfmon *s, pid_t peer, uid_t uid, bool limited,
 	struct emon_self_ref ref = { 0 };
 	struct epoll_event ev = { .events = EPOLLIN };
 	int i = selfmon__find(s, peer, tid), pidfd;
-	struct self_array *a;
+	struct selfmon_array *a;
 
 	if (i >= 0)
 		goto granted;
@@ -461,7 +462,7 @@ int selfmon__register(struct selfmon *s, pid_t peer, uid_t uid, bool limited,
 	a = &s->arr[ref.array];
 	if (!a->bound)
 		pr_debug("thread slot array %u: uid %u's from now on", ref.array, (unsigned int)uid);
-	*a = (struct self_array){ .bound = true, .uid = uid, .used = a->used + 1 };
+	*a = (struct selfmon_array){ .bound = true, .uid = uid, .used = a->used + 1 };
 	s->own[i] = (struct self_owner){ .pidfd = pidfd, .tid = tid, .tgid = peer,
 					 .gen = ref.gen };
 	__atomic_store_n(&s->used, s->used + 1, __ATOMIC_RELAXED);

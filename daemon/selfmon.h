@@ -49,6 +49,22 @@ void selfmon__reap(struct selfmon *s);
 int selfmon__register(struct selfmon *s, pid_t peer, uid_t uid, bool limited,
 		      __u32 tid, struct emon_self_grant *g, int *fd, char *err,
 		      size_t errlen);
+/* A slot array: no uid's until a thread of one registers, that uid's for
+ * good (a mapping of it cannot be taken back). */
+struct selfmon_array {
+	bool bound;
+	uid_t uid;
+	__u32 used;		/* slots of live registrations */
+};
+
+/*
+ * The slot (array * per_array + entry) for a new thread of uid: a free
+ * one (is_free) in an array of uid's, else the first of an array no uid
+ * has yet; -1: none. Never one in another uid's array.
+ */
+int selfmon__pick(const struct selfmon_array *arr, __u32 nr_arrays, __u32 per_array,
+		  uid_t uid, bool (*is_free)(const void *ctx, __u32 slot), const void *ctx);
+
 /* Slots in use (any thread may ask). */
 int selfmon__used(const struct selfmon *s);
 
