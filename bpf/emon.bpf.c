@@ -242,13 +242,14 @@ int BPF_PROG(on_exit, struct task_struct *t, bool group_dead)
 }
 
 /*
- * The daemon's writes to a thread's slot: the array is frozen (read-only
+ * The daemon's writes to a thread's slot: the arrays are frozen (read-only
  * from user space, so no reader can write anyone's slot, its mmap
- * included), so the daemon test-runs this with args: slot, state, gen,
- * tid (see selfmon__ctl()).
+ * included), so the daemon test-runs this with args: array, slot, state,
+ * gen, tid (see selfmon__ctl()).
  */
 SEC("raw_tp")
 int self_ctl(struct bpf_raw_tracepoint_args *ctx)
 {
-	return selfmon__ctl(ctx->args[0], ctx->args[1], ctx->args[2], ctx->args[3]);
+	return selfmon__ctl(ctx->args[0], ctx->args[1], ctx->args[2], ctx->args[3],
+			    ctx->args[4]);
 }

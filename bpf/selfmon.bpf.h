@@ -4,10 +4,14 @@
  * sched_switch program, after account() has read this CPU's counters
  * into the CPU's emon_prev.
  *
- * A registered thread has its slot number in task local storage
- * (self_task), put there by the daemon with the thread's pidfd as the key:
- * one pointer walk per switch to tell, no hash lookup, and the kernel
- * drops the entry with the task, so a reused tid never finds a slot.
+ * A registered thread has its slot in task local storage (self_task), put
+ * there by the daemon with the thread's pidfd as the key: one pointer walk
+ * per switch to tell, no hash lookup, and the kernel drops the entry with
+ * the task, so a reused tid never finds a slot. The slot is (array, entry):
+ * every uid's threads have slot arrays of their own (the daemon hands each
+ * uid only its own arrays' fds, docs/security.md), all in self_arrays,
+ * an array of maps: one more inlined array lookup per registered thread's
+ * switch than a single array would take.
  * At a registered thread's switch out, the slice goes into its slot (time
  * events as the scheduler ran it, see selfmon__ran(); other events as
  * this CPU's counters moved since its switch in); at its switch in, the
@@ -29,13 +33,25 @@
 #include "state.bpf.h"
 #include "emon_selfmon.h"
 
-struct {
+/*
+ * One uid's slots; the engine makes and freezes them (engine/session_self.c).
+ * Sizes, not BTF types: clang leaves a struct two pointers deep (the
+ * outer map's values) a forward declaration, which libbpf cannot size.
+ */
+struct self_slots {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct emon_self_slot));
+	__uint(max_entries, 1);		/* slots per array, set at load */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__type(key, __u32);
-	__type(value, struct emon_self_slot);
-	__uint(max_entries, 1);		/* self_max, set at load */
-} self_slots SEC(".maps");
+	__uint(max_entries, 1);		/* arrays, set at load */
+	__array(values, struct self_slots);
+} self_arrays SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -62,10 +78,14 @@ static __always_inline struct emon_self_slot *selfmon__slot(struct task_struct *
 {
 	struct emon_self_ref *r = bpf_task_storage_get(&self_task, t, NULL, 0);
 	struct emon_self_slot *sl;
+	void *arr;
 
 	if (!r)
 		return NULL;
-	sl = bpf_map_lookup_elem(&self_slots, &r->slot);
+	arr = bpf_map_lookup_elem(&self_arrays, &r->array);
+	if (!arr)
+		return NULL;
+	sl = bpf_map_lookup_elem(arr, &r->slot);
 	/* still its own: see struct emon_self_ref */
 	return sl && sl->state == EMON_SELF_LIVE && sl->gen == r->gen ? sl : NULL;
 }
@@ -233,15 +253,20 @@ static __always_inline void selfmon__switch(const struct emon_prev *p,
 }
 
 /*
- * The daemon's write to a slot (self_ctl): slot gets state, and a slot
- * handed out (EMON_SELF_LIVE, to thread tid as generation gen) starts
- * from zero; one taken back or gone keeps its counts. 1: no such slot.
+ * The daemon's write to a slot (self_ctl): entry slot of slot array
+ * array gets state, and a slot handed out (EMON_SELF_LIVE, to thread tid
+ * as generation gen) starts from zero; one taken back or gone keeps its
+ * counts. 1: no such slot.
  */
-static __always_inline int selfmon__ctl(__u32 slot, __u32 state, __u64 gen,
-					__u32 tid)
+static __always_inline int selfmon__ctl(__u32 array, __u32 slot, __u32 state,
+					__u64 gen, __u32 tid)
 {
-	struct emon_self_slot *sl = bpf_map_lookup_elem(&self_slots, &slot);
+	struct emon_self_slot *sl;
+	void *arr = bpf_map_lookup_elem(&self_arrays, &array);
 
+	if (!arr)
+		return 1;
+	sl = bpf_map_lookup_elem(arr, &slot);
 	if (!sl)
 		return 1;
 	selfmon__seq_bump(&sl->seq);

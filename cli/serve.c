@@ -204,7 +204,6 @@ static int serve_setup(struct serve *sv)
 			.max_threads = sv->o.threads,
 			.pin_dir = sv->o.pin_dir,
 			.uid = so.uid,
-			.gid = sv->o.gid,
 			.max_per_uid = sv->o.max_threads_per_uid,
 		};
 

@@ -51,6 +51,7 @@ enum {
 	OPT_MAX_CLIENTS_UID,
 	OPT_MAX_TREES_UID,
 	OPT_MAX_THREADS_UID,
+	OPT_MAX_THREAD_UIDS,
 };
 
 static const struct option long_opts[] = {
@@ -76,6 +77,7 @@ static const struct option long_opts[] = {
 	{ "max-clients-per-uid", required_argument, NULL, OPT_MAX_CLIENTS_UID },
 	{ "max-trees-per-uid",	required_argument, NULL, OPT_MAX_TREES_UID },
 	{ "max-threads-per-uid", required_argument, NULL, OPT_MAX_THREADS_UID },
+	{ "max-thread-uids",	required_argument, NULL, OPT_MAX_THREAD_UIDS },
 	COMMON_LONG_OPTIONS
 };
 
@@ -120,6 +122,9 @@ NO_SCALE_USAGE
 "      --max-clients-per-uid N  of them one uid's (default a quarter)\n"
 "      --max-trees-per-uid N    command trees one uid follows (default 16 of 64)\n"
 "      --max-threads-per-uid N  thread slots one uid holds (default a quarter)\n"
+"      --max-thread-uids N  uids whose threads hold slots, each in a slot array\n"
+"                            of its own for the daemon's life (default 16, or\n"
+"                            enough for --threads)\n"
 "      --idle-timeout S      a client with no whole request S s after it\n"
 "                            connected is closed (default 60)\n"
 "      --max-held-mb MB      memory for answers clients have not read yet\n"
@@ -186,6 +191,8 @@ static int serve_opts__one(void *ctx, int c, const char *arg)
 	case OPT_MAX_THREADS_UID:
 		return opts__long("--max-threads-per-uid", arg, 1, 1 << 20,
 				  &o->max_threads_per_uid);
+	case OPT_MAX_THREAD_UIDS:
+		return opts__long("--max-thread-uids", arg, 1, 1 << 16, &o->max_thread_uids);
 	case OPT_LISTEN:
 		o->listen = arg;
 		return 0;
@@ -320,6 +327,27 @@ static void serve_opts__shares(struct serve_opts *o)
 		o->max_threads_per_uid = (o->threads + 3) / 4;
 }
 
+/*
+ * Thread slots: one array per uid (an administrator past its share takes
+ * another), --max-threads-per-uid slots each, all made at start-up
+ * (engine/session_self.c). By default 16 uids, or as many arrays as
+ * --threads fills, fewer when there are fewer threads than that.
+ */
+static void serve_opts__arrays(struct serve_opts *o)
+{
+	long per = o->max_threads_per_uid < o->threads ? o->max_threads_per_uid : o->threads;
+
+	if (!o->threads)
+		return;
+	if (!o->max_thread_uids) {
+		o->max_thread_uids = o->threads < 16 ? o->threads : 16;
+		if (o->max_thread_uids < (o->threads + per - 1) / per)
+			o->max_thread_uids = (o->threads + per - 1) / per;
+	}
+	o->eng.self_arrays = o->max_thread_uids;
+	o->eng.self_array_slots = per;
+}
+
 int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 {
 	int ret;
@@ -360,5 +388,6 @@ int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 	o->u.extra = o->gid;
 	o->eng.owners = true;	/* each client sees its own: server_peer.c */
 	serve_opts__shares(o);
+	serve_opts__arrays(o);
 	return keep_mask(&o->keep);
 }

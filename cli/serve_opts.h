@@ -29,6 +29,7 @@ struct serve_opts {
 	double min_flush_ms;
 	double min_scrape_ms;
 	long threads;		/* --threads: self-monitoring slots, 0: off */
+	long max_thread_uids;	/* their slot arrays, one uid's each; 0: default */
 	const char *pin_dir;
 	const char *user;	/* --user, NULL: the uid stays */
 	struct privs_user u;

@@ -134,7 +134,8 @@ _emon_perf()
 	-I | --interval-print | -x | --field-separator | --timeout | --idle-watts | \
 	--max-cgroups | --max-procs | --listen | --processes | --max-series | \
 	--max-clients | --max-held-mb | --max-keys | --retain | --min-flush-ms | --min-scrape-ms | --top | \
-	--max-clients-per-uid | --max-trees-per-uid | --max-threads-per-uid | --idle-timeout | \
+	--max-clients-per-uid | --max-trees-per-uid | --max-threads-per-uid | --max-thread-uids | \
+	--idle-timeout | \
 	-d | --delay | -D | -r | --repeat | --interval-count | \
 	--end | --match | --threads | --duration)
 		return ;;	# a value of the user's own

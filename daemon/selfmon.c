@@ -2,14 +2,19 @@
 /*
  * Thread self-monitoring, the daemon's side (daemon/selfmon.h).
  *
- * The slot array is pinned as <pin dir>/self_slots (directory 0750 and
- * pin 0440, group --socket-group) for tools such as bpftool; libemon does
- * not need bpffs at all: the registration's answer carries an fd of the
- * array (SCM_RIGHTS), so a reader in a container that only sees the
- * socket works too. The array is frozen, read-only from user space: no
- * reader can write to anyone's slot, through its mmap or the syscall
- * (and a read-only fd would not do: the kernel maps such a file private,
- * which a BPF array refuses). The daemon writes slots through a BPF
+ * Every uid's threads have slot arrays of their own (docs/security.md):
+ * the engine makes them all at start-up (engine/session_self.c: frozen,
+ * read-only from user space), and the first registration of a uid binds a
+ * free one to it for the daemon's life. Never to another uid afterwards:
+ * a mapping cannot be taken back, so a process of the first uid could
+ * read the next one's counts. A registration's answer carries the fd of
+ * the thread's array (SCM_RIGHTS), so a reader needs no bpffs, and sees
+ * its own uid's threads' slots only. A uid's threads fill one array
+ * (--max-threads-per-uid slots); only an administrator, who has no share,
+ * goes on into another array of its own. The array of maps is pinned as
+ * <pin dir>/self_arrays, the directory 0700 and the pin 0400, for root
+ * and tools such as bpftool: its entries are map ids, which only
+ * CAP_SYS_ADMIN turns into fds. The daemon writes slots through a BPF
  * program it test-runs (self_ctl).
  *
  * A registration names a tid. The daemon opens a pidfd of that thread
@@ -21,10 +26,6 @@
  * readable and the slot is taken back. Slots, pidfds and task storage are
  * all bounded by --threads, so thread churn leaks nothing, and one uid's
  * threads hold at most max_per_uid of them.
- *
- * Not isolated yet: the fd is of the whole array, so a registered thread
- * can read every other thread's slot, another user's too
- * (docs/security.md says what it would take: an array per uid).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,7 +38,6 @@
 #include <unistd.h>
 #include <linux/magic.h>
 #include <sys/epoll.h>
-#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -45,6 +45,7 @@
 #include <bpf/bpf.h>
 #include "daemon/dirs.h"
 #include "daemon/selfmon.h"
+#include "engine/session.h"
 #include "common/log.h"
 
 #ifndef PIDFD_THREAD
@@ -55,20 +56,21 @@
  * give: the width of a counter read with rdpmc. */
 #define SELF_PMC_WIDTH 48
 
+/* A slot, own[array * per_array + entry]. */
 struct self_owner {
 	int pidfd;		/* -1: the slot is free */
 	pid_t tid, tgid;
-	uid_t uid;		/* the registering client's */
+	__u64 gen;		/* of this registration */
 };
 
 struct selfmon {
-	__u32 nr;
+	__u32 max;		/* --threads: registrations at once */
 	__u32 max_per_uid;
-	int slots_fd, task_fd, ctl_fd;	/* the engine's */
+	struct session_self m;	/* the engine's maps */
+	__u32 per_array;	/* m.array_slots */
 	int epfd;
-	const struct emon_self_slot *mem;
-	size_t len;
-	struct self_owner *own;	/* [nr] */
+	struct self_owner *own;	/* [m.nr_arrays * per_array] */
+	struct selfmon_array *arr;	/* [m.nr_arrays] */
 	__u64 gen;
 	int used;
 	__u32 nr_events, time_mask, switch_mask;
@@ -108,10 +110,9 @@ static int selfmon__bpffs(const char *dir)
 	return -EINVAL;
 }
 
-/* Make the directory and pin the array in it, for the group to read. */
-static int selfmon__pin(struct selfmon *s, uid_t uid, gid_t gid)
+/* Make the directory and pin the array of maps in it, for root alone. */
+static int selfmon__pin(struct selfmon *s, uid_t uid)
 {
-	uid_t dir_uid;
 	int err;
 
 	/* bpffs is often 1777: another user may have made it first */
@@ -124,46 +125,18 @@ static int selfmon__pin(struct selfmon *s, uid_t uid, gid_t gid)
 		pr_debug("%s: left by a daemon that did not end cleanly: replaced", s->pin);
 		s->made_dir = true;
 	}
-	if (bpf_obj_pin(s->slots_fd, s->pin)) {
+	if (bpf_obj_pin(s->m.arrays_fd, s->pin)) {
 		err = -errno;
 		pr_err("cannot pin the thread slots at %s: %s", s->pin, strerror(-err));
 		return err;
 	}
 	s->pinned = true;
-	/* --user removes what we made at exit */
-	dir_uid = s->made_dir && uid ? uid : (uid_t)-1;
-	if (chmod(s->dir, 0750) || chmod(s->pin, 0440) ||
-	    ((gid != (gid_t)-1 || dir_uid != (uid_t)-1) &&
-	     (chown(s->dir, dir_uid, gid) || chown(s->pin, -1, gid)))) {
+	/* its owner's alone: its entries name every uid's array; --user
+	 * removes what we made at exit */
+	if (chmod(s->dir, 0700) || chmod(s->pin, 0400) ||
+	    (s->made_dir && uid && chown(s->dir, uid, -1))) {
 		err = -errno;
-		pr_err("cannot give %s to --socket-group: %s", s->dir, strerror(-err));
-		return err;
-	}
-	return 0;
-}
-
-static int selfmon__map(struct selfmon *s)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	int err;
-
-	if (bpf_map_freeze(s->slots_fd)) {
-		err = -errno;
-		pr_err("cannot freeze the thread slots: %s", strerror(-err));
-		return err;
-	}
-	s->len = ((size_t)s->nr * sizeof(*s->mem) + page - 1) / page * page;
-	s->mem = mmap(NULL, s->len, PROT_READ, MAP_SHARED, s->slots_fd, 0);
-	if (s->mem == MAP_FAILED) {
-		err = -errno;
-		s->mem = NULL;
-		pr_err("cannot mmap the thread slots: %s", strerror(-err));
-		return err;
-	}
-	s->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (s->epfd < 0) {
-		err = -errno;
-		pr_err("epoll: %s", strerror(-err));
+		pr_err("cannot set the permissions of %s: %s", s->dir, strerror(-err));
 		return err;
 	}
 	return 0;
@@ -191,13 +164,14 @@ int selfmon__open(struct selfmon **sp, const struct selfmon_opts *o,
 {
 	const struct snap_meta *m = engine__meta(e);
 	struct selfmon *s;
+	size_t n;
 	int ret;
 
 	*sp = NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->nr = o->max_threads;
+	s->max = o->max_threads;
 	s->max_per_uid = o->max_per_uid ? o->max_per_uid : o->max_threads;
 	s->epfd = -1;
 	s->nr_events = m->nr_events;
@@ -207,69 +181,80 @@ int selfmon__open(struct selfmon **sp, const struct selfmon_opts *o,
 			s->switch_mask |= 1u << i;
 	}
 	snprintf(s->dir, sizeof(s->dir), "%s", o->pin_dir);
-	snprintf(s->pin, sizeof(s->pin), "%s/self_slots", o->pin_dir);
-	s->own = calloc(s->nr, sizeof(*s->own));
-	ret = s->own ? engine__self_maps(e, &s->slots_fd, &s->task_fd, &s->ctl_fd) : -ENOMEM;
+	snprintf(s->pin, sizeof(s->pin), "%s/self_arrays", o->pin_dir);
+	ret = engine__self_maps(e, &s->m);
 	if (ret) {
 		pr_err("cannot set up the thread slots: %s", strerror(-ret));
-		free(s->own);
 		free(s);
 		return ret;
 	}
-	for (__u32 i = 0; i < s->nr; i++)
+	s->per_array = s->m.array_slots;
+	n = (size_t)s->m.nr_arrays * s->per_array;
+	s->own = calloc(n, sizeof(*s->own));
+	s->arr = calloc(s->m.nr_arrays, sizeof(*s->arr));
+	for (size_t i = 0; s->own && i < n; i++)
 		s->own[i].pidfd = -1;
-	ret = selfmon__check_kernel();
+	ret = s->own && s->arr ? selfmon__check_kernel() : -ENOMEM;
 	ret = ret ?: selfmon__bpffs(s->dir);
-	ret = ret ?: selfmon__map(s);
-	ret = ret ?: selfmon__pin(s, o->uid, o->gid);
+	if (!ret) {
+		s->epfd = epoll_create1(EPOLL_CLOEXEC);
+		ret = s->epfd < 0 ? -errno : 0;
+	}
+	ret = ret ?: selfmon__pin(s, o->uid);
 	if (ret) {
 		selfmon__close(s);
 		return ret;
 	}
+	pr_debug("thread slots: %u arrays of %u, one uid's each", s->m.nr_arrays, s->per_array);
 	*sp = s;
 	return 0;
 }
 
-/* Set slot i's state (a new registration's gen and tid: counts zeroed). */
-static int selfmon__set(struct selfmon *s, __u32 i, __u32 state, __u64 gen, __u32 tid)
+static __u32 selfmon__nr(const struct selfmon *s)
 {
-	__u64 args[4] = { i, state, gen, tid };
+	return s->m.nr_arrays * s->per_array;
+}
+
+/* Set slot g's state (a new registration's gen and tid: counts zeroed). */
+static int selfmon__set(struct selfmon *s, __u32 g, __u32 state, __u64 gen, __u32 tid)
+{
+	__u64 args[5] = { g / s->per_array, g % s->per_array, state, gen, tid };
 	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = args, .ctx_size_in = sizeof(args));
 
-	if (bpf_prog_test_run_opts(s->ctl_fd, &o))
+	if (bpf_prog_test_run_opts(s->m.ctl_fd, &o))
 		return -errno;
 	return o.retval ? -EINVAL : 0;
 }
 
-/* Take slot i back: no thread finds it from now on. */
-static void selfmon__free(struct selfmon *s, __u32 i)
+/* Take slot g back: no thread finds it from now on. Its array stays its
+ * uid's. */
+static void selfmon__free(struct selfmon *s, __u32 g)
 {
-	struct self_owner *o = &s->own[i];
+	struct self_owner *o = &s->own[g];
 
 	/* the thread's entry: gone with it when it exited, else here */
-	bpf_map_delete_elem(s->task_fd, &o->pidfd);
+	bpf_map_delete_elem(s->m.task_fd, &o->pidfd);
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, o->pidfd, NULL);
 	close(o->pidfd);
 	o->pidfd = -1;
-	if (selfmon__set(s, i, EMON_SELF_FREE, 0, 0))
-		pr_warn("cannot free thread slot %u: %s", i, strerror(errno));
+	if (selfmon__set(s, g, EMON_SELF_FREE, 0, 0))
+		pr_warn("cannot free thread slot %u: %s", g, strerror(errno));
+	s->arr[g / s->per_array].used--;
 	__atomic_store_n(&s->used, s->used - 1, __ATOMIC_RELAXED);
-	pr_debug("thread %d of pid %d: slot %u free", (int)o->tid, (int)o->tgid, i);
+	pr_debug("thread %d of pid %d: slot %u free", (int)o->tid, (int)o->tgid, g);
 }
 
 void selfmon__close(struct selfmon *s)
 {
 	if (!s)
 		return;
-	for (__u32 i = 0; s->own && i < s->nr; i++) {
+	for (__u32 i = 0; s->own && i < selfmon__nr(s); i++) {
 		if (s->own[i].pidfd < 0)
 			continue;
 		close(s->own[i].pidfd);
 		/* final: readers say the daemon stopped instead of reading on */
 		selfmon__set(s, i, EMON_SELF_GONE, 0, 0);
 	}
-	if (s->mem)
-		munmap((void *)s->mem, s->len);
 	if (s->pinned)
 		unlink(s->pin);
 	if (s->made_dir)
@@ -277,6 +262,7 @@ void selfmon__close(struct selfmon *s)
 	if (s->epfd >= 0)
 		close(s->epfd);
 	free(s->own);
+	free(s->arr);
 	free(s);
 }
 
@@ -316,7 +302,7 @@ static bool pidfd_exited(int pidfd)
  * back here; another live process's thread keeps its own. */
 static int selfmon__find(struct selfmon *s, pid_t tgid, pid_t tid)
 {
-	for (__u32 i = 0; i < s->nr; i++) {
+	for (__u32 i = 0; i < selfmon__nr(s); i++) {
 		struct self_owner *o = &s->own[i];
 
 		if (o->pidfd < 0 || o->tid != tid)
@@ -329,30 +315,77 @@ static int selfmon__find(struct selfmon *s, pid_t tgid, pid_t tid)
 	return -1;
 }
 
-/* A free slot, -1: none. When all are taken, the threads that exited
- * but were not reaped yet (their pidfds just became readable) give theirs
- * back first. */
-static int selfmon__free_slot(struct selfmon *s)
+/* Slots held by uid's threads. */
+static __u32 selfmon__held_by(const struct selfmon *s, uid_t uid)
 {
-	for (int pass = 0; pass < 2; pass++) {
-		for (__u32 i = 0; i < s->nr; i++)
-			if (s->own[i].pidfd < 0)
+	__u32 n = 0;
+
+	for (__u32 a = 0; a < s->m.nr_arrays; a++)
+		n += s->arr[a].bound && s->arr[a].uid == uid ? s->arr[a].used : 0;
+	return n;
+}
+
+int selfmon__pick(const struct selfmon_array *arr, __u32 nr_arrays, __u32 per_array,
+		  uid_t uid, bool (*is_free)(const void *ctx, __u32 slot), const void *ctx)
+{
+	int fresh = -1;
+
+	for (__u32 a = 0; a < nr_arrays; a++) {
+		if (!arr[a].bound && fresh < 0)
+			fresh = a;
+		if (!arr[a].bound || arr[a].uid != uid || arr[a].used >= per_array)
+			continue;
+		for (__u32 i = a * per_array; i < (a + 1) * per_array; i++)
+			if (is_free(ctx, i))
 				return i;
-		for (__u32 i = 0; i < s->nr; i++)
-			if (pidfd_exited(s->own[i].pidfd))
-				selfmon__free(s, i);
 	}
-	return -1;
+	return fresh < 0 ? -1 : fresh * (int)per_array;
+}
+
+static bool selfmon__slot_free(const void *ctx, __u32 i)
+{
+	return ((const struct selfmon *)ctx)->own[i].pidfd < 0;
+}
+
+/* A free slot for uid within --threads, -1: none. */
+static int selfmon__pick_own(const struct selfmon *s, uid_t uid)
+{
+	if ((__u32)s->used >= s->max)
+		return -1;
+	return selfmon__pick(s->arr, s->m.nr_arrays, s->per_array, uid, selfmon__slot_free, s);
+}
+
+/* A free slot for uid, or -ENOSPC saying which bound was met. When none
+ * is left, the threads that exited but were not reaped yet (their pidfds
+ * just became readable) give theirs back first. */
+static int selfmon__free_slot(struct selfmon *s, uid_t uid, char *err, size_t errlen)
+{
+	int i = selfmon__pick_own(s, uid);
+
+	if (i >= 0)
+		return i;
+	for (__u32 k = 0; k < selfmon__nr(s); k++)
+		if (s->own[k].pidfd >= 0 && pidfd_exited(s->own[k].pidfd))
+			selfmon__free(s, k);
+	i = selfmon__pick_own(s, uid);
+	if (i >= 0)
+		return i;
+	if ((__u32)s->used >= s->max)
+		snprintf(err, errlen, "all %u thread slots are in use (serve --threads)", s->max);
+	else
+		snprintf(err, errlen, "all %u slot arrays are other uids' "
+			 "(serve --max-thread-uids)", s->m.nr_arrays);
+	return -ENOSPC;
 }
 
 static void selfmon__grant(const struct selfmon *s, __u32 i, struct emon_self_grant *g)
 {
 	*g = (struct emon_self_grant){
-		.slot = i,
-		.nr_slots = s->nr,
-		.slot_size = sizeof(*s->mem),
+		.slot = i % s->per_array,
+		.nr_slots = s->per_array,
+		.slot_size = sizeof(struct emon_self_slot),
 		.nr_events = s->nr_events,
-		.gen = s->mem[i].gen,
+		.gen = s->own[i].gen,
 		.time_mask = s->time_mask,
 		.switch_mask = s->switch_mask,
 		.pmc_width = SELF_PMC_WIDTH,
@@ -383,16 +416,6 @@ static int thread_pidfd(pid_t tgid, pid_t tid, char *err, size_t errlen)
 	return fd;
 }
 
-/* Slots held by uid's threads. */
-static __u32 selfmon__held_by(const struct selfmon *s, uid_t uid)
-{
-	__u32 n = 0;
-
-	for (__u32 i = 0; i < s->nr; i++)
-		n += s->own[i].pidfd >= 0 && s->own[i].uid == uid;
-	return n;
-}
-
 int selfmon__register(struct selfmon *s, pid_t peer, uid_t uid, bool limited,
 		      __u32 tid, struct emon_self_grant *g, int *fd, char *err,
 		      size_t errlen)
@@ -400,12 +423,10 @@ int selfmon__register(struct selfmon *s, pid_t peer, uid_t uid, bool limited,
 	struct emon_self_ref ref = { 0 };
 	struct epoll_event ev = { .events = EPOLLIN };
 	int i = selfmon__find(s, peer, tid), pidfd;
+	struct selfmon_array *a;
 
-	*fd = s->slots_fd;
-	if (i >= 0) {
-		selfmon__grant(s, i, g);
-		return 0;
-	}
+	if (i >= 0)
+		goto granted;
 	if (!tid || tid > INT_MAX || peer <= 0) {
 		snprintf(err, errlen, "bad thread id %u", tid);
 		return -EINVAL;
@@ -418,30 +439,36 @@ int selfmon__register(struct selfmon *s, pid_t peer, uid_t uid, bool limited,
 	pidfd = thread_pidfd(peer, tid, err, errlen);
 	if (pidfd < 0)
 		return pidfd;
-	i = selfmon__free_slot(s);
+	i = selfmon__free_slot(s, uid, err, errlen);
 	if (i < 0) {
 		close(pidfd);
-		snprintf(err, errlen, "all %u thread slots are in use (serve --threads)", s->nr);
-		return -ENOSPC;
+		return i;
 	}
 	ref.gen = ++s->gen;
-	ref.slot = i;
+	ref.array = i / s->per_array;
+	ref.slot = i % s->per_array;
 	ev.data.u32 = i;
 	if (selfmon__set(s, i, EMON_SELF_LIVE, ref.gen, tid) ||
-	    bpf_map_update_elem(s->task_fd, &pidfd, &ref, BPF_ANY) ||
+	    bpf_map_update_elem(s->m.task_fd, &pidfd, &ref, BPF_ANY) ||
 	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, pidfd, &ev)) {
 		int e = errno;
 
-		bpf_map_delete_elem(s->task_fd, &pidfd);
+		bpf_map_delete_elem(s->m.task_fd, &pidfd);
 		selfmon__set(s, i, EMON_SELF_FREE, 0, 0);
 		close(pidfd);
 		snprintf(err, errlen, "cannot give thread %u a slot: %s", tid, strerror(e));
 		return -e;
 	}
+	a = &s->arr[ref.array];
+	if (!a->bound)
+		pr_debug("thread slot array %u: uid %u's from now on", ref.array, (unsigned int)uid);
+	*a = (struct selfmon_array){ .bound = true, .uid = uid, .used = a->used + 1 };
 	s->own[i] = (struct self_owner){ .pidfd = pidfd, .tid = tid, .tgid = peer,
-					 .uid = uid };
+					 .gen = ref.gen };
 	__atomic_store_n(&s->used, s->used + 1, __ATOMIC_RELAXED);
+	pr_debug("thread %u of pid %d: slot %u of array %u", tid, (int)peer, ref.slot, ref.array);
+granted:
 	selfmon__grant(s, i, g);
-	pr_debug("thread %u of pid %d: slot %d", tid, (int)peer, i);
+	*fd = s->m.array_fd[i / s->per_array];
 	return 0;
 }

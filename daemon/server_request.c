@@ -58,7 +58,7 @@ static int client__track(struct server *s, struct client *c, double now)
 }
 
 /* A thread of the caller's process wants a self-monitoring slot: the
- * answer carries the slot array's read-only fd. */
+ * answer carries the fd of the caller's uid's slot array (frozen). */
 static int client__self(struct server *s, struct client *c, double now)
 {
 	const struct emon_self_req *r = (const void *)c->in;

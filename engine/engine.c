@@ -349,6 +349,8 @@ static int setup_session(struct engine *e, struct session_opts *so)
 	e->meta.sched_ms = e->o.sched && e->o.sched_ms;
 	so->no_scale = e->meta.no_scale = e->o.no_scale;
 	so->max_threads = e->o.max_threads;
+	so->self_arrays = e->o.self_arrays;
+	so->self_array_slots = e->o.self_array_slots;
 	session__setup_libbpf();
 	ret = session__open(&e->sess, so, err, sizeof(err));
 	if (ret) {
@@ -451,11 +453,9 @@ const char *engine__cgroot(const struct engine *e)
 	return e->cgroot;
 }
 
-int engine__self_maps(const struct engine *e, int *slots_fd, int *task_fd,
-		      int *ctl_fd)
+int engine__self_maps(const struct engine *e, struct session_self *out)
 {
-	return e->sess_open ? session__self_maps(&e->sess, slots_fd, task_fd, ctl_fd) :
-			      -ENOENT;
+	return e->sess_open ? session__self_maps(&e->sess, out) : -ENOENT;
 }
 
 const char *engine__energy_note(const struct engine *e)

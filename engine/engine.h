@@ -27,6 +27,8 @@ struct engine_opts {
 	__u32 max_cgroups, max_procs;	/* BPF slots per interval, 0: default */
 	int max_trees;			/* command trees at once, 0: none */
 	__u32 max_threads;		/* self-monitoring slots, 0: off */
+	__u32 self_arrays;		/* with max_threads: slot arrays (one uid's each) */
+	__u32 self_array_slots;		/* and slots in each */
 	/*
 	 * When keys leave the totals (their final totals go to the gone
 	 * entries). < 0: one front end in the same process: keys unchanged
@@ -87,10 +89,10 @@ int engine__encode_view(struct engine *e, const struct emon_snap_req *req,
 int engine__tree_new(struct engine *e, pid_t pid);
 void engine__tree_free(struct engine *e, int tree);
 
-/* Thread self-monitoring (bpf/selfmon.bpf.h): the slot array, the task
+/* Thread self-monitoring (bpf/selfmon.bpf.h): the slot arrays, the task
  * storage of registered threads and the program that writes a slot for
  * the daemon; -ENOENT when it is off. */
-int engine__self_maps(const struct engine *e, int *slots_fd, int *task_fd,
-		      int *ctl_fd);
+struct session_self;	/* engine/session.h */
+int engine__self_maps(const struct engine *e, struct session_self *out);
 
 #endif

@@ -174,10 +174,8 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 	err = err ?: bpf_map__set_max_entries(k->maps.proc_idx, 2 * s->max_procs);
 	err = err ?: bpf_map__set_max_entries(k->maps.cgrp_parent, 2 * s->max_cgroups);
 	err = err ?: bpf_map__set_max_entries(k->maps.tree, s->max_procs);
-	/* thread self-monitoring: off without slots (the array needs one) */
-	k->rodata->cfg.self_max = o->max_threads;
-	err = err ?: bpf_map__set_max_entries(k->maps.self_slots, max_u32(o->max_threads, 1));
-	return err;
+	/* thread self-monitoring: off without slots (the arrays need one) */
+	return err ?: session__self_size(s, o);
 }
 
 int session__install_cpu(struct session *s, int cpu)
@@ -312,6 +310,12 @@ int session__open(struct session *s, const struct session_opts *o,
 		snprintf(err, errlen, "cannot mmap the BPF count arrays: %s", strerror(-ret));
 		goto out;
 	}
+	ret = session__self_open(s);
+	if (ret) {
+		snprintf(err, errlen, "cannot put the %u thread slot arrays in self_arrays: %s",
+			 o->self_arrays, strerror(-ret));
+		goto out;
+	}
 	ret = session__install_events(s);
 	if (ret) {
 		snprintf(err, errlen, "cannot install perf events in the BPF map: %s",
@@ -360,17 +364,6 @@ out:
 	return ret;
 }
 
-int session__self_maps(const struct session *s, int *slots_fd, int *task_fd,
-		       int *ctl_fd)
-{
-	if (!s->skel || !s->skel->rodata->cfg.self_max)
-		return -ENOENT;
-	*slots_fd = bpf_map__fd(s->skel->maps.self_slots);
-	*task_fd = bpf_map__fd(s->skel->maps.self_task);
-	*ctl_fd = bpf_program__fd(s->skel->progs.self_ctl);
-	return 0;
-}
-
 bool session__cgroup_info(void *ctx, __u64 cgid, __u64 *parent, char *name,
 			  size_t len)
 {
@@ -394,6 +387,7 @@ void session__close(struct session *s)
 	bpf_link__destroy(s->link_attach);
 	bpf_link__destroy(s->link_exec);
 	bpf_link__destroy(s->link_switch);
+	session__self_close(s);
 	emon_bpf__destroy(s->skel);
 	free(s->pcpu_buf);
 	for (int k = 0; k < 2; k++)

@@ -30,6 +30,18 @@ struct session_opts {
 	bool sched_ms;		/* its histogram in ms */
 	bool no_scale;		/* every slice's count raw (cfg.no_scale) */
 	__u32 max_threads;	/* self-monitoring slots (serve --threads), 0: off */
+	__u32 self_arrays;	/* with max_threads: slot arrays, one uid's each */
+	__u32 self_array_slots;	/* slots per array */
+};
+
+/* Thread self-monitoring's maps (bpf/selfmon.bpf.h), the session's. */
+struct session_self {
+	const int *array_fd;	/* [nr_arrays] the slot arrays, frozen */
+	__u32 nr_arrays;
+	__u32 array_slots;	/* slots per array */
+	int arrays_fd;		/* self_arrays: array i at key i */
+	int task_fd;		/* self_task: a thread's struct emon_self_ref */
+	int ctl_fd;		/* self_ctl: writes a slot (test-run) */
 };
 
 struct sess_cgrp {
@@ -110,6 +122,8 @@ struct session {
 	__u32 max_cgroups, max_procs;
 	int max_trees;
 	__u64 trees;		/* trees in use (bit t) */
+	int *self_fd;		/* [nr_self] thread slot arrays (session_self.c) */
+	__u32 nr_self, self_slots;
 };
 
 /* err gets a one-line message; returns 0 or -errno. */
@@ -131,10 +145,9 @@ int session__tree_release(struct session *s, int tree);
 bool session__cgroup_info(void *ctx, __u64 cgid, __u64 *parent, char *name,
 			  size_t len);
 void session__close(struct session *s);
-/* Self-monitoring's slot array, task storage and slot writer (a raw_tp
+/* Self-monitoring's slot arrays, task storage and slot writer (a raw_tp
  * program to test-run); -ENOENT: off. */
-int session__self_maps(const struct session *s, int *slots_fd, int *task_fd,
-		       int *ctl_fd);
+int session__self_maps(const struct session *s, struct session_self *out);
 
 int session_read__init(struct session_read *r, int ncpus);
 void session_read__exit(struct session_read *r);

@@ -2,7 +2,8 @@
 /*
  * What the session's files share (session.c: open, load, close;
  * session_read.c: flushes and reads; session_hotplug.c: CPUs going and
- * coming; session_tree.c: command trees). Not for the session's users:
+ * coming; session_tree.c: command trees; session_self.c: thread slot
+ * arrays). Not for the session's users:
  * session.h is theirs.
  */
 #ifndef ENGINE_SESSION_INT_H
@@ -30,5 +31,11 @@ int session__install_cpu(struct session *s, int cpu);
 int session__flush_cpu(struct session *s, int cpu);
 /* After an interval's flush and read: follow CPUs going and coming. */
 void session__track_cpus(struct session *s, struct session_read *r);
+/* Thread self-monitoring (session_self.c): make its slot arrays and size
+ * its maps before the load, put the arrays in self_arrays after it, close
+ * them. */
+int session__self_size(struct session *s, const struct session_opts *o);
+int session__self_open(struct session *s);
+void session__self_close(struct session *s);
 
 #endif

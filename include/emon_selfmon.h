@@ -2,9 +2,10 @@
 /*
  * The ABI of thread self-monitoring between bpf/selfmon.bpf.h, the daemon
  * (daemon/selfmon.c) and libemon (libemon/selfmon.c): one slot per
- * registered thread in an mmap'able BPF array (self_slots), written by
- * BPF at the thread's switches, read by the thread itself with no
- * syscall. Fixed-width types only; no libc, no vmlinux.h.
+ * registered thread in an mmap'able BPF array of its uid's (one of
+ * self_arrays), written by BPF at the thread's switches, read by the
+ * thread itself with no syscall. Fixed-width types only; no libc, no
+ * vmlinux.h.
  *
  * A slot is written under a sequence count: BPF makes seq odd, writes,
  * makes it even again (both with atomic adds, which every BPF JIT emits
@@ -60,15 +61,15 @@ struct emon_self_slot {
  * slot is no longer its own.
  */
 struct emon_self_ref {
-	__u32 slot;
-	__u32 pad;
+	__u32 slot;		/* entry of the array */
+	__u32 array;		/* key of self_arrays: one uid's slot array */
 	__u64 gen;
 };
 
 /*
  * Registration (docs/protocol.md, EMON_MSG_SELF_REQ and EMON_MSG_SELF):
- * the daemon's answer, which carries a read-only fd of self_slots
- * (SCM_RIGHTS).
+ * the daemon's answer, which carries an fd of the caller's uid's slot
+ * array (SCM_RIGHTS), frozen: it maps for reading only.
  */
 struct emon_self_req {
 	__u32 tid;		/* a thread of the caller's process */
@@ -76,8 +77,8 @@ struct emon_self_req {
 };
 
 struct emon_self_grant {
-	__u32 slot;		/* index in self_slots */
-	__u32 nr_slots;		/* entries of self_slots (--threads) */
+	__u32 slot;		/* index in the array sent */
+	__u32 nr_slots;		/* its entries (--max-threads-per-uid) */
 	__u32 slot_size;	/* bytes per entry in the mmap */
 	__u32 nr_events;	/* counts per slot: the counted events */
 	__u64 gen;		/* slot.gen of this registration */

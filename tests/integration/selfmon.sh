@@ -38,8 +38,8 @@ done
 DOPTS=(-v -e cpu-clock,context-switches --threads 32 --pin-dir "$PIN" --socket-group "$grp"
 	--listen none --max-procs 1024 --max-cgroups 256 --max-keys 100 --retain 0)
 serve_start "$S" "$TMP/serve.err" "${DOPTS[@]}" || exit 1
-check "slots pinned in --pin-dir: directory 0750, pin 0440, --socket-group's" \
-	[ "$(stat -c '%G %a' "$PIN") $(stat -c '%G %a' "$PIN/self_slots")" = "$grp 750 $grp 440" ]
+check "slot arrays pinned in --pin-dir for root alone: directory 0700, pin 0400" \
+	[ "$(stat -c '%U %a' "$PIN") $(stat -c '%U %a' "$PIN/self_arrays")" = "root 700 root 400" ]
 
 # thread_checks FILE WHO: every "thread K:" line of FILE: cpu-clock within
 # 1% of the thread's CPU time, switches exactly the kernel's; $n: how many
@@ -88,16 +88,24 @@ check "nor can another root process: EPERM" grep -q "^error 1: " "$TMP/steal2.ou
 cat "$TMP/own.out"
 check "while its own thread registers" grep -q "^granted" "$TMP/own.out"
 check "the array's fd maps for reading" grep -q "^mmap for reading: allowed" "$TMP/own.out"
-check "but not for writing, nor can the mapping be made writable, nor the map updated: frozen" \
+check "but not for writing, nor can the mapping be made writable, the map updated or written: frozen" \
 	bash -c "grep -q '^mmap for writing: Operation not permitted' '$TMP/own.out' &&
 		 grep -q '^mprotect to write: Permission denied' '$TMP/own.out' &&
-		 grep -q '^bpf() update: Operation not permitted' '$TMP/own.out'"
+		 grep -q '^bpf() update: Operation not permitted' '$TMP/own.out' &&
+		 grep -q '^write(): Invalid argument' '$TMP/own.out'"
 
-# live_slots: slots of a thread, from the pinned array (state, bytes 4-7)
+# live_slots: slots of a thread in every uid's array, found from the
+# pinned array of arrays (its values: map ids; a slot's state: bytes 4-7)
 live_slots() {
-	bpftool map dump pinned "$PIN/self_slots" -j | "$PY3" -c '
-import json, sys
-print(sum(1 for e in json.load(sys.stdin) if int(e["value"][4], 16) == 1))'
+	bpftool map dump pinned "$PIN/self_arrays" -j | "$PY3" -c '
+import json, subprocess, sys
+n = 0
+for e in json.load(sys.stdin):
+    mid = int.from_bytes(bytes(int(b, 16) for b in e["value"]), "little")
+    out = subprocess.run(["bpftool", "map", "dump", "id", str(mid), "-j"],
+                         capture_output=True, text=True, check=True).stdout
+    n += sum(1 for s in json.loads(out) if int(s["value"][4], 16) == 1)
+print(n)'
 }
 
 # wait_no_live: the daemon takes a slot back once the thread's pidfd says
@@ -132,9 +140,9 @@ check "daemon memory bounded: RSS grew by at most $RSS_SLACK_KB kB" [ $((rss - r
 # replaces it and removes it at its own exit
 kill -KILL $DPID
 wait $DPID 2>/dev/null
-check "after SIGKILL the pin is still there" [ -e "$PIN/self_slots" ]
+check "after SIGKILL the pin is still there" [ -e "$PIN/self_arrays" ]
 serve_start "$S" "$TMP/serve2.err" "${DOPTS[@]}" || exit 1
-check "the next daemon replaces it" grep -q "self_slots: left by a daemon that did not end cleanly: replaced" "$TMP/serve2.err"
+check "the next daemon replaces it" grep -q "self_arrays: left by a daemon that did not end cleanly: replaced" "$TMP/serve2.err"
 
 "$CHECK" hold "$S" >"$TMP/hold.out" 2>&1 &
 HOLD=$!

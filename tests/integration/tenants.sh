@@ -8,7 +8,9 @@
 # one uid gets no more than its share of connections and thread slots. A
 # socket or pin directory another user made first is refused, named. A
 # process and a cgroup named with escape sequences print no control byte
-# in text or CSV.
+# in text or CSV. Each user's registered threads read their own counts,
+# and no other user's: not through the slot array's fd they got, past its
+# end, by map id or through the pin.
 . "$(dirname "$0")/lib.sh"
 
 command -v setpriv >/dev/null || skip "no setpriv (util-linux)"
@@ -238,6 +240,86 @@ check "a uid's third thread slot (--threads 8: 2 each): EUSERS, the other two re
 "$CHECK" threads "$S" 3 0.2 >"$TMP/rslots.out" 2>&1
 check "root's three threads all get one" \
 	bash -c "[ \$(grep -c '^thread .*cpu_clock' '$TMP/rslots.out') -eq 3 ]"
+
+# --- thread slots: each uid reads its own counts and no other uid's -------
+# (docs/security.md, "Thread slots"). cpu-clock (the daemon's one event
+# here) against the kernel's for the same window: the thread's
+# CLOCK_THREAD_CPUTIME_ID, the run time /proc/self/task/TID/schedstat
+# starts with (selfmon.sh checks the switches too).
+own_counts() {	# WHO FILE: every thread's counts of FILE are its own
+	local who=$1 k clk ref n=0
+	while read -r k clk ref; do
+		n=$((n + 1))
+		check "$who's thread $k: cpu-clock = its CLOCK_THREAD_CPUTIME_ID change (1%)" \
+			near "$clk" "$ref" 1
+	done < <(sed -n 's/^thread \([0-9]*\): cpu_clock \([0-9]*\) vs cputime \([0-9]*\) ns, .*/\1 \2 \3/p' "$2")
+	check "$who: both threads read their counts" [ $n -eq 2 ]
+}
+as_u2 "$CHECK" threads "$S" 2 0.5 >"$TMP/u2threads.out" 2>&1
+cat "$TMP/u2threads.out"
+own_counts "$u2" "$TMP/u2threads.out"
+as_nobody "$CHECK" threads "$S" 2 0.5 >"$TMP/nbthreads.out" 2>&1
+cat "$TMP/nbthreads.out"
+own_counts nobody "$TMP/nbthreads.out"
+
+# one registered thread of each (the victims), then each spies: the fd it
+# got, a mapping past its array, every array's map id, the pins
+as_u2 "$CHECK" hold "$S" >"$TMP/u2hold.out" 2>&1 &
+BG_PIDS+=($!)
+as_nobody "$CHECK" hold "$S" >"$TMP/nbhold.out" 2>&1 &
+BG_PIDS+=($!)
+for _ in $(seq 250); do
+	grep -q registered "$TMP/u2hold.out" && grep -q registered "$TMP/nbhold.out" && break
+	sleep 0.02
+done
+tu2=$(sed -n 's/^registered tid //p' "$TMP/u2hold.out")
+tnb=$(sed -n 's/^registered tid //p' "$TMP/nbhold.out")
+check "a thread of each user registered (${tu2:-none}, ${tnb:-none})" [ -n "$tu2" -a -n "$tnb" ]
+ids=$(bpftool map dump pinned "$PIN/self_arrays" -j 2>/dev/null | "$PY3" -c '
+import json, sys
+print(" ".join(str(int.from_bytes(bytes(int(b, 16) for b in e["value"]), "little"))
+               for e in json.load(sys.stdin)))')
+check "root reads every slot array's map id from the pin (${ids:-none})" [ -n "$ids" ]
+# shellcheck disable=SC2086
+as_nobody "$CHECK" spy "$S" "$PIN" $ids >"$TMP/nbspy.out" 2>&1
+# shellcheck disable=SC2086
+as_u2 "$CHECK" spy "$S" "$PIN" $ids >"$TMP/u2spy.out" 2>&1
+cat "$TMP/nbspy.out" "$TMP/u2spy.out"
+# spied WHO FILE OWN OTHER: FILE's spy saw OWN and nothing of OTHER's
+spied() {
+	local who=$1 f=$2 own=$3 other=$4 seen t bad=0 me
+	me=$(sed -n 's/^own tid \([0-9]*\),.*/\1/p' "$f")	# the spy, gone now
+	for how in "the mapping" "bpf() lookups"; do
+		seen=$(sed -n "s/^seen in $how://p; s/^seen by $how://p" "$f")
+		check "$who sees its own registered thread $own through $how" \
+			bash -c "grep -qw -- '$own' <<<'$seen'"
+		check "$who sees none of the other user's (thread $other) through $how ($seen)" \
+			bash -c "! grep -qw -- '$other' <<<'$seen'"
+		for t in $seen; do
+			[ "$t" = "$me" ] ||
+				[ "$(awk '/^Uid:/ { print $2 }' /proc/"$t"/status 2>/dev/null)" = "$5" ] ||
+				bad=$((bad + 1))
+		done
+	done
+	check "every slot $who sees is a thread of its own uid ($bad not)" [ $bad -eq 0 ]
+	check "$who maps nothing past its array: EINVAL at a length or offset beyond it" \
+		bash -c "grep -q '^mmap a page past the array: Invalid argument' '$f' &&
+			 grep -q '^mmap at an offset past the array: Invalid argument' '$f'"
+	check "$who opens no array by map id: BPF_MAP_GET_FD_BY_ID needs CAP_SYS_ADMIN (EPERM)" \
+		bash -c "[ \$(grep -c '^map id .*: Operation not permitted' '$f') -eq $(wc -w <<<"$ids") ] &&
+			 grep -q '^BPF_MAP_GET_NEXT_ID: Operation not permitted' '$f'"
+	check "$who cannot list the pin directory nor open the array of arrays there (0700: EACCES)" \
+		bash -c "grep -q '^listing the pin directory: Permission denied' '$f' &&
+			 grep -q '^the pin self_arrays by BPF_OBJ_GET: Permission denied' '$f' &&
+			 ! grep -q '^the pin .*: opened' '$f'"
+	check "$who's fd maps for reading only, writes nothing (mmap, mprotect, bpf(), write())" \
+		bash -c "grep -q '^mmap for writing: Operation not permitted' '$f' &&
+			 grep -q '^mprotect to write: Permission denied' '$f' &&
+			 grep -q '^bpf() update: Operation not permitted' '$f' &&
+			 grep -q '^write(): Invalid argument' '$f'"
+}
+spied nobody "$TMP/nbspy.out" "$tnb" "$tu2" 65534
+spied "$u2" "$TMP/u2spy.out" "$tu2" "$tnb" "$uid2"
 
 kill -TERM "$DPID"
 wait "$DPID"

@@ -4,7 +4,8 @@
  * the running slice of time events, the states a slot can be in, a
  * handle used by another thread, and a writer that keeps the slot moving
  * while a reader must never see it torn. Also the daemon's check of a
- * registration request and an open with no daemon to talk to.
+ * registration request, its choice of a slot (never in another uid's
+ * array) and an open with no daemon to talk to.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "daemon/selfmon.h"
 #include "daemon/server.h"
 #include "libemon/selfmon_int.h"
 #include "helpers.h"
@@ -241,6 +243,60 @@ static void test_parse_self_req(void **state)
 	assert_int_equal(server__parse_request(&h, &r, err, sizeof(err)), -EPROTO);
 }
 
+/* 3 arrays of 2 slots; busy[i]: slot i is taken */
+static bool busy[6];
+
+static bool slot_free(const void *ctx, __u32 i)
+{
+	(void)ctx;
+	return !busy[i];
+}
+
+/* Register (uid, want: the slot chosen, -1 none) in turn, binding as the
+ * daemon does; "free" steps give a slot back. */
+static void test_pick(void **state)
+{
+	static const struct {
+		const char *what;
+		int uid;	/* -1: free slot `want` */
+		int want;
+	} steps[] = {
+		{ "uid 1000's first thread: array 0, its first slot", 1000, 0 },
+		{ "uid 65534's first: not in 1000's array, array 1", 65534, 2 },
+		{ "1000's second: its own array", 1000, 1 },
+		{ "1000's third (an administrator's): a new array of its own", 1000, 4 },
+		{ "65534's second: its array's free slot", 65534, 3 },
+		{ "uid 7 when every array is bound: none, though slot 5 is free", 7, -1 },
+		{ "1000 gives slot 0 back", -1, 0 },
+		{ "65534's array is full and none is unbound: never 1000's slot 0", 65534, -1 },
+		{ "nor to uid 7", 7, -1 },
+		{ "1000 gets its own freed slot again", 1000, 0 },
+		{ "and its spare one in array 2", 1000, 5 },
+	};
+	struct selfmon_array arr[3] = { 0 };
+
+	(void)state;
+	memset(busy, 0, sizeof(busy));
+	for (size_t k = 0; k < sizeof(steps) / sizeof(steps[0]); k++) {
+		int i;
+
+		if (steps[k].uid < 0) {
+			busy[steps[k].want] = false;
+			arr[steps[k].want / 2].used--;
+			continue;
+		}
+		i = selfmon__pick(arr, 3, 2, steps[k].uid, slot_free, NULL);
+		print_message("%s: %d\n", steps[k].what, i);
+		assert_int_equal(i, steps[k].want);
+		if (i < 0)
+			continue;
+		assert_false(busy[i]);
+		assert_true(!arr[i / 2].bound || arr[i / 2].uid == (uid_t)steps[k].uid);
+		busy[i] = true;
+		arr[i / 2] = (struct selfmon_array){ true, steps[k].uid, arr[i / 2].used + 1 };
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_never_torn),
 		cmocka_unit_test(test_open_no_daemon),
 		cmocka_unit_test(test_parse_self_req),
+		cmocka_unit_test(test_pick),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,8 +8,8 @@
  * emon_self_read (the daemon's events; time events exact, the rest as of
  * the last switch), clock_gettime(CLOCK_THREAD_CPUTIME_ID), read() on a
  * per-thread perf_event of its own (task-clock), and a bpf() lookup of
- * the thread's slot in the pinned array PIN/self_slots (needs bpffs
- * access: root). Each call is timed alone between two CLOCK_MONOTONIC
+ * the thread's slot in its uid's array, found through the pinned array
+ * of arrays PIN/self_arrays (needs bpffs access and CAP_SYS_ADMIN: root). Each call is timed alone between two CLOCK_MONOTONIC
  * reads; the median cost of an empty pair is taken off. The methods take
  * turns, ROUNDS (20) rounds of 10,000 calls each, so a busy machine
  * weighs on all alike. Prints a markdown table: median and 99th
@@ -96,32 +96,60 @@ static int open_perf(void)
 	return syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* The pinned array, and the slot of this thread in it (tid at bytes 8-11). */
-static int open_map(const char *pin, uint32_t *slot)
+static long sys_bpf(int cmd, union bpf_attr *a)
 {
-	union bpf_attr a;
+	return syscall(SYS_bpf, cmd, a, sizeof(*a));
+}
+
+/* In array fd, the slot of this thread (tid at bytes 8-11), -1: none. */
+static int find_slot(int fd, uint32_t *slot)
+{
 	uint32_t tid = syscall(SYS_gettid);
 	unsigned char v[256];
-	int fd;
+	union bpf_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.pathname = (uintptr_t)pin;
-	fd = syscall(SYS_bpf, BPF_OBJ_GET, &a, sizeof(a));
-	for (uint32_t k = 0; fd >= 0; k++) {
+	for (uint32_t k = 0;; k++) {
 		memset(&a, 0, sizeof(a));
 		a.map_fd = fd;
 		a.key = (uintptr_t)&k;
 		a.value = (uintptr_t)v;
-		if (syscall(SYS_bpf, BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)))
-			break;
+		if (sys_bpf(BPF_MAP_LOOKUP_ELEM, &a))
+			return -1;
 		if (!memcmp(v + 8, &tid, 4)) {
 			*slot = k;
-			return fd;
+			return 0;
 		}
 	}
-	if (fd >= 0)
-		close(fd);
-	return -1;
+}
+
+/* The array holding this thread's slot, through the pinned array of
+ * arrays (its values are map ids), and the slot in it. */
+static int open_map(const char *pin, uint32_t *slot)
+{
+	union bpf_attr a;
+	int outer, fd = -1;
+
+	memset(&a, 0, sizeof(a));
+	a.pathname = (uintptr_t)pin;
+	outer = sys_bpf(BPF_OBJ_GET, &a);
+	for (uint32_t k = 0, id; outer >= 0 && fd < 0; k++) {
+		memset(&a, 0, sizeof(a));
+		a.map_fd = outer;
+		a.key = (uintptr_t)&k;
+		a.value = (uintptr_t)&id;
+		if (sys_bpf(BPF_MAP_LOOKUP_ELEM, &a))
+			break;
+		memset(&a, 0, sizeof(a));
+		a.map_id = id;
+		fd = sys_bpf(BPF_MAP_GET_FD_BY_ID, &a);
+		if (fd >= 0 && find_slot(fd, slot)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (outer >= 0)
+		close(outer);
+	return fd;
 }
 
 int main(int argc, char **argv)
@@ -142,7 +170,7 @@ int main(int argc, char **argv)
 	}
 	c.perf_fd = open_perf();
 	if (argc > 2) {
-		snprintf(pin, sizeof(pin), "%s/self_slots", argv[2]);
+		snprintf(pin, sizeof(pin), "%s/self_arrays", argv[2]);
 		c.map_fd = open_map(pin, &c.slot);
 	}
 	for (int m = 0; m < M_NR; m++)

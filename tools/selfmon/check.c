@@ -10,6 +10,10 @@
  *                                   registers, reads and exits
  *   check hold SOCKET               reads until a read fails, says why
  *   check steal SOCKET TID|self     asks for TID's slot (raw protocol)
+ *   check spy SOCKET DIR [ID...]    registers (raw protocol) and tries to
+ *                                   read other threads' slots: through the
+ *                                   fd it got, past its array, by map id,
+ *                                   through the pins in DIR (--pin-dir)
  *
  * Each thread's line: "thread K: cpu_clock LIB vs cputime REF ns,
  * switches LIB vs proc REF", where REF is what the kernel says for the
@@ -20,6 +24,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -35,6 +40,7 @@
 #include <sys/un.h>
 #include "emon/selfmon.h"
 #include "emon_proto.h"
+#include "emon_selfmon.h"
 
 struct sample {
 	uint64_t v[8];
@@ -254,7 +260,7 @@ static int do_hold(const char *sock)
 		printf("open: %s\n", strerror(errno));
 		return 1;
 	}
-	printf("registered\n");
+	printf("registered tid %ld\n", (long)syscall(SYS_gettid));
 	fflush(stdout);
 	while ((r = emon_self_read(s, v, 8)) >= 0)
 		usleep(1000);
@@ -300,11 +306,112 @@ static void try_writes(int fd, const struct emon_self_grant *g)
 	a.value = (uintptr_t)v;
 	printf("bpf() update: %s\n",
 	       syscall(SYS_bpf, BPF_MAP_UPDATE_ELEM, &a, sizeof(a)) ? strerror(errno) : "allowed");
+	printf("write(): %s\n", write(fd, v, sizeof(v)) < 0 ? strerror(errno) : "allowed");
+}
+
+static const char *mmap_try(int fd, size_t len, off_t off)
+{
+	void *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, off);
+
+	if (p == MAP_FAILED)
+		return strerror(errno);
+	munmap(p, len);
+	return "allowed";
+}
+
+static long sys_bpf(int cmd, union bpf_attr *a)
+{
+	return syscall(SYS_bpf, cmd, a, sizeof(*a));
+}
+
+static void pin_try(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	union bpf_attr a;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	memset(&a, 0, sizeof(a));
+	a.pathname = (uintptr_t)path;
+	a.file_flags = BPF_F_RDONLY;
+	printf("the pin %s by BPF_OBJ_GET: %s\n", name,
+	       sys_bpf(BPF_OBJ_GET, &a) < 0 ? strerror(errno) : "opened");
+}
+
+/* The daemon's pins: the array of arrays by its name, and whatever the
+ * directory lets one list. */
+static void spy_pins(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	printf("listing the pin directory: %s\n", d ? "allowed" : strerror(errno));
+	pin_try(dir, "self_arrays");
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.' && strcmp(e->d_name, "self_arrays"))
+			pin_try(dir, e->d_name);
+	if (d)
+		closedir(d);
+}
+
+/*
+ * What a registered thread's fd shows of other threads: the tids of the
+ * live slots in its mapping and through bpf() lookups ("seen: TID..."),
+ * and whether it gets at any other array: mapped past its end, by map id
+ * (ids), through the pin.
+ */
+static void spy(int fd, const struct emon_self_grant *g, const char *pin, char **ids, int nids)
+{
+	size_t len = ((size_t)g->nr_slots * g->slot_size + 4095) & ~4095UL;
+	const unsigned char *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	struct bpf_map_info info = { 0 };
+	unsigned char v[sizeof(struct emon_self_slot)];
+	union bpf_attr a;
+
+	printf("own tid %ld, slot %u of %u\nseen in the mapping:", (long)syscall(SYS_gettid),
+	       g->slot, g->nr_slots);
+	for (__u32 k = 0; p != MAP_FAILED && k < g->nr_slots; k++) {
+		const struct emon_self_slot *sl = (const void *)(p + (size_t)k * g->slot_size);
+
+		if (sl->state == EMON_SELF_LIVE)
+			printf(" %u", sl->tid);
+	}
+	printf("\nseen by bpf() lookups:");
+	for (__u32 k = 0;; k++) {
+		memset(&a, 0, sizeof(a));
+		a.map_fd = fd;
+		a.key = (uintptr_t)&k;
+		a.value = (uintptr_t)v;
+		if (sys_bpf(BPF_MAP_LOOKUP_ELEM, &a))
+			break;
+		if (((struct emon_self_slot *)v)->state == EMON_SELF_LIVE)
+			printf(" %u", ((struct emon_self_slot *)v)->tid);
+	}
+	printf("\nmmap a page past the array: %s\n", mmap_try(fd, len + 4096, 0));
+	printf("mmap at an offset past the array: %s\n", mmap_try(fd, 4096, len));
+	memset(&a, 0, sizeof(a));
+	a.info.bpf_fd = fd;
+	a.info.info_len = sizeof(info);
+	a.info.info = (uintptr_t)&info;
+	if (!sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a))
+		printf("own map id %u\n", info.id);
+	for (int i = 0; i < nids; i++) {
+		memset(&a, 0, sizeof(a));
+		a.map_id = strtoul(ids[i], NULL, 10);
+		a.open_flags = BPF_F_RDONLY;
+		printf("map id %s by BPF_MAP_GET_FD_BY_ID: %s\n", ids[i],
+		       sys_bpf(BPF_MAP_GET_FD_BY_ID, &a) < 0 ? strerror(errno) : "opened");
+	}
+	memset(&a, 0, sizeof(a));
+	printf("BPF_MAP_GET_NEXT_ID: %s\n",
+	       sys_bpf(BPF_MAP_GET_NEXT_ID, &a) ? strerror(errno) : "allowed");
+	spy_pins(pin);
+	try_writes(fd, g);
 }
 
 /* The raw protocol: ask for another thread's slot. Prints the answer;
- * granted, what the fd that came with it allows. */
-static int do_steal(const char *sock, unsigned int tid)
+ * granted, what the fd that came with it allows (pin: spy() with the
+ * ids). */
+static int do_steal(const char *sock, unsigned int tid, const char *pin, char **ids, int nids)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct {
@@ -336,7 +443,9 @@ static int do_steal(const char *sock, unsigned int tid)
 		       buf + sizeof(struct emon_error));
 	else
 		printf("granted (type %u)\n", h.type);
-	if (h.type == EMON_MSG_SELF && map_fd >= 0)
+	if (h.type == EMON_MSG_SELF && map_fd >= 0 && pin)
+		spy(map_fd, (const struct emon_self_grant *)buf, pin, ids, nids);
+	else if (h.type == EMON_MSG_SELF && map_fd >= 0)
 		try_writes(map_fd, (const struct emon_self_grant *)buf);
 	return 0;
 }
@@ -356,7 +465,9 @@ int main(int argc, char **argv)
 		return do_hold(sock);
 	if (!strcmp(mode, "steal") && argc == 4)
 		return do_steal(sock, strcmp(argv[3], "self") ? strtoul(argv[3], NULL, 10) :
-						(unsigned long)syscall(SYS_gettid));
-	fprintf(stderr, "usage: check accuracy|threads|churn|hold|steal SOCKET ...\n");
+						(unsigned long)syscall(SYS_gettid), NULL, NULL, 0);
+	if (!strcmp(mode, "spy") && argc >= 4)
+		return do_steal(sock, syscall(SYS_gettid), argv[3], argv + 4, argc - 4);
+	fprintf(stderr, "usage: check accuracy|threads|churn|hold|steal|spy SOCKET ...\n");
 	return 2;
 }
