@@ -25,6 +25,7 @@ struct engine_opts {
 	const char *split_by;		/* NULL: cycles, else cpu-clock */
 	double idle_watts;
 	__u32 max_cgroups, max_procs;	/* BPF slots per interval, 0: default */
+	__u32 max_tids;			/* the thread scope's slots, 0: off */
 	int max_trees;			/* command trees at once, 0: none */
 	__u32 max_threads;		/* self-monitoring slots, 0: off */
 	/*

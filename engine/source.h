@@ -19,6 +19,7 @@ struct source_opts {
 	bool own_options;	/* options only an own engine honours were given */
 	unsigned int scopes;	/* EMON_SNAP_* the front end needs */
 	bool tree;		/* command mode: follow a command's tree */
+	bool threads;		/* the thread scope: -t, --per-thread */
 	/* shows no run-queue histogram (top): with eng.sched, a daemon with
 	 * its histogram in either unit (--sched-ms or not) will do */
 	bool no_hist;
