@@ -94,6 +94,17 @@ void row_set__exit(struct row_set *rs);
 struct row *row_set__add(struct row_set *rs, enum scope s, const char *key);
 void stat_row__energy(const struct stat_ctx *sc, const struct aggregate *a,
 		      struct row *r, double joules, double dt);
+/* A key for a row, kept in rs until the next build. */
+const char *row_set__key(struct row_set *rs, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* perf --per-thread's rows: a row per thread of the targets (-p, -t;
+ * every thread that ran without either), and the overflow's
+ * (stat_rows_thread.c). */
+int stat_rows__threads(const struct stat_ctx *sc, const struct aggregate *a,
+		       struct row_set *rs);
+/* -t without --per-thread: its threads' sum, the row perf -t prints. */
+int stat_rows__tid_sum(const struct stat_ctx *sc, const struct aggregate *a,
+		       struct row_set *rs);
 /* Pod and namespace rows, as --by asks (stat_rows_pod.c). */
 int stat_rows__pods(const struct stat_ctx *sc, const struct aggregate *a,
 		    double dt, struct row_set *rs);

@@ -2,8 +2,8 @@
 /*
  * From one interval's aggregate to the rows the outputs print: system, the
  * command's tree, CPUs, sockets, dies, cores, cgroups (rolled up their
- * tree for -G), containers, pods and namespaces (stat_rows_pod.c) and
- * processes, in that order.
+ * tree for -G), containers, pods and namespaces (stat_rows_pod.c),
+ * processes and threads (stat_rows_thread.c), in that order.
  */
 #include <errno.h>
 #include <math.h>
@@ -57,7 +57,7 @@ static int row_set__reserve_keys(struct row_set *rs, int n)
 	return 0;
 }
 
-static const char *row_set__key(struct row_set *rs, const char *fmt, ...)
+const char *row_set__key(struct row_set *rs, const char *fmt, ...)
 {
 	char *k = rs->keys[rs->nr_keys++];
 	va_list ap;
@@ -527,13 +527,15 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 	int err;
 
 	rs->nr = 0;
-	err = row_set__reserve_keys(rs, 3 * sc->ncpus + sc->npkg + (int)a->procs.nr + 4);
+	err = row_set__reserve_keys(rs, 3 * sc->ncpus + sc->npkg + (int)a->procs.nr +
+				    (int)a->thrds.nr + (sc->tg ? sc->tg->nr_start_thr : 0) + 4);
 	if (err)
 		return err;
 	rs->gen++;
 	/* removed cgroups' -G lists: kept two intervals unused */
 	g_of__prune(rs);
-	if (sc->command_mode || want(sc, SCOPE_PROCESS) || (sc->tg && sc->tg->nr_pids)) {
+	if (sc->command_mode || want(sc, SCOPE_PROCESS) ||
+	    (sc->tg && sc->tg->nr_pids && !want(sc, SCOPE_THREAD))) {
 		refs = collect_procs(sc, a, &nproc);
 		if (!refs)
 			return -ENOMEM;
@@ -555,7 +557,7 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 		r->counts = a->tree[0]->total;
 		stat_row__energy(sc, a, r, a->tree[0]->energy_j, dt);
 	}
-	if (sc->tg && sc->tg->nr_pids) {
+	if (sc->tg && sc->tg->nr_pids && !want(sc, SCOPE_THREAD)) {
 		/* -p: its processes' sum, the row perf -p prints */
 		r = row_set__add(rs, SCOPE_COMMAND, sc->tg->pid_list);
 		if (!r)
@@ -579,6 +581,10 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 		err = stat_rows__pods(sc, a, dt, rs);
 	if (!err && want(sc, SCOPE_PROCESS))
 		err = add_processes(sc, a, refs, nproc, dt, rs);
+	if (!err && sc->tg && sc->tg->nr_tids && !want(sc, SCOPE_THREAD))
+		err = stat_rows__tid_sum(sc, a, rs);
+	if (!err && want(sc, SCOPE_THREAD))
+		err = stat_rows__threads(sc, a, rs);
 	free(refs);
 	return err;
 nomem:

@@ -101,6 +101,9 @@ static int setup_output(struct stat_run *st)
 	if (st->o.tg.nr_pids) {
 		o->target_what = "process id ";
 		o->target = st->o.tg.pid_list;
+	} else if (st->o.tg.nr_tids) {
+		o->target_what = "thread id ";
+		o->target = st->o.tg.tid_list;
 	} else if (st->o.cmd) {
 		size_t n = 0;
 
@@ -121,8 +124,11 @@ static unsigned int wanted_scopes(const struct stat_run *st)
 	if (st->out.scopes & ((1u << SCOPE_CGROUP) | (1u << SCOPE_CONTAINER) |
 			      (1u << SCOPE_POD) | (1u << SCOPE_NAMESPACE)))
 		s |= EMON_SNAP_CGROUPS;
-	if (st->out.scopes & (1u << SCOPE_PROCESS) || st->o.tg.nr_pids)
+	if (st->out.scopes & (1u << SCOPE_PROCESS) ||
+	    (st->o.tg.nr_pids && !st->o.tg.per_thread))
 		s |= st->sc.command_mode ? EMON_SNAP_PROCS_TREE : EMON_SNAP_PROCS;
+	if (st->o.tg.nr_tids || st->o.tg.per_thread)
+		s |= EMON_SNAP_THREADS;
 	return s;
 }
 
@@ -136,6 +142,7 @@ static int setup_source(struct stat_run *st)
 			       st->o.eng.split_by || st->o.eng.idle_watts,
 		.scopes = wanted_scopes(st),
 		.tree = st->sc.command_mode,
+		.threads = st->o.tg.nr_tids || st->o.tg.per_thread,
 		.no_hist = st->no_hist,
 	};
 
@@ -268,11 +275,16 @@ int stat__setup(struct stat_run *st)
 {
 	int ret, nr = 0;
 
-	st->out.scopes = st->o.by | (st->sc.command_mode || st->o.tg.nr_pids ?
-				     1u << SCOPE_COMMAND : 0);
+	st->out.scopes = st->o.by | (st->sc.command_mode ||
+				     ((st->o.tg.nr_pids || st->o.tg.nr_tids) &&
+				      !st->o.tg.per_thread) ? 1u << SCOPE_COMMAND : 0);
 	ret = check_cgroups(st);
 	ret = ret ?: check_events(st);
 	ret = ret ?: setup_output(st);
+	/* perf's --per-thread rows: the targets' threads as they are now */
+	if (!ret && st->o.tg.per_thread &&
+	    stat_targets__start_threads(&st->o.tg, "/proc"))
+		ret = 1;
 	ret = ret ?: setup_source(st);
 	if (ret)
 		return ret;
@@ -311,5 +323,6 @@ void stat__cleanup(struct stat_run *st)
 	if (st->have_last && st->last.mem != st->prev.mem)
 		snapshot__free(&st->last);
 	snapshot__free(&st->prev);
+	stat_targets__exit(&st->o.tg);
 	stat_opts__free(&st->o);
 }
