@@ -56,6 +56,9 @@ int stat_opts__daemon(struct stat_opts *o, int c, const char *arg);
 struct stat_ctx {
 	const struct stat_opts *opts;
 	bool command_mode;	/* a command and no -a/-G: count its tree */
+	/* -p's processes followed as a tree, with what they fork from the
+	 * start on (an own engine: perf's inherited counters) */
+	bool p_tree;
 	const struct stat_targets *tg;	/* -p's processes, -C's CPUs */
 	__u32 tree_root;	/* the command's pid */
 	int ncpus;

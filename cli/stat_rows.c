@@ -474,9 +474,10 @@ static struct proc_ref *collect_procs(const struct stat_ctx *sc,
 		const struct agg_entry *e = s->val;
 		double ratio;
 
-		if (sc->command_mode && !(e->flags & EMON_PROC_IN_TREE))
+		if ((sc->command_mode || sc->p_tree) && !(e->flags & EMON_PROC_IN_TREE))
 			continue;
-		if (sc->tg && sc->tg->nr_pids && !stat_targets__has_pid(sc->tg, s->key.a))
+		if (!sc->p_tree && sc->tg && sc->tg->nr_pids &&
+		    !stat_targets__has_pid(sc->tg, s->key.a))
 			continue;
 		refs[n].tgid = s->key.a;
 		refs[n].e = e;
@@ -506,7 +507,7 @@ static int add_processes(const struct stat_ctx *sc, const struct aggregate *a,
 		stat_row__energy(sc, a, r, refs[i].e->energy_j, dt);
 	}
 	/* in command mode, the command's part of it */
-	ovf = sc->command_mode ? a->ovf_tree[0] : a->ovf_proc;
+	ovf = sc->command_mode || sc->p_tree ? a->ovf_tree[0] : a->ovf_proc;
 	if (!counts__is_zero(&ovf->total, a->nr_events)) {
 		r = row_set__add(rs, SCOPE_PROCESS, "overflow");
 		if (!r)
@@ -558,13 +559,18 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 		stat_row__energy(sc, a, r, a->tree[0]->energy_j, dt);
 	}
 	if (sc->tg && sc->tg->nr_pids && !want(sc, SCOPE_THREAD)) {
-		/* -p: its processes' sum, the row perf -p prints */
+		/* -p: its processes' sum, the row perf -p prints: their
+		 * tree's, children forked since the start included */
 		r = row_set__add(rs, SCOPE_COMMAND, sc->tg->pid_list);
 		if (!r)
 			goto nomem;
-		for (size_t i = 0; i < nproc; i++) {
+		for (size_t i = 0; !sc->p_tree && i < nproc; i++) {
 			counts__add(&r->counts, &refs[i].e->total, a->nr_events);
 			r->energy_j += refs[i].e->energy_j;
+		}
+		if (sc->p_tree) {
+			r->counts = a->tree[0]->total;
+			r->energy_j = a->tree[0]->energy_j;
 		}
 		stat_row__energy(sc, a, r, r->energy_j, dt);
 	}

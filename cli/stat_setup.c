@@ -143,11 +143,33 @@ static int setup_source(struct stat_run *st)
 		.scopes = wanted_scopes(st),
 		.tree = st->sc.command_mode,
 		.threads = st->o.tg.nr_tids || st->o.tg.per_thread,
+		.follow = st->o.tg.nr_pids > 0,
 		.no_hist = st->no_hist,
 	};
 
 	so.eng.events = st->o.events;
 	return cli__exit_status(source__open(&st->src, &so));
+}
+
+/*
+ * -p: an own engine follows the processes and what they fork from now on
+ * (perf -p's counters are inherited); the daemon follows only commands
+ * its clients forked, so attached, -p sums the processes' own rows.
+ */
+static int setup_follow(struct stat_run *st)
+{
+	int err;
+
+	if (!st->o.tg.nr_pids || !st->src->ops->follow)
+		return 0;
+	err = st->src->ops->follow(st->src, st->o.tg.pids, st->o.tg.nr_pids);
+	if (err) {
+		pr_err("following the processes of -p %s: %s", st->o.tg.pid_list,
+		       strerror(-err));
+		return 1;
+	}
+	st->sc.p_tree = true;
+	return 0;
 }
 
 /* Each event as the outputs show it: where it is in the snapshots. */
@@ -286,6 +308,7 @@ int stat__setup(struct stat_run *st)
 	    stat_targets__start_threads(&st->o.tg, "/proc"))
 		ret = 1;
 	ret = ret ?: setup_source(st);
+	ret = ret ?: setup_follow(st);
 	if (ret)
 		return ret;
 	setup_events(st);

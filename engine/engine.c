@@ -560,11 +560,9 @@ static void adapt_period(struct engine *e)
 {
 	double fill = (double)e->rd.nr_proc / e->sess.max_procs;
 	double cfill = (double)e->rd.nr_cgrp / e->sess.max_cgroups;
+	double tfill = e->sess.max_tids ? (double)e->rd.nr_thrd / e->sess.max_tids : 0;
 
-	if (cfill > fill)
-		fill = cfill;
-	if (e->sess.max_tids && (double)e->rd.nr_thrd / e->sess.max_tids > fill)
-		fill = (double)e->rd.nr_thrd / e->sess.max_tids;
+	fill = fmax(fill, fmax(cfill, tfill));
 	if (fill > 0.5 && e->period > MIN_PERIOD_S) {
 		e->period /= 2;
 		pr_debug("maps %.0f%% full: reading every %.0f ms", fill * 100, e->period * 1e3);
@@ -687,6 +685,12 @@ int engine__tree_new(struct engine *e, pid_t pid)
 		return -EBUSY;
 	err = trees__take(&e->trees, t, pid, &e->agg, &e->sess);
 	return err ?: t;
+}
+
+int engine__tree_join(struct engine *e, int tree, pid_t pid)
+{
+	return trees__has(&e->trees, tree, e->o.max_trees) ?
+	       session__tree_add(&e->sess, pid, tree) : -EINVAL;
 }
 
 void engine__tree_free(struct engine *e, int tree)

@@ -87,6 +87,10 @@ int engine__encode_view(struct engine *e, const struct emon_snap_req *req,
  * or -errno (-EBUSY: max_trees in use). */
 int engine__tree_new(struct engine *e, pid_t pid);
 void engine__tree_free(struct engine *e, int tree);
+/* A running process joins tree (from engine__tree_new) with the
+ * processes it forks from then on (stat -p: perf's inherited counters).
+ * 0 or -errno. */
+int engine__tree_join(struct engine *e, int tree, pid_t pid);
 
 /* Thread self-monitoring (bpf/selfmon.bpf.h): the slot array, the task
  * storage of registered threads and the program that writes a slot for
