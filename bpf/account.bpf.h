@@ -26,6 +26,8 @@ static __always_inline void overflow_add(__u32 par, __u32 slot,
 		stat_inc(EMON_STAT_CGRP_FULL);
 	else if (slot == EMON_OVF_PROC)
 		stat_inc(EMON_STAT_PROC_FULL);
+	else
+		stat_inc(EMON_STAT_THRD_FULL);
 }
 
 /* Remember t as the running task from now on (see struct emon_prev). */
@@ -52,6 +54,15 @@ static __always_inline void owner_add(struct emon_prev *p, __u32 par, __u32 ep,
 				      bool cur, const struct emon_count *d)
 {
 	void *val;
+
+	/* the thread scope, when asked for (a constant: off, it is gone) */
+	if (cfg.max_tids && cfg.steps >= EMON_STEP_ALL) {
+		val = thrd_slot_of(p, par, ep, cpu, cur ? task->pid : p->pid, task, cur);
+		if (val)
+			counts_add(val + sizeof(struct emon_thrd_hdr), d);
+		else
+			overflow_add(par, EMON_OVF_THRD, d);
+	}
 
 	val = cgrp_slot_of(p, par, ep, cpu, cgid, task);
 	if (val)

@@ -18,7 +18,11 @@
 /* A new slot in buffer par of kind, or NO_SLOT when it is full. */
 static __always_inline __u32 slot_alloc(__u32 kind, __u32 par, __u32 max)
 {
-	__u32 *u = &used[EMON_USED(kind, par) & 3], s;
+	__u32 i = EMON_USED(kind, par), *u, s;
+
+	if (i >= 2 * EMON_KIND_NR)	/* constant kind: for the verifier */
+		return NO_SLOT;
+	u = &used[i];
 
 	if (*u >= max)		/* full: no atomic op for every slice */
 		return NO_SLOT;
@@ -278,6 +282,67 @@ proc_slot_of(struct emon_prev *p, __u32 par, __u32 ep, __u32 cpu, __u32 tgid,
 	s = slot_cached(&p->proc_cache[tgid & (SLOT_CACHE - 1)],
 			(__u64)tgid << 32 | start, ep, s);
 	return s == NO_SLOT ? NULL : proc_slot(par, s);
+}
+
+/*
+ * The thread scope (cfg.max_tids): a thread's slot, the same way as a
+ * process's. Its name is the thread's own comm at its first slice in the
+ * interval (perf --per-thread's comm-tid). task: current (direct loads),
+ * or one remembered (probe reads).
+ */
+static __always_inline void *thrd_slot(__u32 par, __u32 s)
+{
+	__u32 k = par * cfg.max_tids + s;
+
+	return bpf_map_lookup_elem(&thrd_data, &k);
+}
+
+static __always_inline __u32 thrd_first_seen(__u32 par, __u32 ep,
+					     struct emon_thrd_key *k,
+					     struct emon_slot_ref *ref,
+					     struct task_struct *task, bool cur)
+{
+	struct emon_thrd_hdr *h;
+	__u32 s;
+
+	s = slot_alloc(EMON_KIND_THRD, par, cfg.max_tids);
+	h = s == NO_SLOT ? NULL : thrd_slot(par, s);
+	if (!h)
+		return NO_SLOT;
+	/* the whole header before the slot is published: see proc_first_seen */
+	h->key = *k;
+	if (cur) {
+		h->tgid = task->tgid;
+		__builtin_memcpy(h->comm, task->comm, EMON_COMM_LEN);
+	} else {
+		h->tgid = BPF_CORE_READ(task, tgid);
+		BPF_CORE_READ_STR_INTO(&h->comm, task, comm);
+	}
+	slot_ref_set(&thrd_idx, k, ref, par, ep, s);
+	return s;
+}
+
+static __always_inline struct emon_thrd_hdr *
+thrd_slot_of(struct emon_prev *p, __u32 par, __u32 ep, __u32 cpu, __u32 tid,
+	     struct task_struct *task, bool cur)
+{
+	__u32 start = cur ? task->start_time : BPF_CORE_READ(task, start_time);
+	struct slot_cache *c = &p->thrd_cache[tid & (SLOT_CACHE - 1)];
+	struct emon_thrd_key k = { .tid = tid, .cpu = cpu, .start = start };
+	__u64 id = (__u64)tid << 32 | start;
+	struct emon_slot_ref *ref;
+	struct emon_thrd_hdr *h;
+	__u32 s = slot_find(c, id, &thrd_idx, &k, par, ep, &ref);
+
+	if (s == NO_SLOT)
+		s = slot_cached(c, id, ep, thrd_first_seen(par, ep, &k, ref, task, cur));
+	h = s == NO_SLOT ? NULL : thrd_slot(par, s);
+	if (!h || (h->key.tid == tid && h->key.start == start && h->key.cpu == cpu))
+		return h;
+	slot_key_wrong(ep);	/* see proc_slot_of() */
+	s = thrd_first_seen(par, ep, &k, bpf_map_lookup_elem(&thrd_idx, &k), task, cur);
+	s = slot_cached(c, id, ep, s);
+	return s == NO_SLOT ? NULL : thrd_slot(par, s);
 }
 
 /* The task's cgroup v2 id: what bpf_get_current_cgroup_id() gives for it. */

@@ -24,6 +24,7 @@ const volatile struct emon_bpf_config cfg = {
 	.nr_cpus = 1,
 	.max_cgroups = 4096,
 	.max_procs = 16384,
+	.max_tids = 0,
 	.clock_event = -1,
 	.steps = EMON_STEP_ALL,
 };
@@ -82,6 +83,8 @@ struct emon_prev {
 	struct bpf_perf_event_value c[EMON_MAX_EVENTS];
 	struct slot_cache cgrp_cache[SLOT_CACHE];
 	struct slot_cache proc_cache[SLOT_CACHE];
+	/* threads (cfg.max_tids): id tid << 32 | start */
+	struct slot_cache thrd_cache[SLOT_CACHE];
 };
 
 struct emon_counts {
@@ -147,6 +150,15 @@ struct {
 	__uint(max_entries, 2 * 16384);
 } proc_data SEC(".maps");
 
+/* Threads (cfg.max_tids): sized at load, a single slot each when off. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct emon_thrd_hdr) + sizeof(struct emon_counts));
+	__uint(max_entries, 2);
+} thrd_data SEC(".maps");
+
 /* Key -> its slots (emon.h). Twice the slots: a key per slot of either
  * buffer, so the LRU only evicts keys that stopped running. */
 struct {
@@ -163,9 +175,16 @@ struct {
 	__uint(max_entries, 2 * 16384);
 } proc_idx SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, struct emon_thrd_key);
+	__type(value, struct emon_slot_ref);
+	__uint(max_entries, 2);
+} thrd_idx SEC(".maps");
+
 /* Slots handed out per kind and buffer (EMON_USED); userspace zeroes a
  * buffer's once it has read them. May pass max: then the buffer is full. */
-__u32 used[4];
+__u32 used[2 * EMON_KIND_NR];
 
 /* cgroup id -> parent id and name, so cgroups removed before userspace saw
  * their path keep it. LRU: cgroups that keep running stay, long-gone ones

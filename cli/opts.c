@@ -40,6 +40,11 @@ int opts__engine(struct engine_opts *o, int c, const char *arg)
 			return -EINVAL;
 		}
 		return 1;
+	case OPT_MAX_TIDS:	/* the thread scope: on with its slots */
+		if (opts__long("--max-tids", arg, 1, 1 << 24, &v))
+			return -EINVAL;
+		o->max_tids = v;
+		return 1;
 	case OPT_MAX_CGROUPS:
 	case OPT_MAX_PROCS:
 		if (opts__long(c == OPT_MAX_CGROUPS ? "--max-cgroups" : "--max-procs",

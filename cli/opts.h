@@ -26,6 +26,7 @@ enum {
 	OPT_SCHED_MS,
 	OPT_RUNTIME_ROOT,
 	OPT_NO_SCALE,
+	OPT_MAX_TIDS,
 };
 
 #define ENGINE_LONG_OPTIONS \
@@ -35,6 +36,7 @@ enum {
 	{ "idle-watts",		required_argument, NULL, OPT_IDLE_WATTS }, \
 	{ "max-cgroups",	required_argument, NULL, OPT_MAX_CGROUPS }, \
 	{ "max-procs",		required_argument, NULL, OPT_MAX_PROCS }, \
+	{ "max-tids",		required_argument, NULL, OPT_MAX_TIDS }, \
 	{ "sched",		no_argument,	   NULL, OPT_SCHED }, \
 	{ "sched-ms",		no_argument,	   NULL, OPT_SCHED_MS }, \
 	{ "runtime-root",	required_argument, NULL, OPT_RUNTIME_ROOT }, \

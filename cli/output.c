@@ -98,7 +98,7 @@ void row__value(const struct output *o, const struct row *r, int i,
 					       lead->running, lead->unrun };
 		c = &group_c;
 	}
-	v->state = count__scaled(c, &v->value, &v->ratio) ?
+	v->state = count__scaled(c, &v->value, &v->ratio) && !r->not_run ?
 		   VALUE_COUNTED : VALUE_NOT_COUNTED;
 	count__scaled_u64(c, &v->count);
 	if (v->state != VALUE_COUNTED)

@@ -11,7 +11,8 @@
  * AGGR         what perf's aggregation flags put first: CPU3 (-A, --by
  *              cpu); S0,NR (--per-socket); S0-D0,NR (--per-die);
  *              S0-D0-C1,NR (--per-core), NR the CPUs counted in the row;
- *              COMM-PID (process rows, perf's --per-thread). System and
+ *              COMM-PID (process rows), COMM-TID (thread rows, perf's
+ *              --per-thread). System and
  *              command rows have none (perf stat -a, perf stat CMD).
  * VALUE        the count scaled by enabled/running; time events in msec,
  *              "%.2f"; "<not counted>" or "<not supported>"
@@ -58,6 +59,7 @@
  * line's field count. Numbers are quoted too when SEP occurs in them.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cli/output.h"
 #include "cli/output_metric.h"
@@ -142,6 +144,7 @@ static void csv_line__head(struct csv_line *l, const struct output *o,
 		csv_line__add(l, l->nr);
 		break;
 	case SCOPE_PROCESS:
+	case SCOPE_THREAD:
 		snprintf(l->aggr, sizeof(l->aggr), "%s-%s",
 			 r->comm ? r->comm : "", key);
 		csv_line__add(l, output__escape(l->aggr, sizeof(l->aggr)));
@@ -381,12 +384,70 @@ static int csv__cpus(struct output *o, double t, double dt,
 	return nr;
 }
 
+/* Thread rows of event i, for the sort: its value, most first */
+struct thrd_ord {
+	const struct row *r;
+	double v;
+};
+
+static int thrd_ord__cmp(const void *a, const void *b)
+{
+	const struct thrd_ord *x = a, *y = b;
+
+	if (x->v != y->v)
+		return x->v < y->v ? 1 : -1;
+	return x->r < y->r ? -1 : x->r > y->r;	/* ties: the rows' own order */
+}
+
+/*
+ * perf --per-thread prints event by event too, each event's threads
+ * sorted by its count, the largest first (<not counted> last). Thread
+ * rows come in one run (stat_rows_thread.c).
+ */
+static int csv__threads(struct output *o, double t, double dt,
+			const struct row *rows, int n)
+{
+	struct thrd_ord *ord;
+	struct row_values rv;
+	struct csv_line l;
+	int k, nr;
+
+	for (nr = 0; nr < n && rows[nr].scope == SCOPE_THREAD; nr++)
+		;
+	ord = calloc(nr, sizeof(*ord));
+	for (int i = 0; ord && !o->metric_only && i < o->nr_events && i < EMON_MAX_EVENTS; i++) {
+		for (k = 0; k < nr; k++) {
+			struct row_value v;
+
+			row__value(o, &rows[k], i, &v);
+			ord[k].r = &rows[k];
+			ord[k].v = v.state == VALUE_COUNTED ? v.value : -1;
+		}
+		qsort(ord, nr, sizeof(*ord), thrd_ord__cmp);
+		for (k = 0; k < nr; k++) {
+			csv_line__head(&l, o, ord[k].r, t);
+			row_values__init(&rv, o, ord[k].r);
+			csv__event(o, &rv, ord[k].r, i, &l, NULL, dt);
+		}
+	}
+	free(ord);
+	for (k = 0; k < nr; k++) {
+		csv__extras(o, t, dt, &rows[k]);
+		o->rows_printed++;
+	}
+	return nr;
+}
+
 static void csv__interval(struct output *o, double t, double dt,
 			  const struct row *rows, int n)
 {
 	for (int k = 0; k < n; k++) {
 		if (rows[k].scope == SCOPE_CPU) {
 			k += csv__cpus(o, t, dt, &rows[k], n - k) - 1;
+			continue;
+		}
+		if (rows[k].scope == SCOPE_THREAD) {
+			k += csv__threads(o, t, dt, &rows[k], n - k) - 1;
 			continue;
 		}
 		csv__row(o, t, dt, &rows[k]);

@@ -111,7 +111,7 @@ static void json__u64(FILE *f, __u64 v)
 	fputs(p, f);
 }
 
-/* Numbers for cpu, socket, process and command (pid) keys, strings
+/* Numbers for cpu, socket, process, thread and command (pid) keys, strings
  * otherwise. */
 static void json__key(FILE *f, const struct row *r)
 {
@@ -123,7 +123,8 @@ static void json__key(FILE *f, const struct row *r)
 		return;
 	}
 	if (r->key && (r->scope == SCOPE_CPU || r->scope == SCOPE_SOCKET ||
-		       r->scope == SCOPE_PROCESS || r->scope == SCOPE_COMMAND)) {
+		       r->scope == SCOPE_PROCESS || r->scope == SCOPE_COMMAND ||
+		       r->scope == SCOPE_THREAD)) {
 		errno = 0;
 		v = strtoll(r->key, &end, 10);
 		if (*r->key && !*end && !errno) {
@@ -295,7 +296,11 @@ static void json__row(const struct output *o, const char *head,
 	json__string(f, scope__name(r->scope));
 	fputs(",\"key\":", f);
 	json__key(f, r);
-	if (r->scope == SCOPE_PROCESS) {
+	if (r->scope == SCOPE_THREAD && r->pid)	/* its process, when known */
+		fprintf(f, ",\"pid\":%u", r->pid);
+	else if (r->scope == SCOPE_THREAD)
+		fputs(",\"pid\":null", f);
+	if (r->scope == SCOPE_PROCESS || r->scope == SCOPE_THREAD) {
 		fputs(",\"comm\":", f);
 		json__string(f, r->comm);
 	}

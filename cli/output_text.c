@@ -136,6 +136,9 @@ static void text_row__key(struct text_row *tr)
 			 "pid " : "", key, r->comm ? " (" : "",
 			 r->comm ? r->comm : "", r->comm ? ")" : "");
 		break;
+	case SCOPE_THREAD:	/* perf --per-thread's comm-tid */
+		snprintf(buf, size, "%s-%s", r->comm ? r->comm : "", key);
+		break;
 	case SCOPE_CONTAINER: {
 		/* 12 digits of a 64-hex id, as docker ps shows them; JSON and
 		 * CSV keep the whole id */

@@ -15,6 +15,7 @@ static const char *const scope_names[SCOPE_NR] = {
 	[SCOPE_NAMESPACE]	= "namespace",
 	[SCOPE_DIE]		= "die",
 	[SCOPE_CORE]		= "core",
+	[SCOPE_THREAD]		= "thread",
 };
 
 /* "unknown" rather than NULL: callers hand the name straight to printf. */

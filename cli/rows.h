@@ -22,6 +22,7 @@ enum scope {
 	SCOPE_NAMESPACE,	/* their containers */
 	SCOPE_DIE,		/* perf --per-die: CPUs of one die */
 	SCOPE_CORE,		/* perf --per-core: CPUs of one core */
+	SCOPE_THREAD,		/* perf --per-thread: one thread */
 	SCOPE_NR,
 };
 
@@ -36,7 +37,11 @@ struct row {
 				 * a pid */
 	int nr_cpus;		/* system, CPU, socket, die, core rows: the
 				 * online CPUs in it; 0 elsewhere */
-	const char *comm;	/* process rows; NULL elsewhere */
+	const char *comm;	/* process and thread rows; NULL elsewhere */
+	__u32 pid;		/* thread rows: the thread's process */
+	/* thread rows (and -t's sum): the thread did not run in the
+	 * interval, so every event is <not counted>, as perf's */
+	bool not_run;
 	const char *runtime;	/* container rows */
 	const char *pod_uid;	/* container and pod rows under Kubernetes,
 				 * else NULL */

@@ -99,6 +99,8 @@ static void serve_usage(FILE *f)
 RUNTIME_ROOT_USAGE
 "      --max-cgroups N       BPF map entries (cgroup x CPU) per read\n"
 "      --max-procs N         BPF map entries (process x CPU) per read\n"
+"      --max-tids N          count threads too, N map entries (thread x CPU) per\n"
+"                            read: stat -t and --per-thread attach (root's)\n"
 "      --sched               the scheduler view: on-CPU, run-queue wait, sleep,\n"
 "                            blocked, migrations, wakeups, switches and run-queue\n"
 "                            latency histograms, per scope (clients and /metrics)\n"

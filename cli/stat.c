@@ -325,10 +325,14 @@ int stat__run(struct stat_run *st)
 	int ret;
 
 	st->sc.command_mode = st->o.cmd && !st->o.all_cpus && !st->o.nr_cgroups &&
-			      !st->o.tg.nr_pids;
+			      !st->o.tg.nr_pids && !st->o.tg.nr_tids;
+	/* perf --per-thread: thread rows, instead of the system's */
+	if (st->o.tg.per_thread)
+		st->o.aggr |= 1u << SCOPE_THREAD;
 	if (!st->o.by) {
 		/* perf -A, --per-*: those rows instead of the system's */
-		if (!st->sc.command_mode && !st->o.tg.nr_pids && !st->o.aggr)
+		if (!st->sc.command_mode && !st->o.tg.nr_pids && !st->o.tg.nr_tids &&
+		    !st->o.aggr)
 			st->o.by = 1u << SCOPE_SYSTEM;
 		if (st->o.nr_cgroups)
 			st->o.by |= 1u << SCOPE_CGROUP;

@@ -56,6 +56,9 @@ int stat_opts__daemon(struct stat_opts *o, int c, const char *arg);
 struct stat_ctx {
 	const struct stat_opts *opts;
 	bool command_mode;	/* a command and no -a/-G: count its tree */
+	/* -p's processes followed as a tree, with what they fork from the
+	 * start on (an own engine: perf's inherited counters) */
+	bool p_tree;
 	const struct stat_targets *tg;	/* -p's processes, -C's CPUs */
 	__u32 tree_root;	/* the command's pid */
 	int ncpus;
@@ -94,6 +97,17 @@ void row_set__exit(struct row_set *rs);
 struct row *row_set__add(struct row_set *rs, enum scope s, const char *key);
 void stat_row__energy(const struct stat_ctx *sc, const struct aggregate *a,
 		      struct row *r, double joules, double dt);
+/* A key for a row, kept in rs until the next build. */
+const char *row_set__key(struct row_set *rs, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* perf --per-thread's rows: a row per thread of the targets (-p, -t;
+ * every thread that ran without either), and the overflow's
+ * (stat_rows_thread.c). */
+int stat_rows__threads(const struct stat_ctx *sc, const struct aggregate *a,
+		       struct row_set *rs);
+/* -t without --per-thread: its threads' sum, the row perf -t prints. */
+int stat_rows__tid_sum(const struct stat_ctx *sc, const struct aggregate *a,
+		       struct row_set *rs);
 /* Pod and namespace rows, as --by asks (stat_rows_pod.c). */
 int stat_rows__pods(const struct stat_ctx *sc, const struct aggregate *a,
 		    double dt, struct row_set *rs);

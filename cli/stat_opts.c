@@ -26,6 +26,7 @@ enum {
 	OPT_PER_CORE,
 	OPT_INTERVAL_COUNT,
 	OPT_METRIC_ONLY,
+	OPT_PER_THREAD,
 };
 
 static void stat_usage(FILE *f)
@@ -53,10 +54,14 @@ static void stat_usage(FILE *f)
 "                            with their miss rates\n"
 "  -a, --all-cpus            whole system (the default without a command)\n"
 "  -p, --pid PIDS            the processes PIDS (comma-separated), all their\n"
-"                            threads, from now on; ends when they all have\n"
-"                            (a command only sets the duration). Unlike\n"
-"                            perf -p, children they fork later are not\n"
-"                            counted (their own process rows)\n"
+"                            threads and, as perf -p, the children they fork\n"
+"                            from now on (own events; attached: not the\n"
+"                            children); ends when they all have (a command\n"
+"                            only sets the duration)\n"
+"  -t, --tid TIDS            the threads TIDS (comma-separated) only, summed\n"
+"                            into one row (--per-thread: a row each); ends\n"
+"                            when they all have. Own events only (the\n"
+"                            daemon counts threads with serve --max-tids)\n"
 "  -C, --cpu LIST            with -a (implied): only CPUs LIST, perf's list\n"
 "                            syntax (0-3,8); rows system, cpu and socket\n"
 "                            only (cgroup and process totals are not per CPU)\n"
@@ -71,6 +76,9 @@ static void stat_usage(FILE *f)
 "      --per-socket          per socket (--by socket)\n"
 "      --per-die             per die (--by die)\n"
 "      --per-core            per core: the CPUs that share one (--by core)\n"
+"      --per-thread          a row per thread, COMM-TID, as perf: with -p\n"
+"                            their processes' threads, with -t those, with\n"
+"                            -a (or no target) every thread that ran\n"
 "  -I, --interval-print MS   print deltas every MS milliseconds (>= 10)\n"
 "      --interval-count N    with -I: stop after N prints (with a command:\n"
 "                            print no more and wait for it, as perf)\n"
@@ -92,6 +100,8 @@ RUNTIME_ROOT_USAGE
 "      --max-cgroups N       BPF map entries (cgroup x CPU) per interval\n"
 "      --max-procs N         BPF map entries (process x CPU) per interval;\n"
 "                            beyond them counts go to an overflow row\n"
+"      --max-tids N          BPF map entries (thread x CPU) per interval\n"
+"                            with -t or --per-thread (default 32768)\n"
 "      --sched               the scheduler view per row: on-CPU, run-queue\n"
 "                            wait, sleep and blocked time, migrations,\n"
 "                            wakeups, voluntary and involuntary switches and\n"
@@ -129,6 +139,8 @@ static const struct option long_opts[] = {
 	{ "interval-print",	required_argument, NULL, 'I' },
 	{ "interval-count",	required_argument, NULL, OPT_INTERVAL_COUNT },
 	{ "pid",		required_argument, NULL, 'p' },
+	{ "tid",		required_argument, NULL, 't' },
+	{ "per-thread",		no_argument,	   NULL, OPT_PER_THREAD },
 	{ "cpu",		required_argument, NULL, 'C' },
 	{ "delay",		required_argument, NULL, 'D' },
 	{ "repeat",		required_argument, NULL, 'r' },
@@ -272,6 +284,11 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 		return opts__long("--timeout", arg, 1, LONG_MAX, &o->timeout_ms);
 	case 'p':
 		return stat_targets__pids(&o->tg, arg);
+	case 't':
+		return stat_targets__tids(&o->tg, arg);
+	case OPT_PER_THREAD:
+		o->tg.per_thread = true;
+		return 0;
 	case 'C':
 		o->all_cpus = true;	/* perf: -C is system-wide on those CPUs */
 		return stat_targets__cpus(&o->tg, arg, CPU_ONLINE_PATH);
@@ -298,8 +315,41 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 	}
 }
 
+/* -t and --per-thread (the thread scope): what goes with them. */
+static int stat_opts__check_threads(struct stat_opts *o)
+{
+	const struct stat_targets *t = &o->tg;
+
+	if (t->nr_tids && (t->nr_pids || o->all_cpus || o->nr_cgroups)) {
+		pr_err("-t counts threads: it excludes -p, -a, -C and -G");
+		return -EINVAL;
+	}
+	if (t->nr_tids && (o->by || o->aggr)) {
+		pr_err("-t takes no --by and no aggregation but --per-thread");
+		return -EINVAL;
+	}
+	if (t->nr_tids && t->repeat > 1) {
+		pr_err("-r repeats a command: it excludes -t");
+		return -EINVAL;
+	}
+	if (t->per_thread && o->cmd && !t->nr_pids && !t->nr_tids && !o->all_cpus) {
+		/* perf's own rule */
+		pr_err("--per-thread needs -p, -t or -a (a command's threads: -p or -a)");
+		return -EINVAL;
+	}
+	if (t->per_thread && (o->nr_cgroups || t->has_cpus || o->aggr || o->by ||
+			      t->repeat > 1)) {
+		pr_err("--per-thread takes no -G, -C, -r, --by or other aggregation: its rows are threads");
+		return -EINVAL;
+	}
+	/* the thread scope: slots of its own in BPF */
+	if ((t->nr_tids || t->per_thread) && !o->eng.max_tids)
+		o->eng.max_tids = STAT_DEFAULT_MAX_TIDS;
+	return 0;
+}
+
 /* Which targets go together, as perf's do; each refusal says why. */
-static int stat_opts__check_targets(const struct stat_opts *o)
+static int stat_opts__check_targets(struct stat_opts *o)
 {
 	const unsigned int not_per_cpu = (1u << SCOPE_CGROUP) |
 		(1u << SCOPE_CONTAINER) | (1u << SCOPE_PROCESS);
@@ -328,7 +378,7 @@ static int stat_opts__check_targets(const struct stat_opts *o)
 		pr_err("-C excludes -G and --by cgroup, container and process: their totals are not kept per CPU");
 		return -EINVAL;
 	}
-	return 0;
+	return stat_opts__check_threads(o);
 }
 
 /*
@@ -370,7 +420,7 @@ int stat_opts__parse(struct stat_opts *o, int argc, char **argv)
 	int err;
 
 	memset(o, 0, sizeof(*o));
-	err = opts__parse(argc, argv, "+e:aAG:I:x:jo:qp:C:D:r:vhM:d", long_opts, "stat",
+	err = opts__parse(argc, argv, "+e:aAG:I:x:jo:qp:t:C:D:r:vhM:d", long_opts, "stat",
 			  stat_usage, stat_opts__one, o);
 	if (err)
 		return err;

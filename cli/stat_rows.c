@@ -2,8 +2,8 @@
 /*
  * From one interval's aggregate to the rows the outputs print: system, the
  * command's tree, CPUs, sockets, dies, cores, cgroups (rolled up their
- * tree for -G), containers, pods and namespaces (stat_rows_pod.c) and
- * processes, in that order.
+ * tree for -G), containers, pods and namespaces (stat_rows_pod.c),
+ * processes and threads (stat_rows_thread.c), in that order.
  */
 #include <errno.h>
 #include <math.h>
@@ -57,7 +57,7 @@ static int row_set__reserve_keys(struct row_set *rs, int n)
 	return 0;
 }
 
-static const char *row_set__key(struct row_set *rs, const char *fmt, ...)
+const char *row_set__key(struct row_set *rs, const char *fmt, ...)
 {
 	char *k = rs->keys[rs->nr_keys++];
 	va_list ap;
@@ -477,9 +477,10 @@ static struct proc_ref *collect_procs(const struct stat_ctx *sc,
 		const struct agg_entry *e = s->val;
 		double ratio;
 
-		if (sc->command_mode && !(e->flags & EMON_PROC_IN_TREE))
+		if ((sc->command_mode || sc->p_tree) && !(e->flags & EMON_PROC_IN_TREE))
 			continue;
-		if (sc->tg && sc->tg->nr_pids && !stat_targets__has_pid(sc->tg, s->key.a))
+		if (!sc->p_tree && sc->tg && sc->tg->nr_pids &&
+		    !stat_targets__has_pid(sc->tg, s->key.a))
 			continue;
 		refs[n].tgid = s->key.a;
 		refs[n].e = e;
@@ -509,7 +510,7 @@ static int add_processes(const struct stat_ctx *sc, const struct aggregate *a,
 		stat_row__energy(sc, a, r, refs[i].e->energy_j, dt);
 	}
 	/* in command mode, the command's part of it */
-	ovf = sc->command_mode ? a->ovf_tree[0] : a->ovf_proc;
+	ovf = sc->command_mode || sc->p_tree ? a->ovf_tree[0] : a->ovf_proc;
 	if (!counts__is_zero(&ovf->total, a->nr_events)) {
 		r = row_set__add(rs, SCOPE_PROCESS, "overflow");
 		if (!r)
@@ -530,13 +531,15 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 	int err;
 
 	rs->nr = 0;
-	err = row_set__reserve_keys(rs, 3 * sc->ncpus + sc->npkg + (int)a->procs.nr + 4);
+	err = row_set__reserve_keys(rs, 3 * sc->ncpus + sc->npkg + (int)a->procs.nr +
+				    (int)a->thrds.nr + (sc->tg ? sc->tg->nr_start_thr : 0) + 4);
 	if (err)
 		return err;
 	rs->gen++;
 	/* removed cgroups' -G lists: kept two intervals unused */
 	g_of__prune(rs);
-	if (sc->command_mode || want(sc, SCOPE_PROCESS) || (sc->tg && sc->tg->nr_pids)) {
+	if (sc->command_mode || want(sc, SCOPE_PROCESS) ||
+	    (sc->tg && sc->tg->nr_pids && !want(sc, SCOPE_THREAD))) {
 		refs = collect_procs(sc, a, &nproc);
 		if (!refs)
 			return -ENOMEM;
@@ -558,14 +561,19 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 		r->counts = a->tree[0]->total;
 		stat_row__energy(sc, a, r, a->tree[0]->energy_j, dt);
 	}
-	if (sc->tg && sc->tg->nr_pids) {
-		/* -p: its processes' sum, the row perf -p prints */
+	if (sc->tg && sc->tg->nr_pids && !want(sc, SCOPE_THREAD)) {
+		/* -p: its processes' sum, the row perf -p prints: their
+		 * tree's, children forked since the start included */
 		r = row_set__add(rs, SCOPE_COMMAND, sc->tg->pid_list);
 		if (!r)
 			goto nomem;
-		for (size_t i = 0; i < nproc; i++) {
+		for (size_t i = 0; !sc->p_tree && i < nproc; i++) {
 			counts__add(&r->counts, &refs[i].e->total, a->nr_events);
 			r->energy_j += refs[i].e->energy_j;
+		}
+		if (sc->p_tree) {
+			r->counts = a->tree[0]->total;
+			r->energy_j = a->tree[0]->energy_j;
 		}
 		stat_row__energy(sc, a, r, r->energy_j, dt);
 	}
@@ -583,6 +591,10 @@ int stat_rows__build(const struct stat_ctx *sc, const struct aggregate *a,
 		err = stat_rows__pods(sc, a, dt, rs);
 	if (!err && want(sc, SCOPE_PROCESS))
 		err = add_processes(sc, a, refs, nproc, dt, rs);
+	if (!err && sc->tg && sc->tg->nr_tids && !want(sc, SCOPE_THREAD))
+		err = stat_rows__tid_sum(sc, a, rs);
+	if (!err && want(sc, SCOPE_THREAD))
+		err = stat_rows__threads(sc, a, rs);
 	free(refs);
 	return err;
 nomem:

@@ -101,6 +101,9 @@ static int setup_output(struct stat_run *st)
 	if (st->o.tg.nr_pids) {
 		o->target_what = "process id ";
 		o->target = st->o.tg.pid_list;
+	} else if (st->o.tg.nr_tids) {
+		o->target_what = "thread id ";
+		o->target = st->o.tg.tid_list;
 	} else if (st->o.cmd) {
 		size_t n = 0;
 
@@ -121,8 +124,11 @@ static unsigned int wanted_scopes(const struct stat_run *st)
 	if (st->out.scopes & ((1u << SCOPE_CGROUP) | (1u << SCOPE_CONTAINER) |
 			      (1u << SCOPE_POD) | (1u << SCOPE_NAMESPACE)))
 		s |= EMON_SNAP_CGROUPS;
-	if (st->out.scopes & (1u << SCOPE_PROCESS) || st->o.tg.nr_pids)
+	if (st->out.scopes & (1u << SCOPE_PROCESS) ||
+	    (st->o.tg.nr_pids && !st->o.tg.per_thread))
 		s |= st->sc.command_mode ? EMON_SNAP_PROCS_TREE : EMON_SNAP_PROCS;
+	if (st->o.tg.nr_tids || st->o.tg.per_thread)
+		s |= EMON_SNAP_THREADS;
 	return s;
 }
 
@@ -136,11 +142,34 @@ static int setup_source(struct stat_run *st)
 			       st->o.eng.split_by || st->o.eng.idle_watts,
 		.scopes = wanted_scopes(st),
 		.tree = st->sc.command_mode,
+		.threads = st->o.tg.nr_tids || st->o.tg.per_thread,
+		.follow = st->o.tg.nr_pids > 0,
 		.no_hist = st->no_hist,
 	};
 
 	so.eng.events = st->o.events;
 	return cli__exit_status(source__open(&st->src, &so));
+}
+
+/*
+ * -p: an own engine follows the processes and what they fork from now on
+ * (perf -p's counters are inherited); the daemon follows only commands
+ * its clients forked, so attached, -p sums the processes' own rows.
+ */
+static int setup_follow(struct stat_run *st)
+{
+	int err;
+
+	if (!st->o.tg.nr_pids || !st->src->ops->follow)
+		return 0;
+	err = st->src->ops->follow(st->src, st->o.tg.pids, st->o.tg.nr_pids);
+	if (err) {
+		pr_err("following the processes of -p %s: %s", st->o.tg.pid_list,
+		       strerror(-err));
+		return 1;
+	}
+	st->sc.p_tree = true;
+	return 0;
 }
 
 /* Each event as the outputs show it: where it is in the snapshots. */
@@ -268,12 +297,18 @@ int stat__setup(struct stat_run *st)
 {
 	int ret, nr = 0;
 
-	st->out.scopes = st->o.by | (st->sc.command_mode || st->o.tg.nr_pids ?
-				     1u << SCOPE_COMMAND : 0);
+	st->out.scopes = st->o.by | (st->sc.command_mode ||
+				     ((st->o.tg.nr_pids || st->o.tg.nr_tids) &&
+				      !st->o.tg.per_thread) ? 1u << SCOPE_COMMAND : 0);
 	ret = check_cgroups(st);
 	ret = ret ?: check_events(st);
 	ret = ret ?: setup_output(st);
+	/* perf's --per-thread rows: the targets' threads as they are now */
+	if (!ret && st->o.tg.per_thread &&
+	    stat_targets__start_threads(&st->o.tg, "/proc"))
+		ret = 1;
 	ret = ret ?: setup_source(st);
+	ret = ret ?: setup_follow(st);
 	if (ret)
 		return ret;
 	setup_events(st);
@@ -311,5 +346,6 @@ void stat__cleanup(struct stat_run *st)
 	if (st->have_last && st->last.mem != st->prev.mem)
 		snapshot__free(&st->last);
 	snapshot__free(&st->prev);
+	stat_targets__exit(&st->o.tg);
 	stat_opts__free(&st->o);
 }

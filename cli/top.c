@@ -120,6 +120,10 @@ static int top_opts__one(void *ctx, int c, const char *arg)
 		pr_err("top shows no run-queue histogram: --sched-ms is stat's and serve's (use --sched)");
 		return -EINVAL;
 	}
+	if (c == OPT_MAX_TIDS) {
+		pr_err("top shows no threads: --max-tids is stat's and serve's (stat -t, --per-thread)");
+		return -EINVAL;
+	}
 	r = opts__engine(&o->eng, c, arg) ?: stat_opts__daemon(o, c, arg);
 	if (r)
 		return r < 0 ? r : 0;

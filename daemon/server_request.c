@@ -97,7 +97,8 @@ int server__parse_request(const struct emon_msg_hdr *h, const void *payload,
 	if (!payload)		/* the header alone: good so far */
 		return 0;
 	if (h->type == EMON_MSG_SNAPSHOT_REQ && h->len == sizeof(*r)) {
-		if (r->scopes & ~(EMON_SNAP_CGROUPS | EMON_SNAP_PROCS | EMON_SNAP_PROCS_TREE)) {
+		if (r->scopes & ~(EMON_SNAP_CGROUPS | EMON_SNAP_PROCS | EMON_SNAP_PROCS_TREE |
+				  EMON_SNAP_THREADS)) {
 			snprintf(err, errlen, "unknown scopes 0x%x", r->scopes);
 			return -EINVAL;
 		}

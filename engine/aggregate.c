@@ -20,11 +20,12 @@ int aggregate__init(struct aggregate *a, int ncpus, int npkg,
 	a->cpu = calloc(ncpus, sizeof(*a->cpu));
 	a->ovf_cgrp = agg_entry__new();
 	a->ovf_proc = agg_entry__new();
+	a->ovf_thrd = agg_entry__new();
 	a->cpu_energy = calloc(ncpus, sizeof(*a->cpu_energy));
 	a->pkg_energy = calloc(npkg, sizeof(*a->pkg_energy));
 	a->pkg_zone = calloc(npkg * AGG_ZONES, sizeof(*a->pkg_zone));
 	a->pkg_zone_mask = calloc(npkg, sizeof(*a->pkg_zone_mask));
-	if (!a->cpu || !a->ovf_cgrp || !a->ovf_proc || !a->cpu_energy ||
+	if (!a->cpu || !a->ovf_cgrp || !a->ovf_proc || !a->ovf_thrd || !a->cpu_energy ||
 	    !a->pkg_energy || !a->pkg_zone || !a->pkg_zone_mask) {
 		aggregate__exit(a);
 		return -ENOMEM;
@@ -67,9 +68,11 @@ void aggregate__exit(struct aggregate *a)
 	}
 	idmap__clear(&a->cgrps, free);
 	idmap__clear(&a->procs, free);
+	idmap__clear(&a->thrds, free);
 	free(a->cpu);
 	free(a->ovf_cgrp);
 	free(a->ovf_proc);
+	free(a->ovf_thrd);
 	for (int t = 0; t < a->ntrees; t++) {
 		free(a->tree[t]);
 		free(a->ovf_tree[t]);
@@ -118,6 +121,8 @@ int aggregate__add(struct aggregate *a, const struct session_read *r)
 		counts__add(&a->cpu[cpu], &r->cpu[cpu], a->nr_events);
 		entry__add(a, a->ovf_cgrp, &r->ovf_cgrp[cpu]);
 		entry__add(a, a->ovf_proc, &r->ovf_proc[cpu]);
+		if (r->ovf_thrd)
+			entry__add(a, a->ovf_thrd, &r->ovf_thrd[cpu]);
 		for (int t = 0; r->ovf_tree && t < a->ntrees && t < r->ntrees; t++) {
 			const struct counts *c = &r->ovf_tree[(size_t)t * a->ncpus + cpu];
 
@@ -159,6 +164,20 @@ int aggregate__add(struct aggregate *a, const struct session_read *r)
 			if (p->trees & (1ULL << t))
 				entry__add(a, a->tree[t], &p->c);
 	}
+	for (size_t i = 0; i < r->nr_thrd; i++) {
+		const struct sess_thrd *t = &r->thrd[i];
+		struct agg_entry *e = aggregate__entry(a, &a->thrds, t->tid,
+						       (__u64)t->tgid << 32 | t->start);
+
+		if (!e)
+			return -ENOMEM;
+		if (!e->comm[0] || e->comm_read <= a->reads) {	/* the latest name */
+			memcpy(e->comm, t->comm, sizeof(e->comm));
+			e->comm_read = a->reads;
+		}
+		entry__add(a, e, &t->c);
+		e->seen_t = r->t;
+	}
 	for (int i = 0; i < EMON_STAT_NR; i++)
 		a->stats[i] += r->stats[i];
 	a->reads++;
@@ -171,9 +190,11 @@ void aggregate__reset(struct aggregate *a)
 
 	idmap__reset(&a->cgrps, agg_entry__put, a);
 	idmap__reset(&a->procs, agg_entry__put, a);
+	idmap__reset(&a->thrds, agg_entry__put, a);
 	memset(a->cpu, 0, a->ncpus * sizeof(*a->cpu));
 	memset(a->ovf_cgrp, 0, sz);
 	memset(a->ovf_proc, 0, sz);
+	memset(a->ovf_thrd, 0, sz);
 	for (int t = 0; t < a->ntrees; t++) {
 		memset(a->tree[t], 0, sz);
 		memset(a->ovf_tree[t], 0, sz);

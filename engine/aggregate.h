@@ -39,11 +39,14 @@ struct aggregate {
 	struct counts *cpu;		/* [ncpus] */
 	struct idmap cgrps;		/* cgid -> agg_entry */
 	struct idmap procs;		/* (tgid, start) -> agg_entry */
+	/* the thread scope: (tid, tgid << 32 | start) -> agg_entry */
+	struct idmap thrds;
 	/* entries of past intervals, reused: a storm of short processes
 	 * does not churn the heap, and memory stays at its peak interval's */
 	struct agg_entry *free_list;
 	struct agg_entry *ovf_cgrp;	/* counts the full cgroup map missed */
 	struct agg_entry *ovf_proc;
+	struct agg_entry *ovf_thrd;
 	/*
 	 * Command trees (aggregate__init_trees): each tree's processes, as
 	 * each read marked them (a pid reused by an unrelated process within

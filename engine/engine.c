@@ -342,6 +342,8 @@ static int setup_session(struct engine *e, struct session_opts *so)
 	so->online = e->online;	/* CPU rows: those that come online join */
 	so->max_cgroups = e->o.max_cgroups;
 	so->max_procs = e->o.max_procs;
+	so->max_tids = e->o.max_tids;
+	e->meta.threads_on = e->o.max_tids > 0;
 	so->max_trees = e->o.max_trees;
 	so->sched = e->o.sched;
 	so->sched_ms = e->o.sched_ms;
@@ -558,9 +560,9 @@ static void adapt_period(struct engine *e)
 {
 	double fill = (double)e->rd.nr_proc / e->sess.max_procs;
 	double cfill = (double)e->rd.nr_cgrp / e->sess.max_cgroups;
+	double tfill = e->sess.max_tids ? (double)e->rd.nr_thrd / e->sess.max_tids : 0;
 
-	if (cfill > fill)
-		fill = cfill;
+	fill = fmax(fill, fmax(cfill, tfill));
 	if (fill > 0.5 && e->period > MIN_PERIOD_S) {
 		e->period /= 2;
 		pr_debug("maps %.0f%% full: reading every %.0f ms", fill * 100, e->period * 1e3);
@@ -648,6 +650,7 @@ int engine__encode_view(struct engine *e, const struct emon_snap_req *req,
 		.agg = &e->agg,
 		.gone_cgrp = e->retain.gone_cgrp,
 		.gone_proc = e->retain.gone_proc,
+		.gone_thrd = e->retain.gone_thrd,
 		.online = e->online,
 		.ncpus = e->ncpus,
 		.nr_events = e->meta.nr_events,
@@ -682,6 +685,12 @@ int engine__tree_new(struct engine *e, pid_t pid)
 		return -EBUSY;
 	err = trees__take(&e->trees, t, pid, &e->agg, &e->sess);
 	return err ?: t;
+}
+
+int engine__tree_join(struct engine *e, int tree, pid_t pid)
+{
+	return trees__has(&e->trees, tree, e->o.max_trees) ?
+	       session__tree_add(&e->sess, pid, tree) : -EINVAL;
 }
 
 void engine__tree_free(struct engine *e, int tree)

@@ -25,6 +25,7 @@ struct engine_opts {
 	const char *split_by;		/* NULL: cycles, else cpu-clock */
 	double idle_watts;
 	__u32 max_cgroups, max_procs;	/* BPF slots per interval, 0: default */
+	__u32 max_tids;			/* the thread scope's slots, 0: off */
 	int max_trees;			/* command trees at once, 0: none */
 	__u32 max_threads;		/* self-monitoring slots, 0: off */
 	__u32 self_arrays;		/* with max_threads: slot arrays (one uid's each) */
@@ -88,6 +89,10 @@ int engine__encode_view(struct engine *e, const struct emon_snap_req *req,
  * or -errno (-EBUSY: max_trees in use). */
 int engine__tree_new(struct engine *e, pid_t pid);
 void engine__tree_free(struct engine *e, int tree);
+/* A running process joins tree (from engine__tree_new) with the
+ * processes it forks from then on (stat -p: perf's inherited counters).
+ * 0 or -errno. */
+int engine__tree_join(struct engine *e, int tree, pid_t pid);
 
 /* Thread self-monitoring (bpf/selfmon.bpf.h): the slot arrays, the task
  * storage of registered threads and the program that writes a slot for

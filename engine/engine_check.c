@@ -17,6 +17,9 @@ void read_check__stats(struct read_check *c, const struct session_read *rd,
 	if (st[EMON_STAT_PROC_FULL] && !c->ovf_warned[1]++)
 		pr_warn("process map full (--max-procs %u): %llu slices counted in the 'overflow' process row",
 			sess->max_procs, (unsigned long long)st[EMON_STAT_PROC_FULL]);
+	if (st[EMON_STAT_THRD_FULL] && !c->ovf_warned[4]++)
+		pr_warn("thread map full (--max-tids %u): %llu slices counted in the 'overflow' thread row",
+			sess->max_tids, (unsigned long long)st[EMON_STAT_THRD_FULL]);
 	if (st[EMON_STAT_TREE_LOST] && !c->ovf_warned[2]++)
 		pr_warn("%llu processes forked in a command's tree could not be followed (the BPF tree map refused them): the command's counts miss theirs",
 			(unsigned long long)st[EMON_STAT_TREE_LOST]);

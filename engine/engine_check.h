@@ -11,7 +11,7 @@
 
 /* Zeroed: nothing said yet. */
 struct read_check {
-	__u64 ovf_warned[4];	/* cgroup map, process map, tree map, slot keys */
+	__u64 ovf_warned[5];	/* cgroup map, process map, tree map, slot keys, thread map */
 	bool short_last;	/* the last read found short_cpu short */
 	int short_cpu;
 	bool clock_warned;

@@ -122,6 +122,7 @@ int retain__run(struct retain *r, struct aggregate *agg, const char *cgroot,
 {
 	struct retain_map cg = { &agg->cgrps, &r->gone_cgrp, true, agg->nr_events, cgroot };
 	struct retain_map pr = { &agg->procs, &r->gone_proc, false, agg->nr_events, cgroot };
+	struct retain_map th = { &agg->thrds, &r->gone_thrd, false, agg->nr_events, cgroot };
 	bool check = o->retain_s >= 0;
 	double before;
 	int err;
@@ -139,12 +140,14 @@ int retain__run(struct retain *r, struct aggregate *agg, const char *cgroot,
 		before += 1e-9;	/* seen at that very read: unchanged since */
 	}
 	err = retain_map__run(&cg, before, check, o->max_keys);
-	return err ?: retain_map__run(&pr, before, check, o->max_keys);
+	err = err ?: retain_map__run(&pr, before, check, o->max_keys);
+	return err ?: retain_map__run(&th, before, check, o->max_keys);
 }
 
 void retain__exit(struct retain *r)
 {
 	free(r->gone_cgrp);
 	free(r->gone_proc);
-	r->gone_cgrp = r->gone_proc = NULL;
+	free(r->gone_thrd);
+	r->gone_cgrp = r->gone_proc = r->gone_thrd = NULL;
 }

@@ -13,6 +13,7 @@
 struct retain {
 	struct agg_entry *gone_cgrp;	/* totals of keys that left, NULL: none */
 	struct agg_entry *gone_proc;
+	struct agg_entry *gone_thrd;	/* the thread scope's */
 	double pruned_t;		/* the daemon's rule's last pass */
 };
 

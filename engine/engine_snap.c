@@ -93,9 +93,15 @@ static bool cgrp_wanted(const struct snap_src *src, const struct agg_entry *a)
 	return view_sys(src) || view_owns(src, a);
 }
 
+/* Threads: an administrator's only (their owners are not kept). */
+static bool thrds_wanted(const struct snap_src *src, const struct emon_snap_req *req)
+{
+	return (req->scopes & EMON_SNAP_THREADS) && src->view->all;
+}
+
 static size_t enc__size(const struct snap_src *src, const struct emon_snap_req *req,
 			int tree, int nr, size_t *nc, size_t *np, size_t *nk,
-			size_t *strs)
+			size_t *nt, size_t *strs)
 {
 	size_t blk = nr * sizeof(struct emon_count) +
 		     (src->sched ? sizeof(struct emon_sched) : 0);
@@ -103,7 +109,7 @@ static size_t enc__size(const struct snap_src *src, const struct emon_snap_req *
 	struct idmap_slot *s;
 	size_t it = 0;
 
-	*nc = *np = *nk = *strs = 0;
+	*nc = *np = *nk = *nt = *strs = 0;
 	if (req->scopes & EMON_SNAP_CGROUPS) {
 		*nk = src->conts && view_sys(src) ? cont_cache__count(src->conts, strs) : 0;
 		while ((s = idmap__next(&src->agg->cgrps, &it))) {
@@ -124,16 +130,24 @@ static size_t enc__size(const struct snap_src *src, const struct emon_snap_req *
 		(*np)++;
 		*strs += strnlen(a->comm, sizeof(a->comm)) + 1;
 	}
+	it = 0;
+	while (thrds_wanted(src, req) && (s = idmap__next(&src->agg->thrds, &it))) {
+		const struct agg_entry *a = s->val;
+
+		(*nt)++;
+		*strs += strnlen(a->comm, sizeof(a->comm)) + 1;
+	}
 	return sizeof(struct emon_snap_hdr) +
 	       src->ncpus * (sizeof(struct emon_snap_cpu) + blk) +
 	       src->agg->npkg * sizeof(struct emon_snap_pkg) +
 	       (EMON_SNAP_FIXED + *nc + *np) * ent +
+	       (req->scopes & EMON_SNAP_THREADS ? 2 + *nt : 0) * ent +
 	       *nk * sizeof(struct emon_snap_cont) + *strs;
 }
 
 static void enc__header(const struct snap_src *src, const struct emon_snap_req *req,
 			int tree, struct enc *x, size_t nc, size_t np, size_t nk,
-			size_t strs)
+			size_t nt, size_t strs)
 {
 	struct emon_snap_hdr *h = (struct emon_snap_hdr *)x->p;
 
@@ -147,6 +161,7 @@ static void enc__header(const struct snap_src *src, const struct emon_snap_req *
 	h->nr_cgrp = nc;
 	h->nr_proc = np;
 	h->nr_cont = nk;
+	h->nr_thrd = nt;
 	h->flags = (tree >= 0 ? EMON_SNAP_TREE : 0) |
 		   (x->sched ? EMON_SNAP_SCHED : 0) |
 		   (view_sys(src) ? 0 : EMON_SNAP_NO_SYS);
@@ -224,19 +239,41 @@ static void enc__keys(const struct snap_src *src, const struct emon_snap_req *re
 	}
 }
 
+/* The thread scope's entries: its overflow and gone entries, then each
+ * thread (id tid, id2 tgid << 32 | start). */
+static void enc__thrds(const struct snap_src *src, const struct emon_snap_req *req,
+		       struct enc *x)
+{
+	bool all = thrds_wanted(src, req);
+	struct idmap_slot *s;
+	size_t it = 0;
+
+	if (!(req->scopes & EMON_SNAP_THREADS))
+		return;
+	enc__entry(x, 0, 0, NULL, 0, all ? src->agg->ovf_thrd : NULL);
+	enc__entry(x, 0, 0, NULL, 0, all ? src->gone_thrd : NULL);
+	while (all && (s = idmap__next(&src->agg->thrds, &it))) {
+		const struct agg_entry *a = s->val;
+		char comm[EMON_COMM_LEN + 1];
+
+		snprintf(comm, sizeof(comm), "%.*s", EMON_COMM_LEN, a->comm);
+		enc__entry(x, s->key.a, s->key.b, comm, 0, a);
+	}
+}
+
 int snap_src__encode(const struct snap_src *src, const struct emon_snap_req *req,
 		     int tree, void **bufp, size_t *lenp)
 {
 	int ev[EMON_MAX_EVENTS], nr = 0;
 	__u32 mask = req->events ? req->events : ~0u;
-	size_t nc, np, nk, strs, len;
+	size_t nc, np, nk, nt, strs, len;
 	struct enc x = {};
 	char *buf;
 
 	for (int i = 0; i < src->nr_events; i++)
 		if (mask & (1u << i))
 			ev[nr++] = i;
-	len = enc__size(src, req, tree, nr, &nc, &np, &nk, &strs);
+	len = enc__size(src, req, tree, nr, &nc, &np, &nk, &nt, &strs);
 	buf = malloc(len);
 	if (!buf)
 		return -ENOMEM;
@@ -247,9 +284,10 @@ int snap_src__encode(const struct snap_src *src, const struct emon_snap_req *req
 	x.nr = nr;
 	x.sched = src->sched;
 	x.energy = view_sys(src);
-	enc__header(src, req, tree, &x, nc, np, nk, strs);
+	enc__header(src, req, tree, &x, nc, np, nk, nt, strs);
 	enc__cpus_pkgs(src, &x);
 	enc__keys(src, req, tree, &x);
+	enc__thrds(src, req, &x);
 	if (nk)
 		cont_cache__encode(src->conts, x.p, x.str, &x.str_off);
 	*bufp = buf;

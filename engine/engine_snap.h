@@ -18,6 +18,7 @@ struct snap_src {
 	const struct aggregate *agg;
 	const struct agg_entry *gone_cgrp;	/* NULL: none left */
 	const struct agg_entry *gone_proc;
+	const struct agg_entry *gone_thrd;
 	const bool *online;		/* [ncpus] */
 	int ncpus;
 	int nr_events;			/* counted (snap_meta.nr_events) */

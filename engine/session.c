@@ -128,6 +128,8 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 		       (o->sched ? sizeof(struct emon_sched) : 0);
 	__u32 cval = sizeof(struct emon_cgrp_hdr) + counts;
 	__u32 pval = sizeof(struct emon_proc_hdr) + counts;
+	/* no scheduler view per thread: its counts only */
+	__u32 tval = sizeof(struct emon_thrd_hdr) + o->nr_events * sizeof(struct emon_count);
 	int err = 0;
 
 	k->rodata->cfg.nr_events = o->nr_events;
@@ -174,6 +176,11 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 	err = err ?: bpf_map__set_max_entries(k->maps.proc_idx, 2 * s->max_procs);
 	err = err ?: bpf_map__set_max_entries(k->maps.cgrp_parent, 2 * s->max_cgroups);
 	err = err ?: bpf_map__set_max_entries(k->maps.tree, s->max_procs);
+	/* the thread scope: off without slots (the arrays need one each) */
+	k->rodata->cfg.max_tids = s->max_tids;
+	err = err ?: bpf_map__set_value_size(k->maps.thrd_data, tval);
+	err = err ?: bpf_map__set_max_entries(k->maps.thrd_data, 2 * max_u32(s->max_tids, 1));
+	err = err ?: bpf_map__set_max_entries(k->maps.thrd_idx, 2 * max_u32(s->max_tids, 1));
 	/* thread self-monitoring: off without slots (the arrays need one) */
 	return err ?: session__self_size(s, o);
 }
@@ -279,6 +286,7 @@ int session__open(struct session *s, const struct session_opts *o,
 	/* keys are (id, cpu): big hosts see more of them per interval */
 	s->max_cgroups = o->max_cgroups ?: max_u32(DEFAULT_MAX_CGROUPS, 32 * o->ncpus);
 	s->max_procs = o->max_procs ?: max_u32(DEFAULT_MAX_PROCS, 128 * o->ncpus);
+	s->max_tids = o->max_tids;
 	/* big enough for a per-CPU value of counts or of sched_cpu */
 	s->pcpu_buf = calloc(o->ncpus, max_u32(sizeof(struct emon_counts_max),
 					       sizeof(struct emon_sched)));
@@ -306,6 +314,9 @@ int session__open(struct session *s, const struct session_opts *o,
 	}
 	ret = session__map_array(s, EMON_KIND_CGRP, s->skel->maps.cgrp_data, s->max_cgroups);
 	ret = ret ?: session__map_array(s, EMON_KIND_PROC, s->skel->maps.proc_data, s->max_procs);
+	if (s->max_tids)
+		ret = ret ?: session__map_array(s, EMON_KIND_THRD, s->skel->maps.thrd_data,
+						s->max_tids);
 	if (ret) {
 		snprintf(err, errlen, "cannot mmap the BPF count arrays: %s", strerror(-ret));
 		goto out;
@@ -390,7 +401,7 @@ void session__close(struct session *s)
 	session__self_close(s);
 	emon_bpf__destroy(s->skel);
 	free(s->pcpu_buf);
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < EMON_KIND_NR; k++)
 		if (s->data[k].mem)
 			munmap(s->data[k].mem, s->data[k].len);
 	free(s->cpu);

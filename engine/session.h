@@ -32,6 +32,7 @@ struct session_opts {
 	__u32 max_threads;	/* self-monitoring slots (serve --threads), 0: off */
 	__u32 self_arrays;	/* with max_threads: slot arrays, one uid's each */
 	__u32 self_array_slots;	/* slots per array */
+	__u32 max_tids;		/* the thread scope's slots per interval, 0: off */
 };
 
 /* Thread self-monitoring's maps (bpf/selfmon.bpf.h), the session's. */
@@ -60,6 +61,16 @@ struct sess_proc {
 	struct counts c;
 };
 
+/* A thread (the thread scope, session_opts.max_tids). */
+struct sess_thrd {
+	__u32 tid;
+	__u32 tgid;
+	__u32 cpu;
+	__u32 start;		/* tells a reused tid apart */
+	char comm[EMON_COMM_LEN];
+	struct counts c;
+};
+
 /* One interval's counts, per CPU, exactly as BPF accumulated them. */
 struct session_read {
 	struct counts *cpu;		/* [ncpus] */
@@ -72,6 +83,9 @@ struct session_read {
 	size_t nr_cgrp, cap_cgrp;
 	struct sess_proc *proc;
 	size_t nr_proc, cap_proc;
+	struct counts *ovf_thrd;	/* [ncpus] thread map was full */
+	struct sess_thrd *thrd;		/* with max_tids only */
+	size_t nr_thrd, cap_thrd;
 	__u64 stats[EMON_STAT_NR];	/* this interval's */
 	double *cpu_dt;		/* [ncpus] s between each CPU's reads, 0: not known */
 	double t;		/* when it ended: the mean of the CPUs' flushes, s */
@@ -118,8 +132,9 @@ struct session {
 		size_t len;
 		__u32 stride;	/* bytes per slot */
 		__u32 max;	/* slots per buffer */
-	} data[2];		/* by enum emon_kind */
+	} data[EMON_KIND_NR];	/* by enum emon_kind */
 	__u32 max_cgroups, max_procs;
+	__u32 max_tids;		/* 0: no thread scope */
 	int max_trees;
 	__u64 trees;		/* trees in use (bit t) */
 	int *self_fd;		/* [nr_self] thread slot arrays (session_self.c) */

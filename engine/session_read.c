@@ -19,8 +19,9 @@ int session_read__init(struct session_read *r, int ncpus)
 	r->cpu = calloc(ncpus, sizeof(*r->cpu));
 	r->ovf_cgrp = calloc(ncpus, sizeof(*r->ovf_cgrp));
 	r->ovf_proc = calloc(ncpus, sizeof(*r->ovf_proc));
+	r->ovf_thrd = calloc(ncpus, sizeof(*r->ovf_thrd));
 	r->cpu_dt = calloc(ncpus, sizeof(*r->cpu_dt));
-	if (!r->cpu || !r->ovf_cgrp || !r->ovf_proc || !r->cpu_dt) {
+	if (!r->cpu || !r->ovf_cgrp || !r->ovf_proc || !r->ovf_thrd || !r->cpu_dt) {
 		session_read__exit(r);
 		return -ENOMEM;
 	}
@@ -32,10 +33,12 @@ void session_read__exit(struct session_read *r)
 	free(r->cpu);
 	free(r->ovf_cgrp);
 	free(r->ovf_proc);
+	free(r->ovf_thrd);
 	free(r->ovf_tree);
 	free(r->cpu_dt);
 	free(r->cgrp);
 	free(r->proc);
+	free(r->thrd);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -215,6 +218,21 @@ static void take_proc(struct session_read *r, const void *slot, int nr, bool sch
 	take_sched(&e->c, (const char *)slot + sizeof(*h), nr, sched);
 }
 
+static void take_thrd(struct session_read *r, const void *slot, int nr)
+{
+	const struct emon_thrd_hdr *h = slot;
+	struct sess_thrd *e = &r->thrd[r->nr_thrd++];
+
+	e->tid = h->key.tid;
+	e->cpu = h->key.cpu;
+	e->start = h->key.start;
+	e->tgid = h->tgid;
+	memcpy(e->comm, h->comm, sizeof(e->comm));
+	e->comm[sizeof(e->comm) - 1] = '\0';
+	memset(&e->c, 0, sizeof(e->c));
+	memcpy(e->c.c, (const char *)slot + sizeof(*h), sizeof(struct emon_count) * nr);
+}
+
 /*
  * Read the used slots of a quiescent buffer straight from the mmap'ed
  * array, zero them for its next turn and hand its slots back: no syscall.
@@ -233,8 +251,10 @@ static int session__drain(struct session *s, struct session_read *r,
 	base = (char *)a->mem + (size_t)par * a->max * a->stride;
 	if (kind == EMON_KIND_CGRP)
 		err = array__grow(&r->cgrp, &r->cap_cgrp, r->nr_cgrp + n, sizeof(*r->cgrp));
-	else
+	else if (kind == EMON_KIND_PROC)
 		err = array__grow(&r->proc, &r->cap_proc, r->nr_proc + n, sizeof(*r->proc));
+	else
+		err = array__grow(&r->thrd, &r->cap_thrd, r->nr_thrd + n, sizeof(*r->thrd));
 	if (err)
 		return err;
 	for (__u32 i = 0; i < n; i++) {
@@ -242,8 +262,10 @@ static int session__drain(struct session *s, struct session_read *r,
 
 		if (kind == EMON_KIND_CGRP)
 			take_cgrp(r, slot, s->nr_events, s->sched);
-		else
+		else if (kind == EMON_KIND_PROC)
 			take_proc(r, slot, s->nr_events, s->sched);
+		else
+			take_thrd(r, slot, s->nr_events);
 	}
 	memset(base, 0, (size_t)n * a->stride);
 	__atomic_store_n(used, 0, __ATOMIC_SEQ_CST);
@@ -282,13 +304,19 @@ int session__interval(struct session *s, struct session_read *r)
 	r->t = s->flush_t;
 	r->spread = s->flush_spread;
 
-	r->nr_cgrp = r->nr_proc = 0;
+	r->nr_cgrp = r->nr_proc = r->nr_thrd = 0;
 	err = session__take_pcpu(s, par, r->cpu);
 	err = err ?: session__take_pcpu(s, 2 + par * EMON_OVF_NR + EMON_OVF_CGRP, r->ovf_cgrp);
 	err = err ?: session__take_pcpu(s, 2 + par * EMON_OVF_NR + EMON_OVF_PROC, r->ovf_proc);
+	if (s->max_tids)
+		err = err ?: session__take_slot(s, bpf_map__fd(s->skel->maps.cpu_counts),
+						2 + par * EMON_OVF_NR + EMON_OVF_THRD,
+						r->ovf_thrd);
 	err = err ?: session__take_trees(s, r, par);
 	err = err ?: session__drain(s, r, EMON_KIND_CGRP, par);
 	err = err ?: session__drain(s, r, EMON_KIND_PROC, par);
+	if (s->max_tids)
+		err = err ?: session__drain(s, r, EMON_KIND_THRD, par);
 	err = err ?: session__read_stats(s, r);
 	for (int cpu = 0; cpu < s->ncpus; cpu++)
 		r->cpu_dt[cpu] = s->cpu[cpu].live ? s->cpu[cpu].dt : 0;

@@ -27,7 +27,8 @@ int snap_meta__encode(const struct snap_meta *m, void **bufp, size_t *lenp)
 		   (m->energy_estimated ? EMON_HELLO_ESTIMATED : 0) |
 		   (m->sched_on ? EMON_HELLO_SCHED : 0) |
 		   (m->sched_ms ? EMON_HELLO_SCHED_MS : 0) |
-		   (m->no_scale ? EMON_HELLO_NO_SCALE : 0);
+		   (m->no_scale ? EMON_HELLO_NO_SCALE : 0) |
+		   (m->threads_on ? EMON_HELLO_THREADS : 0);
 	h->max_trees = m->max_trees;
 	h->start_t = m->start_t;
 	memcpy(h->energy_source, m->energy_source, sizeof(h->energy_source));
@@ -82,6 +83,7 @@ int snap_meta__decode(struct snap_meta *m, const void *buf, size_t len)
 	m->sched_on = h->flags & EMON_HELLO_SCHED;
 	m->sched_ms = h->flags & EMON_HELLO_SCHED_MS;
 	m->no_scale = h->flags & EMON_HELLO_NO_SCALE;
+	m->threads_on = h->flags & EMON_HELLO_THREADS;
 	memcpy(m->energy_source, h->energy_source, sizeof(m->energy_source));
 	memcpy(m->split_by, h->split_by, sizeof(m->split_by));
 	for (__u32 i = 0; i < h->nr_events; i++) {
@@ -171,7 +173,7 @@ static int snapshot__alloc(struct snapshot *s, size_t strs)
 	size_t n = s->ncpus, k = s->npkg;
 	size_t sz = n * (sizeof(bool) + sizeof(struct counts) + sizeof(double)) +
 		    k * (sizeof(double) * (1 + SNAP_ZONES) + sizeof(unsigned int)) +
-		    (s->nr_cgrp + s->nr_proc) * sizeof(struct snap_entry) +
+		    (s->nr_cgrp + s->nr_proc + s->nr_thrd) * sizeof(struct snap_entry) +
 		    s->nr_cont * sizeof(struct snap_cont) + strs + 64;
 	char *p = calloc(1, sz);
 
@@ -185,6 +187,8 @@ static int snapshot__alloc(struct snapshot *s, size_t strs)
 	p += s->nr_cgrp * sizeof(struct snap_entry);
 	s->proc = (struct snap_entry *)p;
 	p += s->nr_proc * sizeof(struct snap_entry);
+	s->thrd = (struct snap_entry *)p;
+	p += s->nr_thrd * sizeof(struct snap_entry);
 	s->cont = (struct snap_cont *)p;
 	p += s->nr_cont * sizeof(struct snap_cont);
 	s->cpu_energy = (double *)p;
@@ -239,6 +243,12 @@ static int dec__keys(struct dec *d, struct snapshot *s)
 		err = dec__entry(d, &s->cgrp[i]);
 	for (size_t i = 0; i < s->nr_proc && !err; i++)
 		err = dec__entry(d, &s->proc[i]);
+	if (!(s->scopes & EMON_SNAP_THREADS))
+		return err;
+	err = err ?: dec__entry(d, &s->ovf_thrd);
+	err = err ?: dec__entry(d, &s->gone_thrd);
+	for (size_t i = 0; i < s->nr_thrd && !err; i++)
+		err = dec__entry(d, &s->thrd[i]);
 	return err;
 }
 
@@ -305,7 +315,8 @@ int snapshot__decode(struct snapshot *s, const struct snap_meta *meta,
 	memset(s, 0, sizeof(*s));
 	if (len < sizeof(*h) || h->ncpus != (__u32)meta->ncpus ||
 	    h->npkg != (__u32)meta->npkg || h->nr_events > EMON_MAX_EVENTS ||
-	    h->nr_cgrp > 1u << 26 || h->nr_proc > 1u << 26 || h->nr_cont > 1u << 26)
+	    h->nr_cgrp > 1u << 26 || h->nr_proc > 1u << 26 || h->nr_cont > 1u << 26 ||
+	    h->nr_thrd > 1u << 26 || (h->nr_thrd && !(h->scopes & EMON_SNAP_THREADS)))
 		return -EBADMSG;
 	blk = h->nr_events * sizeof(struct emon_count) +
 	      (h->flags & EMON_SNAP_SCHED ? sizeof(struct emon_sched) : 0);
@@ -314,6 +325,7 @@ int snapshot__decode(struct snapshot *s, const struct snap_meta *meta,
 	       (size_t)h->ncpus * (sizeof(struct emon_snap_cpu) + blk) +
 	       (size_t)h->npkg * sizeof(struct emon_snap_pkg) +
 	       (EMON_SNAP_FIXED + (size_t)h->nr_cgrp + h->nr_proc) * ent +
+	       (h->scopes & EMON_SNAP_THREADS ? 2 + (size_t)h->nr_thrd : 0) * ent +
 	       (size_t)h->nr_cont * sizeof(struct emon_snap_cont) + h->strings;
 	if (need != len)
 		return -EBADMSG;
@@ -324,6 +336,7 @@ int snapshot__decode(struct snapshot *s, const struct snap_meta *meta,
 		.seq = h->seq, .t = h->t, .ncpus = h->ncpus, .npkg = h->npkg,
 		.nr_events = h->nr_events, .scopes = h->scopes,
 		.nr_cgrp = h->nr_cgrp, .nr_proc = h->nr_proc, .nr_cont = h->nr_cont,
+		.nr_thrd = h->nr_thrd,
 		.has_tree = h->flags & EMON_SNAP_TREE, .sched = h->flags & EMON_SNAP_SCHED,
 		.no_sys = h->flags & EMON_SNAP_NO_SYS,
 		.energy_reads = h->energy_reads,
@@ -511,6 +524,15 @@ int snapshot__diff(const struct snapshot *cur, const struct snapshot *prev,
 			       prev ? prev->proc : NULL, prev ? prev->nr_proc : 0,
 			       &cur->gone_proc, prev ? &prev->gone_proc : NULL,
 			       a->ovf_proc, true, cur->scopes & EMON_SNAP_PROCS);
+	if (cur->scopes & EMON_SNAP_THREADS) {
+		bool th = prev && (prev->scopes & EMON_SNAP_THREADS);
+
+		diff_fixed(a->ovf_thrd, &cur->ovf_thrd, th ? &prev->ovf_thrd : NULL, nr);
+		err = err ?: diff_keys(a, &a->thrds, cur->thrd, cur->nr_thrd,
+				       th ? prev->thrd : NULL, th ? prev->nr_thrd : 0,
+				       &cur->gone_thrd, th ? &prev->gone_thrd : NULL,
+				       a->ovf_thrd, true, true);
+	}
 	a->reads++;
 	return err;
 }

@@ -28,6 +28,7 @@ enum snap_scope {
 	SNAP_CGROUPS = 1u << 0,		/* every cgroup's own counts */
 	SNAP_PROCS = 1u << 1,		/* every process */
 	SNAP_PROCS_TREE = 1u << 2,	/* only the processes of the request's tree */
+	SNAP_THREADS = 1u << 3,		/* every thread (the thread scope) */
 };
 
 /* Facts of a source that do not change while it runs. */
@@ -52,6 +53,7 @@ struct snap_meta {
 	bool sched_on;			/* the scheduler view is counted (--sched) */
 	bool sched_ms;			/* its histogram is in ms, not us */
 	bool no_scale;			/* multiplexed counts are raw (--no-scale) */
+	bool threads_on;		/* it counts threads (--max-tids) */
 };
 
 /* A cgroup or a process, cumulative. */
@@ -105,6 +107,10 @@ struct snapshot {
 	size_t nr_cgrp;
 	struct snap_entry *proc;
 	size_t nr_proc;
+	/* the thread scope (SNAP_THREADS): id tid, id2 tgid << 32 | start */
+	struct snap_entry ovf_thrd, gone_thrd;
+	struct snap_entry *thrd;
+	size_t nr_thrd;
 	struct snap_cont *cont;	/* sorted by id (snap_cont__find) */
 	size_t nr_cont;
 	void *mem;		/* owned storage (snapshot__free) */

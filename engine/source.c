@@ -109,9 +109,16 @@ static int try_daemon(struct source **sp, const struct source_opts *o,
 		return -EINVAL;
 	}
 	s->req.flags = o->tree ? EMON_SNAP_REQ_OWN : 0;
+	if (o->threads && !s->meta.threads_on && o->socket) {
+		pr_err("the daemon (pid %u, %s) counts no threads (serve --max-tids): -t and --per-thread need one that does, or --no-daemon",
+		       s->meta.pid, path);
+		s->ops->close(s);
+		return -EINVAL;
+	}
 	grouped = event_list__has_group(l);
 	if (missing || grouped || o->own_options ||
 	    (o->tree && s->meta.max_trees < 1) ||
+	    (o->threads && !s->meta.threads_on) ||
 	    s->meta.no_scale != o->eng.no_scale ||
 	    (o->eng.sched && (!s->meta.sched_on ||
 			      (!o->no_hist && s->meta.sched_ms != o->eng.sched_ms)))) {
@@ -124,6 +131,7 @@ static int try_daemon(struct source **sp, const struct source_opts *o,
 			(o->eng.no_scale ? "scales multiplexed counts (no --no-scale)" :
 			 "counts raw (--no-scale)") :
 			o->eng.sched && !s->meta.sched_on ? "runs without --sched" :
+			o->threads && !s->meta.threads_on ? "counts no threads (serve --max-tids)" :
 			o->eng.sched ? "has its run-queue histogram in other units (--sched-ms)" :
 			"follows no command trees");
 		if (missing)

@@ -19,6 +19,8 @@ struct source_opts {
 	bool own_options;	/* options only an own engine honours were given */
 	unsigned int scopes;	/* EMON_SNAP_* the front end needs */
 	bool tree;		/* command mode: follow a command's tree */
+	bool threads;		/* the thread scope: -t, --per-thread */
+	bool follow;		/* an own engine follows processes (-p) */
 	/* shows no run-queue histogram (top): with eng.sched, a daemon with
 	 * its histogram in either unit (--sched-ms or not) will do */
 	bool no_hist;
@@ -32,6 +34,10 @@ struct source_ops {
 	int (*snapshot)(struct source *s, struct snapshot *out);
 	/* Follow pid's tree (forked, stopped before exec). */
 	int (*track)(struct source *s, pid_t pid);
+	/* Follow running processes and what they fork from now on, as one
+	 * tree (stat -p); NULL: this source cannot (the daemon follows only
+	 * commands its client forked). */
+	int (*follow)(struct source *s, const pid_t *pids, int n);
 	/* The next time tick() is due (CLOCK_MONOTONIC s). */
 	double (*next_tick)(struct source *s);
 	int (*tick)(struct source *s);

@@ -52,6 +52,23 @@ static int local__track(struct source *s, pid_t pid)
 	return 0;
 }
 
+static int local__follow(struct source *s, const pid_t *pids, int n)
+{
+	struct source_local *l = local(s);
+	int t = n > 0 ? engine__tree_new(l->e, pids[0]) : -EINVAL, err = 0;
+
+	if (t < 0)
+		return t;
+	for (int i = 1; i < n && !err; i++)
+		err = engine__tree_join(l->e, t, pids[i]);
+	if (err) {
+		engine__tree_free(l->e, t);
+		return err;
+	}
+	l->tree = t;
+	return 0;
+}
+
 static double local__next_tick(struct source *s)
 {
 	return engine__next_tick(local(s)->e);
@@ -80,6 +97,7 @@ static const struct source_ops local_ops = {
 	.name = "own",
 	.snapshot = local__snapshot,
 	.track = local__track,
+	.follow = local__follow,
 	.next_tick = local__next_tick,
 	.tick = local__tick,
 	.fd = local__fd,
@@ -94,7 +112,7 @@ int source_local__open(struct source **sp, const struct source_opts *o)
 
 	if (!l)
 		return -ENOMEM;
-	eo.max_trees = o->tree ? 1 : 0;
+	eo.max_trees = o->tree || o->follow ? 1 : 0;
 	eo.retain_s = -1;	/* one front end: keys go once it has their totals */
 	eo.name_cgroups = o->scopes & EMON_SNAP_CGROUPS;
 	ret = engine__open(&l->e, &eo);

@@ -53,6 +53,18 @@ struct emon_proc_key {
 };
 
 /*
+ * A thread (the thread scope: stat -t, --per-thread), counted only when
+ * cfg.max_tids asks for it. start: the low 32 bits of the thread's own
+ * start time (ns), so that a tid reused within one interval is another
+ * key.
+ */
+struct emon_thrd_key {
+	__u32 tid;	/* 0 is the idle task */
+	__u32 cpu;
+	__u32 start;
+};
+
+/*
  * cgrp_parent's value: a cgroup's parent and directory name, recorded when
  * BPF first sees the cgroup run, so that one removed before userspace
  * looked still has its path. A name that fills name[] was cut short.
@@ -80,6 +92,12 @@ struct emon_proc_hdr {
 	__u32 flags;			/* EMON_PROC_* */
 	char comm[EMON_COMM_LEN];	/* the group leader's, see flags */
 	__u64 trees;			/* command trees it is in (bit t: tree t) */
+};
+
+struct emon_thrd_hdr {
+	struct emon_thrd_key key;
+	__u32 tgid;			/* its process */
+	char comm[EMON_COMM_LEN];	/* the thread's own, at its first slice */
 };
 
 /*
@@ -112,6 +130,8 @@ struct emon_slot_ref {
 enum emon_kind {
 	EMON_KIND_CGRP = 0,
 	EMON_KIND_PROC = 1,
+	EMON_KIND_THRD = 2,	/* only with cfg.max_tids */
+	EMON_KIND_NR,
 };
 #define EMON_USED(kind, buf) ((kind) * 2 + (buf))
 
@@ -125,6 +145,7 @@ enum emon_kind {
 enum emon_overflow {
 	EMON_OVF_CGRP = 0,
 	EMON_OVF_PROC = 1,
+	EMON_OVF_THRD = 2,
 	EMON_OVF_NR,
 };
 
@@ -162,6 +183,9 @@ struct emon_bpf_config {
 	/* slots per buffer of cgrp_data and proc_data */
 	__u32 max_cgroups;
 	__u32 max_procs;
+	/* slots per buffer of thrd_data; 0: no thread scope (the switch
+	 * path then has none of its code: the verifier drops it) */
+	__u32 max_tids;
 	/* the index of a time event (cpu-clock), -1: none. Untraced slices
 	 * add their time to EMON_STAT_UNTRACED_NS: how much time had its
 	 * owner guessed. */
@@ -224,6 +248,7 @@ enum emon_stat {
 	EMON_STAT_UNTRACED_NS,	/* their time (the clock event's delta): owner estimated */
 	EMON_STAT_TREE_LOST,	/* children of a command's tree the tree map refused */
 	EMON_STAT_SLOT_KEY,	/* slots found for a key that held another key's header */
+	EMON_STAT_THRD_FULL,	/* slices sent to the thread overflow row */
 	EMON_STAT_NR,
 };
 

@@ -56,6 +56,7 @@ struct emon_hello_event {
 #define EMON_HELLO_SCHED (1u << 2)	/* the scheduler view is on (--sched) */
 #define EMON_HELLO_SCHED_MS (1u << 3)	/* its histogram is in ms, not us */
 #define EMON_HELLO_NO_SCALE (1u << 4)	/* multiplexed counts are raw (--no-scale) */
+#define EMON_HELLO_THREADS (1u << 5)	/* it counts threads (--max-tids): EMON_SNAP_THREADS */
 
 /* followed by __s32 cpu_pkg[ncpus], __s32 pkg_id[npkg] */
 struct emon_hello {
@@ -75,6 +76,8 @@ struct emon_hello {
 #define EMON_SNAP_CGROUPS (1u << 0)
 #define EMON_SNAP_PROCS (1u << 1)
 #define EMON_SNAP_PROCS_TREE (1u << 2)
+/* every thread (an engine with the thread scope; else none come) */
+#define EMON_SNAP_THREADS (1u << 3)
 
 /*
  * A command's: its tree and the caller's own processes are what it wants;
@@ -94,7 +97,9 @@ struct emon_snap_req {
  * A snapshot: this header, then per CPU a struct emon_snap_cpu, per
  * package a struct emon_snap_pkg, then EMON_SNAP_FIXED entries (overflow,
  * gone, tree: enum emon_snap_fixed), nr_cgrp cgroup entries, nr_proc
- * process entries, nr_cont struct emon_snap_cont (the containers of the
+ * process entries, with EMON_SNAP_THREADS in scopes the thread overflow
+ * and gone entries then nr_thrd thread entries (id tid, id2 tgid << 32 |
+ * the low 32 bits of its start time, name its comm), nr_cont struct emon_snap_cont (the containers of the
  * cgroups, with cgroups only), then strings bytes of NUL-terminated names. Each
  * entry and CPU ends with nr_events struct emon_count, then, with
  * EMON_SNAP_SCHED, one struct emon_sched (emon.h).
@@ -119,7 +124,7 @@ struct emon_snap_hdr {
 	__u64 stats[EMON_SNAP_STATS];	/* enum emon_stat, cumulative */
 	__u8 ev[EMON_MAX_EVENTS];	/* counted event index of each count */
 	__u32 nr_cont;		/* container names that follow the processes */
-	__u32 pad;
+	__u32 nr_thrd;		/* thread entries (EMON_SNAP_THREADS) */
 };
 
 struct emon_snap_cpu {
@@ -139,8 +144,8 @@ struct emon_snap_pkg {
 #define EMON_NO_NAME 0xffffffffu
 
 struct emon_snap_entry {
-	__u64 id;		/* cgroup v2 id, or tgid */
-	__u64 id2;		/* process: start */
+	__u64 id;		/* cgroup v2 id, tgid, or tid */
+	__u64 id2;		/* process: start; thread: tgid << 32 | start */
 	__u32 name;		/* offset in the strings, EMON_NO_NAME: none */
 	__u32 flags;		/* EMON_PROC_* */
 	double energy_j;

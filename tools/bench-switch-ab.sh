@@ -7,7 +7,9 @@
 # ns per run (kernel.bpf_stats_enabled) per step and build. For a change
 # to the switch path: build the commit before it in a worktree, then
 #   tools/bench-switch-ab.sh /path/to/before/build .../after/build [ROUNDS]
-# (root; BENCH_EVENTS: the events, cpu-clock,context-switches,page-faults)
+# (root; BENCH_EVENTS: the events, cpu-clock,context-switches,page-faults;
+# AFTER_ARGS: more arguments for the after build's, e.g. "-T 32768": the
+# same build with a knob on, A against B)
 set -u
 cd "$(dirname "$0")/.."
 . tools/bench/lib.sh
@@ -39,10 +41,10 @@ sleep 1
 for ((r = 1; r <= ROUNDS; r++)); do
 	# shellcheck disable=SC2046
 	for b in $(shuffled "$r" before after); do
-		d=$A
-		[ "$b" = after ] && d=$B
+		d=$A extra=()
+		[ "$b" = after ] && d=$B && read -ra extra <<<"${AFTER_ARGS:-}"
 		# shellcheck disable=SC2046
-		taskset -c 0 "$d/tools/bench-switch-cost" -e "$EV" -d 0.5 \
+		taskset -c 0 "$d/tools/bench-switch-cost" "${extra[@]}" -e "$EV" -d 0.5 \
 			$(shuffled "$((100 + r))" none read cpu cgrp all) |
 			sed "s/^/build=$b /" >>"$RES"
 	done

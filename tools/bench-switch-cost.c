@@ -7,11 +7,12 @@
  * (tools/bench.sh runs a ping-pong meanwhile) with a flush every 100 ms as
  * the engine does, and on_switch's mean run time printed.
  *
- *   bench-switch-cost [-e EVENTS] [-d SECONDS] [-c] STEP...
+ *   bench-switch-cost [-e EVENTS] [-d SECONDS] [-c] [-T N] STEP...
  *   STEP: none (the bpf_stats floor), read (the slice's deltas), cpu (+ the
  *   CPU row), cgrp (+ the cgroup row), all (+ the process row: the engine)
  *   -c: every event from a counter, none from the switch itself
  *       (EMON_SWITCH_EVENTS=counters: how the engine counted before)
+ *   -T N: the thread scope on, N slots (stat -t, --per-thread: --max-tids)
  * prints per step: "step=NAME events=N from=switch|counters runs=R ns_per_run=X"
  *
  *   bench-switch-cost -S
@@ -53,6 +54,7 @@ struct cost_run {
 	double secs;
 	int ncpus;
 	bool *online;
+	__u32 max_tids;		/* -T: the thread scope's slots, 0: off */
 };
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -115,7 +117,8 @@ static int session__run_for(struct session *s, struct session_read *r, double se
 /* One step: open the events and a session cut there, time on_switch. */
 static int cost_run__step(const struct cost_run *c, int step)
 {
-	struct session_opts so = { .ncpus = c->ncpus, .online = c->online, .steps = step };
+	struct session_opts so = { .ncpus = c->ncpus, .online = c->online, .steps = step,
+				   .max_tids = c->max_tids };
 	__u64 ns0 = 0, n0 = 0, ns1 = 0, n1 = 0;
 	struct pmu_event_list ev = {};
 	struct session s = {};
@@ -167,12 +170,13 @@ int main(int argc, char **argv)
 	int opt, stats_fd = -1, ret = 1;
 	bool hold = false;
 
-	while ((opt = getopt(argc, argv, "e:d:cS")) != -1) {
+	while ((opt = getopt(argc, argv, "e:d:cST:")) != -1) {
 		switch (opt) {
 		case 'e': c.events = optarg; break;
 		case 'd': c.secs = atof(optarg); break;
 		case 'c': c.counters = true; break;
 		case 'S': hold = true; break;
+		case 'T': c.max_tids = atoi(optarg); break;
 		default: goto usage;
 		}
 	}
@@ -212,7 +216,7 @@ out:
 	free(c.online);
 	return ret;
 usage:
-	fprintf(stderr, "usage: bench-switch-cost [-e EVENTS] [-d SECONDS] [-c] "
+	fprintf(stderr, "usage: bench-switch-cost [-e EVENTS] [-d SECONDS] [-c] [-T N] "
 		"none|read|cpu|cgrp|all...\n       bench-switch-cost -S\n");
 	return 2;
 }

@@ -301,7 +301,7 @@ finish() {
 FORKER=$TOOLS/forker
 CGCHURN=$TOOLS/cgchurn
 # emon-perf's BPF object names (programs, maps), as bpftool shows them
-EMON_BPF_NAMES='on_switch flush on_fork on_exec on_free on_attach events prev cpu_counts flush_ns stats cgrp_data proc_data cgrp_idx proc_idx cgrp_parent cgrp_scratch split_scratch tree tree_ovf self_ctl self_slots self_arrays self_task emon_bpf.rodata emon_bpf.bss'
+EMON_BPF_NAMES='on_switch flush on_fork on_exec on_free on_attach events prev cpu_counts flush_ns stats cgrp_data proc_data thrd_data cgrp_idx proc_idx thrd_idx cgrp_parent cgrp_scratch split_scratch tree tree_ovf self_ctl self_slots self_arrays self_task emon_bpf.rodata emon_bpf.bss'
 
 # python3 without a version manager's shim in front (pyenv's costs a
 # second a call on a loaded machine): the helpers below call it in loops

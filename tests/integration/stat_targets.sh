@@ -103,6 +103,32 @@ check "-p -I: perf's three within 2% of its own window's" near "$p" "$pk" 2
 kill "$BURNER" 2>/dev/null
 wait "$BURNER" 2>/dev/null
 
+# -p follows what the process forks after the start, as perf -p's
+# inherited counters do: a shell that sleeps, then runs a 0.5 s burner (a
+# child it forks well after both tools started) and waits for it. The
+# truth: the burner's CPU time, 0.5 s by construction (burn spins until
+# its process used that much), and the shell's, from the shell's rusage
+forkp() {
+	"$BASH" -c '
+sleep 1.2
+"$1" 0.5
+sleep 0.3
+times >"$2"' forkp "$BURN" "$1" &
+}
+forkp "$TMP/fork-p.times"
+FP=$!
+BG_PIDS+=("$FP")
+"$PERF" stat -x , -e $EV -p "$FP" 2>"$TMP/perf-fp.csv" &
+pp=$!
+"$EMON" stat -x , -e $EV -p "$FP" -o "$TMP/emon-fp.csv" 2>/dev/null
+check "-p of a process that forks later: exit 0, ends with it" [ $? -eq 0 ]
+wait "$pp"
+ft=$(awk '{ for (i = 1; i <= 2; i++) { split($i, t, "m"); s += t[1] * 60 + t[2] } }
+	END { printf "%.0f\n", s * 1e9 }' "$TMP/fork-p.times")
+e=$(csv_val "$TMP/emon-fp.csv" task-clock) p=$(csv_val "$TMP/perf-fp.csv" task-clock)
+check "-p: the child forked after the start counted, within 2% of the tree's rusage" near "$e" "$ft" 2
+check "-p: the same as perf's (inherited counters) within 2%" near "$e" "$p" 2
+
 # ival_ns FILE N: interval N's length from -I's timestamps (the first
 # field, the interval's end): a busy machine prints late, so an interval
 # is not its nominal length, nor a --timeout run its timeout

@@ -645,6 +645,64 @@ static void test_csv_cpus_by_event(void **state)
 	free(out);
 }
 
+/*
+ * --per-thread: perf prints event by event, each event's threads by its
+ * count, the largest first; a thread that did not run is <not counted>
+ * (last), with RUN 0; the key is COMM-TID.
+ */
+static void test_csv_threads_by_event(void **state)
+{
+	static const char *const want[][3] = {
+		{ "w-11", "30.00", "cpu-clock" }, { "w-12", "20.00", "cpu-clock" },
+		{ "main-10", "<not counted>", "cpu-clock" },
+		{ "w-12", "9", "context-switches" }, { "w-11", "5", "context-switches" },
+		{ "main-10", "<not counted>", "context-switches" },
+	};
+	struct output o;
+	struct row r[3];
+	char *out;
+
+	(void)state;
+	output__setup(&o, &output_csv_ops);
+	o.nr_events = 2;
+	row__setup(&r[0], SCOPE_THREAD, "10", 0, 0);
+	r[0].comm = "main";
+	r[0].not_run = true;
+	row__setup(&r[1], SCOPE_THREAD, "11", 30 * 1000000ULL, 5);
+	r[1].comm = "w";
+	row__setup(&r[2], SCOPE_THREAD, "12", 20 * 1000000ULL, 9);
+	r[2].comm = "w";
+	for (int i = 0; i < 3; i++)
+		r[i].pid = 10;
+	out = render(&o, 1.0, 1.0, r, 3, 1.0);
+	assert_int_equal(csv__lines(out, ",", csv_fields, csv_nfields, 32), 6);
+	for (int i = 0; i < 6; i++) {
+		/* AGGR,VALUE,UNIT,EVENT,RUN,PCT,METRIC,METRIC_UNIT: perf's 8 */
+		assert_int_equal(csv_nfields[i], 8);
+		assert_string_equal(csv_fields[i][0], want[i][0]);
+		assert_string_equal(csv_fields[i][1], want[i][1]);
+		assert_string_equal(csv_fields[i][3], want[i][2]);
+	}
+	assert_string_equal(csv_fields[2][4], "0");		/* RUN */
+	assert_string_equal(csv_fields[2][5], "100.00");	/* PCT, as perf */
+	assert_int_equal(o.rows_printed, 3);
+	free(out);
+	/* JSON: scope thread, the tid a number, its process and name; null
+	 * counts for the thread that did not run */
+	output__setup(&o, &output_json_ops);
+	o.nr_events = 2;
+	out = render(&o, 1.0, 1.0, r, 2, 1.0);
+	assert_non_null(strstr(out, "\"scope\":\"thread\",\"key\":10,\"pid\":10,\"comm\":\"main\""));
+	assert_non_null(strstr(out, "\"counters\":{\"cpu-clock\":null,\"context-switches\":null}"));
+	assert_non_null(strstr(out, "\"key\":11,\"pid\":10,\"comm\":\"w\",\"counters\":{\"cpu-clock\":30000000,"));
+	free(out);
+	/* text: the key COMM-TID after the event, as for every scope */
+	r[1].scope = SCOPE_THREAD;
+	out = render_text(&r[1], 1.0);
+	assert_non_null(strstr(out, "w-11"));
+	free(out);
+}
+
 /* perf -G: the cgroup after the event; a container's key there too. */
 
 /* -r 3: perf's spread column after the event name, on every event line */
@@ -1168,6 +1226,7 @@ int main(void)
 		cmocka_unit_test(test_csv_columns),
 		cmocka_unit_test(test_csv_aggregation),
 		cmocka_unit_test(test_csv_cpus_by_event),
+		cmocka_unit_test(test_csv_threads_by_event),
 		cmocka_unit_test(test_csv_repeat),
 		cmocka_unit_test(test_text_repeat),
 		cmocka_unit_test(test_csv_separator_in_key),

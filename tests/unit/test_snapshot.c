@@ -11,6 +11,7 @@
 #include <string.h>
 #include "emon_proto.h"
 #include "engine/snapshot.h"
+#include "engine/engine_snap.h"
 #include "aggregate_want.h"
 
 static int cpu_pkg[2] = { 0, 0 }, pkg_id[1] = { 3 };
@@ -51,6 +52,7 @@ static void test_meta_round_trip(void **state)
 	assert_true(d.energy_on);
 	assert_string_equal(d.split_by, "cpu-clock");
 	assert_true(d.no_scale);	/* the daemon's counts are raw */
+	assert_false(d.threads_on);
 	assert_true(((struct emon_hello *)buf)->flags & EMON_HELLO_NO_SCALE);
 	snap_meta__free(&d);
 	/* bad ones next to the good one */
@@ -252,6 +254,94 @@ static void test_diff_first_and_partial(void **state)
 	aggregate__exit(&a);
 }
 
+/*
+ * The thread scope through a snapshot: each thread's (tid, tgid << 32 |
+ * start) key, its name and counts, the overflow and gone entries; a
+ * request without EMON_SNAP_THREADS has none of it. A second snapshot's
+ * difference holds only the thread that ran since.
+ */
+static void test_threads_round_trip(void **state)
+{
+	struct snap_meta m = mk_meta();
+	struct aggregate a, b;
+	struct session_read r = { 0 };
+	struct snap_view all = { .all = true };
+	struct emon_snap_req req = { .scopes = EMON_SNAP_THREADS, .tree = -1 };
+	struct agg_entry gone = { 0 };
+	struct sess_thrd th[2] = {
+		{ .tid = 101, .tgid = 100, .cpu = 0, .start = 7, .comm = "worker" },
+		{ .tid = 102, .tgid = 100, .cpu = 1, .start = 8, .comm = "other" },
+	};
+	bool online[2] = { true, true };
+	struct snapshot s1, s2;
+	struct agg_entry *e;
+	struct snap_src src;
+	size_t len;
+	void *buf;
+
+	(void)state;
+	m.nr_events = 1;
+	assert_int_equal(aggregate__init(&a, 2, 1, cpu_pkg, 1), 0);
+	assert_int_equal(session_read__init(&r, 2), 0);
+	th[0].c.c[0].counter = 5000;
+	th[1].c.c[0].counter = 300;
+	r.thrd = th;
+	r.nr_thrd = 2;
+	r.ovf_thrd[1].c[0].counter = 40;
+	gone.total.c[0].counter = 6;
+	assert_int_equal(aggregate__add(&a, &r), 0);
+	src = (struct snap_src){ .agg = &a, .gone_thrd = &gone, .online = online,
+				 .ncpus = 2, .nr_events = 1, .seq = 1, .t = 1.0,
+				 .view = &all };
+	assert_int_equal(snap_src__encode(&src, &req, -1, &buf, &len), 0);
+	assert_int_equal(snapshot__decode(&s1, &m, buf, len), 0);
+	free(buf);
+	assert_int_equal(s1.nr_thrd, 2);
+	assert_int_equal(s1.ovf_thrd.c.c[0].counter, 40);
+	assert_int_equal(s1.gone_thrd.c.c[0].counter, 6);
+	for (size_t i = 0; i < s1.nr_thrd; i++) {
+		const struct snap_entry *t = &s1.thrd[i];
+
+		assert_int_equal(t->id2 >> 32, 100);
+		assert_string_equal(t->name, t->id == 101 ? "worker" : "other");
+		assert_int_equal(t->c.c[0].counter, t->id == 101 ? 5000 : 300);
+		assert_int_equal(t->id2 & 0xffffffff, t->id == 101 ? 7 : 8);
+	}
+	/* no thread scope asked: none, and the sizes still check */
+	req.scopes = EMON_SNAP_PROCS;
+	assert_int_equal(snap_src__encode(&src, &req, -1, &buf, &len), 0);
+	assert_int_equal(snapshot__decode(&s2, &m, buf, len), 0);
+	assert_int_equal(s2.nr_thrd, 0);
+	snapshot__free(&s2);
+	/* a snapshot that claims threads without the scope is refused */
+	((struct emon_snap_hdr *)buf)->nr_thrd = 1;
+	assert_int_equal(snapshot__decode(&s2, &m, buf, len), -EBADMSG);
+	free(buf);
+	/* the next interval: thread 102 ran 50 more; 101 did not */
+	req.scopes = EMON_SNAP_THREADS;
+	th[1].c.c[0].counter = 50;
+	r.thrd = &th[1];
+	r.nr_thrd = 1;
+	r.ovf_thrd[1].c[0].counter = 0;
+	assert_int_equal(aggregate__add(&a, &r), 0);
+	assert_int_equal(snap_src__encode(&src, &req, -1, &buf, &len), 0);
+	assert_int_equal(snapshot__decode(&s2, &m, buf, len), 0);
+	free(buf);
+	assert_int_equal(aggregate__init(&b, 2, 1, cpu_pkg, 1), 0);
+	assert_int_equal(snapshot__diff(&s2, &s1, &b), 0);
+	assert_int_equal(b.thrds.nr, 1);
+	e = idmap__get(&b.thrds, 102, 100ULL << 32 | 8);
+	assert_non_null(e);
+	assert_int_equal(e->total.c[0].counter, 50);
+	assert_string_equal(e->comm, "other");
+	snapshot__free(&s1);
+	snapshot__free(&s2);
+	r.thrd = NULL;
+	session_read__exit(&r);
+	aggregate__exit(&a);
+	aggregate__exit(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_decode_checks),
 		cmocka_unit_test(test_diff_gone),
 		cmocka_unit_test(test_diff_first_and_partial),
+		cmocka_unit_test(test_threads_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,266 @@
+#!/usr/bin/env bash
+# The thread scope (stat -t, --per-thread) side by side with Debian's perf
+# on the same window, and against the kernel: a process whose threads
+# burn different shares of a CPU (tools/threads), each thread's task-clock
+# against its own /proc/PID/task/TID/schedstat runtime over the window
+# (read at the window's start and end by the window's command), and
+# against perf's: the same lines, fields, unit and event columns, counts
+# within 2%. A thread that exits mid-run keeps its counts. The daemon
+# counts threads with serve --max-tids; without, an explicit --socket is
+# refused (exit 2). Bad -t lists and --per-thread without a target exit 2.
+. "$(dirname "$0")/lib.sh"
+
+PERF=$(command -v perf) || skip "no perf"
+"$PERF" stat -e task-clock -x , true 2>/dev/null || skip "perf stat cannot count here"
+THREADS=$TOOLS/threads
+[ -x "$THREADS" ] || { echo "FAIL: $THREADS not built"; exit 1; }
+EV=task-clock,context-switches
+
+# start_threads DIR SECONDS [-x SECS] SHARE...: tools/threads in the
+# background ($WPID); returns once its tids are in DIR/tids
+start_threads() {
+	local dir=$1 secs=$2
+	shift 2
+	local x=()
+	[ "$1" = -x ] && x=(-x "$2") && shift 2
+	mkdir -p "$dir"
+	"$THREADS" "${x[@]}" "$dir" "$secs" "$@" &
+	WPID=$!
+	BG_PIDS+=("$WPID")
+	for _ in $(seq 500); do
+		[ -s "$dir/tids" ] && return 0
+		sleep 0.02
+	done
+	return 1
+}
+# window FILE SECONDS TID...: a command for a window of SECONDS: each
+# TID's schedstat runtime at its start and end, "TID START END" lines
+window() {
+	local f=$1 s=$2 t
+	shift 2
+	local cmd=""
+	for t in "$@"; do cmd+="r$t=\$(cut -d' ' -f1 /proc/$WPID/task/$t/schedstat); "; done
+	cmd+="sleep $s; "
+	for t in "$@"; do
+		cmd+="echo $t \$r$t \$(cut -d' ' -f1 /proc/$WPID/task/$t/schedstat) >>$f; "
+	done
+	echo "$cmd"
+}
+# runtime FILE TID: the thread's runtime in the window, ns
+runtime() { awk -v t="$2" '$1 == t { print $3 - $2 }' "$1"; }
+# tval FILE TID EVENT: the value on the line of comm-TID and EVENT in a
+# --per-thread CSV (perf's or ours), msec as ns; the sum over -I's lines
+tval() {
+	"$PY3" -c '
+import csv, sys
+f, tid, ev = sys.argv[1:4]
+s, n = 0.0, 0
+for r in csv.reader(open(f)):
+    if ev not in r:
+        continue
+    i = r.index(ev)
+    if not r[i - 3].endswith("-" + tid):
+        continue
+    try:
+        s += float(r[i - 2]) * (1e6 if r[i - 1] == "msec" else 1); n += 1
+    except ValueError:
+        pass
+print("%.0f" % s if n else "missing")' "$1" "$2" "$3"
+}
+# csv_shape FILE: each line with an event of $EV: its field count, unit
+# and event ("7 msec task-clock"), in order
+csv_shape() {
+	"$PY3" -c '
+import csv, sys
+for r in csv.reader(open(sys.argv[1])):
+    e = [x for x in r if x in ("task-clock", "context-switches")]
+    if e:
+        i = r.index(e[0]); print(len(r), r[i - 1] or "-", e[0])' "$1"
+}
+same_shape() {
+	local a b
+	a=$(csv_shape "$1") b=$(csv_shape "$2")
+	echo "      $(echo "$a" | head -1) ... vs $(echo "$b" | head -1) ..."
+	[ -n "$a" ] && [ "$a" = "$b" ]
+}
+# ratio A B
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print a / b }'; }
+
+# --- --per-thread -p: three threads at 80%, 40% and 10% of a CPU ----------
+start_threads "$TMP/w1" 60 80 40 10 || { echo "FAIL  tools/threads did not start"; exit 1; }
+mapfile -t T <"$TMP/w1/tids"
+s0=$(steal_ns)
+"$PERF" stat --per-thread -x , -e $EV -p "$WPID" -- \
+	sh -c "$(window "$TMP/perf-pt.w" 1 "${T[@]}")" 2>"$TMP/perf-pt.csv" &
+pp=$!
+"$EMON" stat --per-thread -x , -e $EV -p "$WPID" -o "$TMP/emon-pt.csv" -- \
+	sh -c "$(window "$TMP/emon-pt.w" 1 "${T[@]}")" 2>"$TMP/emon-pt.err"
+check "--per-thread -p: exit 0" [ $? -eq 0 ]
+wait "$pp"
+steal=$(($(steal_ns) - s0))
+check "--per-thread -p: as many lines as perf's, the same fields, units and events" \
+	same_shape "$TMP/emon-pt.csv" "$TMP/perf-pt.csv"
+check "--per-thread -p: a line per thread and event (4 threads: the main one <not counted>, as perf)" \
+	[ "$(grep -c "<not counted>,msec,task-clock" "$TMP/emon-pt.csv")" -eq 1 ] &&
+	[ "$(grep -c ",task-clock," "$TMP/emon-pt.csv")" -eq 4 ]
+check "--per-thread -p: the main thread's row is comm-pid" grep -q -- "-$WPID,<not counted>," "$TMP/emon-pt.csv"
+for i in 0 1 2; do
+	t=${T[$i]}
+	e=$(tval "$TMP/emon-pt.csv" "$t" task-clock) p=$(tval "$TMP/perf-pt.csv" "$t" task-clock)
+	ek=$(runtime "$TMP/emon-pt.w" "$t") pk=$(runtime "$TMP/perf-pt.w" "$t")
+	check "--per-thread -p: thread $t's task-clock within 2% of its schedstat runtime in the window" \
+		near_steal "$e" "$ek" 2 "$steal"
+	check "--per-thread -p: thread $t, perf's within 2% of its own window's" near_steal "$p" "$pk" 2 "$steal"
+	check "--per-thread -p: thread $t, emon-perf's and perf's, each over its window's runtime, within 2%" \
+		near "$(ratio "$e" "$ek")" "$(ratio "$p" "$pk")" 2
+done
+# perf's order: each event's lines by its count, the largest first,
+# <not counted> last
+check "--per-thread -p: each event's lines in perf's order (largest count first)" "$PY3" -c '
+import csv, sys
+for ev in ("task-clock", "context-switches"):
+    v = [r[r.index(ev) - 2] for r in csv.reader(open(sys.argv[1])) if ev in r]
+    n = [float(x) for x in v if x != "<not counted>"]
+    print("     ", ev, v)
+    if n != sorted(n, reverse=True) or v[len(n):] != ["<not counted>"] * (len(v) - len(n)):
+        sys.exit(1)' "$TMP/emon-pt.csv"
+
+# --per-thread -p with -I: each interval's lines, summed over the window
+"$EMON" stat --per-thread -x , -e $EV -p "$WPID" -I 300 -o "$TMP/emon-pti.csv" -- \
+	sh -c "$(window "$TMP/emon-pti.w" 0.9 "${T[0]}")" 2>/dev/null
+e=$(tval "$TMP/emon-pti.csv" "${T[0]}" task-clock) ek=$(runtime "$TMP/emon-pti.w" "${T[0]}")
+check "--per-thread -p -I 300: the 80% thread's intervals within 2% of its runtime" near "$e" "$ek" 2
+check "--per-thread -p -I: lines lead with the time" \
+	grep -qE "^ *[0-9]+\.[0-9]{9},threads-${T[0]},[0-9.]+,msec,task-clock," "$TMP/emon-pti.csv"
+
+# --- -t: one thread, summed into one line per event, as perf -t ------------
+t=${T[1]}
+"$PERF" stat -x , -e $EV -t "$t" -- sh -c "$(window "$TMP/perf-t.w" 1 "$t")" 2>"$TMP/perf-t.csv" &
+pp=$!
+"$EMON" stat -x , -e $EV -t "$t" -o "$TMP/emon-t.csv" -- \
+	sh -c "$(window "$TMP/emon-t.w" 1 "$t")" 2>/dev/null
+check "-t: exit 0" [ $? -eq 0 ]
+wait "$pp"
+check "-t: as many lines as perf's, the same fields, units and events" \
+	same_shape "$TMP/emon-t.csv" "$TMP/perf-t.csv"
+e=$("$PY3" -c 'import csv,sys; print([float(r[0]) * 1e6 for r in csv.reader(open(sys.argv[1])) if "task-clock" in r][0])' "$TMP/emon-t.csv")
+p=$("$PY3" -c 'import csv,sys; print([float(r[0]) * 1e6 for r in csv.reader(open(sys.argv[1])) if "task-clock" in r][0])' "$TMP/perf-t.csv")
+ek=$(runtime "$TMP/emon-t.w" "$t") pk=$(runtime "$TMP/perf-t.w" "$t")
+check "-t: the 40% thread's task-clock within 2% of its schedstat runtime" near "$e" "$ek" 2
+check "-t: emon-perf's and perf's, each over its window's runtime, within 2%" \
+	near "$(ratio "$e" "$ek")" "$(ratio "$p" "$pk")" 2
+"$EMON" stat -e task-clock -t "$t" --timeout 200 -o "$TMP/emon-t.txt" 2>/dev/null
+check "-t: perf's header names the thread" \
+	grep -q "Performance counter stats for thread id '$t':" "$TMP/emon-t.txt"
+
+# -t with two threads and --per-thread: a row each
+"$PERF" stat --per-thread -x , -e $EV -t "${T[0]},${T[2]}" -- sleep 0.5 2>"$TMP/perf-t2.csv" &
+pp=$!
+"$EMON" stat --per-thread -x , -e $EV -t "${T[0]},${T[2]}" -o "$TMP/emon-t2.csv" -- sleep 0.5 2>/dev/null
+wait "$pp"
+check "-t A,B --per-thread: as many lines as perf's, the same fields, units and events" \
+	same_shape "$TMP/emon-t2.csv" "$TMP/perf-t2.csv"
+check "-t A,B --per-thread: only those threads" \
+	[ "$(grep -c ',task-clock,' "$TMP/emon-t2.csv")" -eq 2 ] &&
+	grep -q "^threads-${T[0]}," "$TMP/emon-t2.csv" && grep -q "^threads-${T[2]}," "$TMP/emon-t2.csv"
+
+# --- -j: thread rows with tid, pid and comm ---------------------------------
+"$EMON" stat --per-thread -j -e $EV -p "$WPID" -o "$TMP/emon-pt.jsonl" -- \
+	sh -c "$(window "$TMP/emon-ptj.w" 0.5 "${T[0]}")" 2>/dev/null
+check "-j --per-thread: a thread row per thread, with tid, pid and comm" "$PY3" -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+th = {r["key"]: r for r in rows if r["scope"] == "thread"}
+want = set(map(int, sys.argv[3:])) | {int(sys.argv[2])}
+print("      keys", sorted(th), "want", sorted(want))
+ok = want <= set(th) and all(r["pid"] == int(sys.argv[2]) and r["comm"] == "threads" for r in th.values())
+ok = ok and th[int(sys.argv[2])]["counters"]["task-clock"] is None	# the main thread never ran
+sys.exit(0 if ok else 1)' "$TMP/emon-pt.jsonl" "$WPID" "${T[@]}"
+e=$(jfield "$TMP/emon-pt.jsonl" thread "${T[0]}" counters task-clock)
+check "-j --per-thread: the 80% thread's task-clock within 2% of its runtime" \
+	near "$e" "$(runtime "$TMP/emon-ptj.w" "${T[0]}")" 2
+kill "$WPID" 2>/dev/null
+wait "$WPID" 2>/dev/null
+
+# --- a thread that exits mid-run keeps its counts ---------------------------
+# --per-thread -a over the workload's whole life: the exiting thread's
+# lines (-I 200: several intervals, the last one after it ended; then one
+# print at the end) add up to the runtime it read itself just before it
+# exited. A thread row has no system row's untraced_ns beside it: -v says
+# the time whose owner was guessed (see lib.sh's untraced_ns) per read
+untraced_v_ns() {
+	sed -n 's/.* slices (\([0-9.]*\) ms of cpu-clock) followed context switches.*/\1/p' "$1" |
+		awk '{ s += $1 } END { printf "%.0f\n", s * 1e6 }'
+}
+mkdir -p "$TMP/w2" "$TMP/w3"
+for mode in "-I 200" ""; do
+	w=$TMP/w2 x=0.4
+	[ -z "$mode" ] && w=$TMP/w3 x=0.3
+	s0=$(steal_ns)
+	# shellcheck disable=SC2086
+	"$EMON" stat -v --per-thread -a -x , -e task-clock $mode -o "$TMP/emon-x.csv" -- \
+		"$THREADS" -x "$x" "$w" 1.5 30 2>"$TMP/emon-x.err"
+	check "an exited thread (${mode:-one print}): the workload wrote its runtime" [ -s "$w/exited" ]
+	read -r xt xk <"$w/exited"
+	slack=$(($(steal_ns) - s0 + $(untraced_v_ns "$TMP/emon-x.err")))
+	e=$(tval "$TMP/emon-x.csv" "$xt" task-clock)
+	check "an exited thread (${mode:-one print}): its task-clock within 2% of the runtime it read at its end" \
+		near_steal "$e" "$xk" 2 "$slack"
+done
+
+# --- a full thread map: an overflow row, and a warning once -----------------
+# 4 thread x CPU entries per interval for a machine's threads: most slices
+# find none, and go to the overflow row
+"$EMON" stat --per-thread -a --max-tids 4 -x , -e task-clock -I 200 --interval-count 3 \
+	-o "$TMP/emon-ovf.csv" 2>"$TMP/emon-ovf.err"
+check "--max-tids 4: exit 0" [ $? -eq 0 ]
+check "--max-tids 4: an overflow row" grep -q '^ *[0-9.]*,\[map full\]-overflow,[0-9.]*,msec,task-clock,' "$TMP/emon-ovf.csv"
+check "--max-tids 4: the warning once, naming the option" \
+	[ "$(grep -c 'thread map full (--max-tids 4)' "$TMP/emon-ovf.err")" -eq 1 ]
+
+# --- the daemon: with --max-tids it serves -t; without, --socket refuses ---
+start_threads "$TMP/w4" 60 50 || { echo "FAIL  tools/threads did not start"; exit 1; }
+mapfile -t T <"$TMP/w4/tids"
+if serve_start "$TMP/d.sock" "$TMP/serve.log" -e $EV --max-tids 4096; then
+	"$EMON" stat --socket "$TMP/d.sock" -x , -e $EV -t "${T[0]}" -o "$TMP/emon-td.csv" -- \
+		sh -c "$(window "$TMP/emon-td.w" 1 "${T[0]}")" 2>"$TMP/emon-td.err"
+	check "attached -t: exit 0, attached" [ $? -eq 0 ] && grep -q "attached to the daemon" "$TMP/emon-td.err"
+	e=$("$PY3" -c 'import csv,sys; print([float(r[0]) * 1e6 for r in csv.reader(open(sys.argv[1])) if "task-clock" in r][0])' "$TMP/emon-td.csv")
+	check "attached -t: task-clock within 2% of the thread's schedstat runtime" \
+		near "$e" "$(runtime "$TMP/emon-td.w" "${T[0]}")" 2
+	kill "$DPID" 2>/dev/null
+	wait "$DPID" 2>/dev/null
+fi
+if serve_start "$TMP/d2.sock" "$TMP/serve2.log" -e $EV; then
+	"$EMON" stat --socket "$TMP/d2.sock" -e task-clock -t "${T[0]}" --timeout 200 2>"$TMP/d2.err"
+	check "attached without --max-tids: -t with --socket exits 2" [ $? -eq 2 ]
+	check "  and says why in one line" [ "$(wc -l <"$TMP/d2.err")" -eq 1 ] &&
+		grep -q "counts no threads" "$TMP/d2.err"
+	EMON_PERF_SOCKET=$TMP/d2.sock "$EMON" stat -e task-clock -t "${T[0]}" --timeout 200 \
+		-o /dev/null 2>"$TMP/d2b.err"
+	check "  found by itself: counts with own events instead" [ $? -eq 0 ] &&
+		grep -q "counts no threads" "$TMP/d2b.err"
+	kill "$DPID" 2>/dev/null
+	wait "$DPID" 2>/dev/null
+fi
+kill "$WPID" 2>/dev/null
+wait "$WPID" 2>/dev/null
+
+# --- bad input: exit 2, one line naming the culprit -------------------------
+bad() {
+	local what=$1
+	shift
+	"$EMON" stat "$@" >/dev/null 2>"$TMP/bad.err"
+	local rc=$?
+	check "$what: exit 2, one line" [ $rc -eq 2 ] && [ "$(wc -l <"$TMP/bad.err")" -eq 1 ]
+}
+bad "-t 0" -t 0 -- true
+bad "-t abc" -t abc -- true
+bad "-t 1,,2" -t 1,,2 -- true
+bad "-t with no such thread" -t 2147483647 -- true
+bad "-t with -p" -t $$ -p $$ -- true
+bad "-t with -a" -t $$ -a -- true
+bad "--per-thread with a command and no target (perf's rule)" --per-thread -- true
+bad "--per-thread with -G" --per-thread -a -G / -- true
+bad "--max-tids 0" --max-tids 0 -t $$ -- true
+finish
