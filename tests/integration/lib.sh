@@ -607,7 +607,10 @@ PY
 # attached_burn SOCKET DPID WHAT: a stat attached to the daemon DPID on
 # SOCKET counts a 0.3 s burner in a cgroup of its own; two checks: it
 # attached, and the cgroup's cpu-clock matches cpu.stat for the same
-# window within 0.5% (+ steal + untraced time)
+# window within 2% (+ steal + untraced time). Two truths: cpu-clock is
+# the clock, cpu.stat the scheduler's runtime, and on a busy machine the
+# clock runs ahead for a burner preempted often (0.60% in make
+# test-loaded, 0.9-1.6% under two suites at once, with no steal seen)
 attached_burn() {
 	local sock=$1 dpid=$2 what=$3 c uc0 st0 uc steal unt
 	c=$(cg_new "burn$RANDOM")
@@ -617,8 +620,8 @@ attached_burn() {
 	uc=$(($(cg_usage_ns "$c") - uc0)) steal=$(($(steal_ns) - st0))
 	check "$what: a stat attaches" grep -q "attached to the daemon (pid $dpid" "$TMP/burn.err"
 	unt=$(untraced_ns "$TMP/burn.jsonl")
-	check "$what: the cgroup vs cpu.stat within 0.5% (+ steal + untraced)" near_steal \
-		"$(jrow "$TMP/burn.jsonl" cgroup "$c" cpu-clock)" "$uc" 0.5 $((steal + unt))
+	check "$what: the cgroup vs cpu.stat within 2% (+ steal + untraced)" near_steal \
+		"$(jrow "$TMP/burn.jsonl" cgroup "$c" cpu-clock)" "$uc" 2 $((steal + unt))
 }
 
 # chromium_shot HTML PNG: headless Chromium renders the page HTML (a
