@@ -723,3 +723,16 @@ JSON
 	ROOTS=()
 	for r in docker containerd cri-o podman; do ROOTS+=(--runtime-root "$r=$TMP/rt/$r"); done
 }
+# pod_cgroups: the fixtures' containers' cgroups, made as their runtimes
+# name them, into the caller's associative array cg: cache0 and cache1
+# (namespace kv's two pods, containerd's CRI plugin under the systemd
+# driver), pg (CRI-O), cart (podman); the pods' uids in the fixtures are
+# 0f1e2d3c-... and 1a2b3c4d-...
+pod_cgroups() {
+	local pods=kubepods.slice/kubepods-burstable.slice
+	local uid=0f1e2d3c_4b5a_6978_8796_a5b4c3d2e1f0 uid2=1a2b3c4d_5e6f_4a0b_8c1d_2e3f4a5b6c7d
+	cg[cache0]=$(cg_new "$pods/kubepods-burstable-pod$uid.slice/cri-containerd-$(fixture_id 2).scope")
+	cg[cache1]=$(cg_new "$pods/kubepods-burstable-pod$uid2.slice/cri-containerd-$(fixture_id 4).scope")
+	cg[pg]=$(cg_new "kubepods.slice/kubepods-besteffort.slice/crio-$(fixture_id 1).scope")
+	cg[cart]=$(cg_new "machine.slice/libpod-$(fixture_id 0).scope")
+}

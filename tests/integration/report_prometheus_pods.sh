@@ -13,8 +13,6 @@
 . "$(dirname "$0")/lib.sh"
 command -v prometheus >/dev/null || skip "no prometheus (apt-get install prometheus)"
 
-id() { fixture_id "$1"; }
-uid=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 uid2=1a2b3c4d-5e6f-4a0b-8c1d-2e3f4a5b6c7d
 pod_fixtures || exit 1
 roots=("${ROOTS[@]}")
 
@@ -48,12 +46,8 @@ for _ in $(seq 50); do [ "$(sample_t $START)" != 0 ] && break; sleep 0.2; done
 check "Prometheus has the daemon's samples at the window's start" [ "$(sample_t $START)" != 0 ] || finish
 sleep 1.5	# a whole step with no container: the containers are born in the window
 
-pods=kubepods.slice/kubepods-burstable.slice
 declare -A cg
-cg[cache0]=$(cg_new "$pods/kubepods-burstable-pod${uid//-/_}.slice/cri-containerd-$(id 2).scope")
-cg[cache1]=$(cg_new "$pods/kubepods-burstable-pod${uid2//-/_}.slice/cri-containerd-$(id 4).scope")
-cg[pg]=$(cg_new "kubepods.slice/kubepods-besteffort.slice/crio-$(id 1).scope")
-cg[cart]=$(cg_new "machine.slice/libpod-$(id 0).scope")
+pod_cgroups
 st0=$(steal_ns) un0=$(metrics_untraced_ns $MPORT)
 burners=()
 for c in cache0 cache1 pg cart; do cg_bg "${cg[$c]}" "$BURN" 0.8; burners+=($CG_BG_PID); done

@@ -13,16 +13,10 @@ command -v tmux >/dev/null || skip "tmux not installed (Debian tmux)"
 
 trap 'tm kill-server 2>/dev/null; cleanup' EXIT
 
-id() { fixture_id "$1"; }
-uid=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 uid2=1a2b3c4d-5e6f-4a0b-8c1d-2e3f4a5b6c7d
 pod_fixtures || exit 1
 roots=("${ROOTS[@]}")
-pods=kubepods.slice/kubepods-burstable.slice
 declare -A cg
-cg[cache0]=$(cg_new "$pods/kubepods-burstable-pod${uid//-/_}.slice/cri-containerd-$(id 2).scope")
-cg[cache1]=$(cg_new "$pods/kubepods-burstable-pod${uid2//-/_}.slice/cri-containerd-$(id 4).scope")
-cg[pg]=$(cg_new "kubepods.slice/kubepods-besteffort.slice/crio-$(id 1).scope")
-cg[cart]=$(cg_new "machine.slice/libpod-$(id 0).scope")
+pod_cgroups
 # four burners on two CPUs, beside other tests' loads: each gets what
 # the scheduler gives it, which cpu.stat says
 for c in cache0 cache1 pg cart; do cg_bg "${cg[$c]}" "$BURN" 600; done
