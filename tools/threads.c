@@ -11,7 +11,12 @@
  * schedstat runtime (ns, read by itself just before it ends) to
  * DIR/exited, then exits while the others go on.
  *
- *   threads [-x SECS] DIR SECONDS SHARE...
+ * -g: gated: the SHARE threads burn only while DIR/run exists, and
+ * otherwise look for it every 50 ms (about 0.1 ms of CPU time a second
+ * here). A test opens the gate for a window it reads the runtime of, so
+ * a tool counting from before to after that window counts nothing else.
+ *
+ *   threads [-g] [-x SECS] DIR SECONDS SHARE...
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -19,6 +24,7 @@
 #include "tools/tool.h"
 
 #define PERIOD_S 0.01
+#define GATE_POLL_S 0.05
 #define MAX_THREADS 16
 
 struct worker {
@@ -26,6 +32,7 @@ struct worker {
 	double until;		/* CLOCK_MONOTONIC s */
 	double burn_s;		/* the exiting one's CPU time */
 	const char *dir;
+	const char *gate;	/* DIR/run with -g, else NULL */
 	pid_t tid;
 	pthread_barrier_t *started;
 };
@@ -91,6 +98,11 @@ static void *worker__run(void *arg)
 	while (tool_mono_s() < w->until) {
 		double t0 = tool_mono_s();
 
+		if (w->gate && access(w->gate, F_OK)) {
+			sleep_s(GATE_POLL_S);
+			continue;
+		}
+
 		while (tool_mono_s() - t0 < w->share * PERIOD_S)
 			;
 		sleep_s(PERIOD_S - (tool_mono_s() - t0));
@@ -126,9 +138,15 @@ int main(int argc, char **argv)
 	pthread_t th[MAX_THREADS + 1];
 	pthread_barrier_t started;
 	double secs, burn_x = -1;
-	char *end;
+	char *end, gate[512];
+	bool gated = false;
 	int n = 0, i;
 
+	if (argc > 1 && !strcmp(argv[1], "-g")) {
+		gated = true;
+		argv++;
+		argc--;
+	}
 	if (argc > 2 && !strcmp(argv[1], "-x")) {
 		burn_x = strtod(argv[2], &end);
 		if (*end || burn_x <= 0)
@@ -150,10 +168,12 @@ int main(int argc, char **argv)
 	}
 	if (burn_x > 0)
 		w[n++] = (struct worker){ .share = -1, .burn_s = burn_x };
+	snprintf(gate, sizeof(gate), "%s/run", argv[1]);
 	pthread_barrier_init(&started, NULL, n + 1);
 	for (i = 0; i < n; i++) {
 		w[i].until = tool_mono_s() + secs;
 		w[i].dir = argv[1];
+		w[i].gate = gated ? gate : NULL;
 		w[i].started = &started;
 		if (pthread_create(&th[i], NULL, worker__run, &w[i])) {
 			perror("pthread_create");
@@ -167,6 +187,6 @@ int main(int argc, char **argv)
 		pthread_join(th[i], NULL);
 	return 0;
 usage:
-	fprintf(stderr, "usage: threads [-x SECS] DIR SECONDS SHARE%%...\n");
+	fprintf(stderr, "usage: threads [-g] [-x SECS] DIR SECONDS SHARE%%...\n");
 	return 2;
 }
