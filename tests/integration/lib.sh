@@ -736,3 +736,78 @@ pod_cgroups() {
 	cg[pg]=$(cg_new "kubepods.slice/kubepods-besteffort.slice/crio-$(fixture_id 1).scope")
 	cg[cart]=$(cg_new "machine.slice/libpod-$(fixture_id 0).scope")
 }
+
+# --- gated windows: perf and emon-perf side by side ------------------------
+# tools/threads -g burns only while DIR/run exists: both tools count at
+# once, from before the gate opens to after it closed, so what each
+# counts beyond the window whose runtime the test reads (its own start and
+# end, a few ms of a busy thread, which put their ratios to the runtime up
+# to 3 points apart on a loaded machine) is the threads' polls for the
+# gate alone (0.1 ms a second). start_threads (stat_threads.sh) or
+# THREADS_PID set by the caller names the workload's pid: $WPID.
+
+# start_threads DIR SECONDS [-x SECS] [-g] SHARE...: tools/threads in the
+# background ($WPID); returns once its tids are in DIR/tids
+start_threads() {
+	local dir=$1 secs=$2
+	shift 2
+	local x=()
+	[ "$1" = -x ] && x=(-x "$2") && shift 2
+	local g=()
+	[ "$1" = -g ] && g=(-g) && shift
+	mkdir -p "$dir"
+	"$TOOLS/threads" "${g[@]}" "${x[@]}" "$dir" "$secs" "$@" &
+	WPID=$!
+	BG_PIDS+=("$WPID")
+	for _ in $(seq 500); do
+		[ -s "$dir/tids" ] && return 0
+		sleep 0.02
+	done
+	return 1
+}
+# gate_hold DIR NAME: the command a tool counts beside the gated workload:
+# says it runs, then waits for the window's end
+gate_hold() { echo "touch $1/started.$2; while [ ! -e $1/done ]; do sleep 0.01; done"; }
+# gate_window DIR N SECONDS TID...: once N tools' commands run (and 0.3 s
+# more: perf may enable a -p/-t target's counters after it starts the
+# command), the gate open for SECONDS; each TID's runtime (of process
+# $WPID) over it, from before it opened to after the threads saw it
+# closed, to DIR/w ("TID START END"); then DIR/done ends the commands
+gate_window() {
+	local d=$1 n=$2 s=$3 t
+	shift 3
+	for _ in $(seq 1500); do
+		[ "$(find "$d" -maxdepth 1 -name 'started.*' | wc -l)" -ge "$n" ] && break
+		sleep 0.02
+	done
+	sleep 0.3
+	local -A r
+	for t; do r[$t]=$(cut -d' ' -f1 "/proc/$WPID/task/$t/schedstat"); done
+	touch "$d/run"
+	sleep "$s"
+	rm -f "$d/run"
+	sleep 0.1	# a thread sees it within a 10 ms period
+	for t; do echo "$t ${r[$t]} $(cut -d' ' -f1 "/proc/$WPID/task/$t/schedstat")" >>"$d/w"; done
+	touch "$d/done"
+}
+# gated_side_by_side DIR NAME TID... -- TARGET...: perf and emon-perf,
+# each `stat -x , -e $EV TARGET...`, around one gated window of 1 s of
+# DIR's threads (the TIDs' runtimes read); CSVs in $TMP/perf-NAME.csv and
+# $TMP/emon-NAME.csv, the window in DIR/w; EMON_RC is emon-perf's exit
+# status
+gated_side_by_side() {
+	local d=$1 n=$2 pp ep tids=()
+	shift 2
+	while [ "$1" != -- ]; do tids+=("$1"); shift; done
+	shift
+	rm -f "$d/done" "$d/w" "$d"/started.*
+	"$PERF" stat -x , -e $EV "$@" -- sh -c "$(gate_hold "$d" perf)" 2>"$TMP/perf-$n.csv" &
+	pp=$!
+	"$EMON" stat -x , -e $EV "$@" -o "$TMP/emon-$n.csv" -- \
+		sh -c "$(gate_hold "$d" emon)" 2>"$TMP/emon-$n.err" &
+	ep=$!
+	gate_window "$d" 2 1 "${tids[@]}"
+	wait "$ep"
+	EMON_RC=$?
+	wait "$pp"
+}

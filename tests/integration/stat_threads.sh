@@ -27,25 +27,6 @@ THREADS=$TOOLS/threads
 [ -x "$THREADS" ] || { echo "FAIL: $THREADS not built"; exit 1; }
 EV=task-clock,context-switches
 
-# start_threads DIR SECONDS [-x SECS] [-g] SHARE...: tools/threads in the
-# background ($WPID); returns once its tids are in DIR/tids
-start_threads() {
-	local dir=$1 secs=$2
-	shift 2
-	local x=()
-	[ "$1" = -x ] && x=(-x "$2") && shift 2
-	local g=()
-	[ "$1" = -g ] && g=(-g) && shift
-	mkdir -p "$dir"
-	"$THREADS" "${g[@]}" "${x[@]}" "$dir" "$secs" "$@" &
-	WPID=$!
-	BG_PIDS+=("$WPID")
-	for _ in $(seq 500); do
-		[ -s "$dir/tids" ] && return 0
-		sleep 0.02
-	done
-	return 1
-}
 # window FILE SECONDS TID...: a command for a window of SECONDS: each
 # TID's schedstat runtime at its start and end, "TID START END" lines
 window() {
@@ -96,56 +77,11 @@ same_shape() {
 	echo "      $(echo "$a" | head -1) ... vs $(echo "$b" | head -1) ..."
 	[ -n "$a" ] && [ "$a" = "$b" ]
 }
-# hold DIR NAME: the command a tool counts beside the gated workload:
-# says it runs, then waits for the window's end
-hold() { echo "touch $1/started.$2; while [ ! -e $1/done ]; do sleep 0.01; done"; }
-# gate_window DIR N SECONDS TID...: once N tools' commands run (and 0.3 s
-# more: perf may enable a -p/-t target's counters after it starts the
-# command), the gate open for SECONDS; each TID's runtime over it, from
-# before it opened to after the threads saw it closed, to DIR/w ("TID
-# START END"); then DIR/done ends the commands
-gate_window() {
-	local d=$1 n=$2 s=$3 t
-	shift 3
-	for _ in $(seq 1500); do
-		[ "$(find "$d" -maxdepth 1 -name 'started.*' | wc -l)" -ge "$n" ] && break
-		sleep 0.02
-	done
-	sleep 0.3
-	local -A r
-	for t; do r[$t]=$(cut -d' ' -f1 "/proc/$WPID/task/$t/schedstat"); done
-	touch "$d/run"
-	sleep "$s"
-	rm -f "$d/run"
-	sleep 0.1	# a thread sees it within a 10 ms period
-	for t; do echo "$t ${r[$t]} $(cut -d' ' -f1 "/proc/$WPID/task/$t/schedstat")" >>"$d/w"; done
-	touch "$d/done"
-}
-# side_by_side NAME TARGET...: perf and emon-perf, each `stat -x , -e $EV
-# TARGET...` around one gated window of 1 s of $TMP/w1's threads ($GT);
-# CSVs in $TMP/perf-NAME.csv and $TMP/emon-NAME.csv, the window in
-# $TMP/w1/w; EMON_RC is emon-perf's exit status
-side_by_side() {
-	local n=$1 pp ep
-	shift
-	rm -f "$TMP/w1/done" "$TMP/w1/w" "$TMP"/w1/started.*
-	"$PERF" stat -x , -e $EV "$@" -- sh -c "$(hold "$TMP/w1" perf)" 2>"$TMP/perf-$n.csv" &
-	pp=$!
-	"$EMON" stat -x , -e $EV "$@" -o "$TMP/emon-$n.csv" -- \
-		sh -c "$(hold "$TMP/w1" emon)" 2>"$TMP/emon-$n.err" &
-	ep=$!
-	gate_window "$TMP/w1" 2 1 "${GT[@]}"
-	wait "$ep"
-	EMON_RC=$?
-	wait "$pp"
-}
-
 # --- --per-thread -p: three threads at 80%, 40% and 10% of a CPU ----------
 start_threads "$TMP/w1" 60 -g 80 40 10 || { echo "FAIL  tools/threads did not start"; exit 1; }
 mapfile -t T <"$TMP/w1/tids"
-GT=("${T[@]}")
 s0=$(steal_ns)
-side_by_side pt --per-thread -p "$WPID"
+gated_side_by_side "$TMP/w1" pt "${T[@]}" -- --per-thread -p "$WPID"
 check "--per-thread -p: exit 0" [ "$EMON_RC" -eq 0 ]
 steal=$(($(steal_ns) - s0))
 check "--per-thread -p: as many lines as perf's, the same fields, units and events" \
@@ -186,9 +122,8 @@ check "--per-thread -p -I: lines lead with the time" \
 
 # --- -t: one thread, summed into one line per event, as perf -t ------------
 t=${T[1]}
-GT=("$t")
 rm -f "$TMP/w1/run"
-side_by_side t -t "$t"
+gated_side_by_side "$TMP/w1" t "$t" -- -t "$t"
 check "-t: exit 0" [ "$EMON_RC" -eq 0 ]
 check "-t: as many lines as perf's, the same fields, units and events" \
 	same_shape "$TMP/emon-t.csv" "$TMP/perf-t.csv"
