@@ -183,13 +183,17 @@ static __always_inline void counter_delta(struct emon_prev *p, __u32 i, __u32 cp
 static __always_inline void account(struct emon_prev *p, struct task_struct *cur,
 				    bool flush, bool switched)
 {
-	/* each event's entry is set below; those past nr_events are never read */
-	struct emon_count d[EMON_MAX_EVENTS];
-	struct emon_counts *cc, *dh;
+	struct emon_slice *sl;
+	struct emon_count *d;	/* set below up to nr_events, never read past */
+	struct emon_counts *cc;
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 tgid, start, par, ep, z = 0;
 	__u64 cgid, part = 0, now = 0, dt = 0;
 
+	sl = bpf_map_lookup_elem(&slice_scratch, &z);
+	if (!sl)
+		return;
+	d = sl->d;
 	ep = p->ep;
 	par = ep & 1;
 	if (flush)
@@ -253,12 +257,11 @@ static __always_inline void account(struct emon_prev *p, struct task_struct *cur
 			part = untraced_part(p, cur);
 		cgid = 0;
 	}
-	dh = part ? bpf_map_lookup_elem(&split_scratch, &z) : NULL;
-	if (dh) {
+	if (part) {
 		for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
 			if (i >= cfg.nr_events)
 				break;
-			struct emon_count *h = &dh->c[i];
+			struct emon_count *h = &sl->h[i];
 
 			h->counter = d[i].counter * part >> 16;
 			h->enabled = d[i].enabled * part >> 16;
@@ -270,7 +273,7 @@ static __always_inline void account(struct emon_prev *p, struct task_struct *cur
 			d[i].unrun -= h->unrun;
 		}
 		owner_add(p, par, ep, cpu, p->cgid, p->tgid, p->start,
-			  (struct task_struct *)p->task, false, dh->c);
+			  (struct task_struct *)p->task, false, sl->h);
 	}
 	owner_add(p, par, ep, cpu, cgid ?: bpf_get_current_cgroup_id(), tgid, start,
 		  cur, true, d);

@@ -115,7 +115,7 @@ static __always_inline void selfmon__out(struct emon_self_slot *sl,
 	__u64 ran = selfmon__ran(t);
 
 	selfmon__seq_bump(&sl->seq);
-	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
+	for (__u32 i = 0; i < EMON_SELF_MAX_EVENTS; i++) {
 		__u64 d;
 
 		if (i >= cfg.nr_events)
@@ -196,7 +196,7 @@ static __always_inline void selfmon__in(struct emon_self_slot *sl,
 
 	selfmon__seq_bump(&sl->seq);
 	sl->cpu = cpu;
-	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
+	for (__u32 i = 0; i < EMON_SELF_MAX_EVENTS; i++) {
 		if (i >= cfg.nr_events)
 			break;
 		sl->start[i] = p->c[i].counter;
@@ -220,7 +220,7 @@ static __always_inline void selfmon__out_untraced(struct emon_self_slot *sl,
 	__u64 ran = selfmon__ran(t);
 
 	selfmon__seq_bump(&sl->seq);
-	for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
+	for (__u32 i = 0; i < EMON_SELF_MAX_EVENTS; i++) {
 		if (i >= cfg.nr_events)
 			break;
 		if (cfg.self_time & (1u << i))
@@ -274,7 +274,7 @@ static __always_inline int selfmon__ctl(__u32 array, __u32 slot, __u32 state,
 		sl->gen = gen;
 		sl->tid = tid;
 		sl->start_ns = 0;
-		for (__u32 i = 0; i < EMON_MAX_EVENTS; i++) {
+		for (__u32 i = 0; i < EMON_SELF_MAX_EVENTS; i++) {
 			sl->total[i] = 0;
 			sl->start[i] = 0;
 			sl->pmc_idx[i] = 0;

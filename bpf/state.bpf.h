@@ -106,12 +106,13 @@ struct {
 } prev SEC(".maps");
 
 /* Per epoch parity: [parity] the CPU's own counts, [2 + parity * EMON_OVF_NR
- * + slot] the overflow rows. */
+ * + slot] the overflow rows. Values: struct emon_counts, cut at load time
+ * to the events counted (no BTF type: that would fix their size). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, EMON_CPU_SLOTS);
-	__type(key, __u32);
-	__type(value, struct emon_counts);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct emon_counts));
 } cpu_counts SEC(".maps");
 
 /* When the CPU's last flush read its counters (CLOCK_MONOTONIC ns): each
@@ -225,17 +226,27 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 2 * EMON_MAX_TREES);
-	__type(key, __u32);
-	__type(value, struct emon_counts);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct emon_counts));	/* as cpu_counts' */
 } tree_ovf SEC(".maps");
 
-/* Rare path: the part of a slice split off for a task that left untraced. */
+/*
+ * A slice's deltas (d), and the part split off for a task that left
+ * untraced (h, the rare path): 1 KiB at EMON_MAX_EVENTS, twice the BPF
+ * stack. One per CPU is enough: the programs that count never interleave
+ * on a CPU (see bpf/emon.bpf.c).
+ */
+struct emon_slice {
+	struct emon_count d[EMON_MAX_EVENTS];
+	struct emon_count h[EMON_MAX_EVENTS];
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct emon_counts);
-} split_scratch SEC(".maps");
+	__type(value, struct emon_slice);
+} slice_scratch SEC(".maps");
 
 static __always_inline void stat_inc(__u32 slot)
 {

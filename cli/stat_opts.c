@@ -43,7 +43,7 @@ static void stat_usage(FILE *f)
 "                            generic names, raw rNNNN, PMU/term=value/),\n"
 "                            {a,b}:mods opens a group (counted together);\n"
 "                            at most %d events, each member of a group one\n"
-"                            (a BPF stack limit); default\n"
+"                            (8 with --sched); default\n"
 "                            " DEFAULT_EVENTS "\n"
 "  -M, --metrics LIST        metrics, comma-separated, each with the events\n"
 "                            it needs ('emon-perf list metrics'); printed\n"

@@ -125,10 +125,20 @@ static void row__columns(const struct top_input *in, double total_j,
 	v[TOP_COL_MIGR] = o->sched ? r->counts.s.migrations / dt : NAN;
 }
 
-/* a -= b, no field below 0 (b is a part of a: the idle task of "/"). */
-static void row__sub(struct row *a, const struct row *b, double dt)
+/*
+ * The events a row's counts may hold: with --sched, the scheduler view
+ * shares their block (engine/counts.h), past the events it allows.
+ */
+static int row__nr(const struct output *o)
 {
-	for (int i = 0; i < EMON_MAX_EVENTS; i++) {
+	return o->sched ? COUNTS_MAX_EVENTS_SCHED : EMON_MAX_EVENTS;
+}
+
+/* a -= b, no field below 0 (b is a part of a: the idle task of "/"). */
+static void row__sub(const struct output *o, struct row *a, const struct row *b,
+		     double dt)
+{
+	for (int i = 0; i < row__nr(o); i++) {
 		struct emon_count *x = &a->counts.c[i];
 		const struct emon_count *y = &b->counts.c[i];
 
@@ -137,7 +147,8 @@ static void row__sub(struct row *a, const struct row *b, double dt)
 		x->running = x->running > y->running ? x->running - y->running : 0;
 		x->unrun = x->unrun > y->unrun ? x->unrun - y->unrun : 0;
 	}
-	sched__sub(&a->counts.s, &b->counts.s);
+	if (o->sched)
+		sched__sub(&a->counts.s, &b->counts.s);
 	if (a->has_energy && b->has_energy) {
 		a->energy_j = fmax(a->energy_j - b->energy_j, 0);
 		a->power_w = dt > 0 ? a->energy_j / dt : NAN;
@@ -146,9 +157,10 @@ static void row__sub(struct row *a, const struct row *b, double dt)
 
 /* a += b: a cgroup's subtree, the scheduler view's too. NAN energy (no
  * valid reading) stays NAN. */
-static void row__add(struct row *a, const struct row *b, double dt)
+static void row__add(const struct output *o, struct row *a, const struct row *b,
+		     double dt)
 {
-	counts__add(&a->counts, &b->counts, EMON_MAX_EVENTS);
+	counts__add(&a->counts, &b->counts, row__nr(o));
 	if (a->has_energy && b->has_energy) {
 		a->energy_j += b->energy_j;
 		a->power_w = dt > 0 ? a->energy_j / dt : NAN;
@@ -250,7 +262,7 @@ static int build_flat(struct top_table *t, const struct top_input *in,
 		r->note = s == SCOPE_CONTAINER ? in_r->runtime : NULL;
 		r->sum = *in_r;
 		if (host && idle)
-			row__sub(&r->sum, idle, in->dt);
+			row__sub(in->o, &r->sum, idle, in->dt);
 	}
 	return 0;
 }
@@ -373,12 +385,12 @@ static int build_tree(struct top_table *t, const struct top_input *in,
 		r->sum.scope = SCOPE_CGROUP;
 		r->sum.has_energy = has_energy;
 		if (!strcmp(nodes[i].path, "/") && idle)
-			row__sub(&r->sum, idle, in->dt);
+			row__sub(in->o, &r->sum, idle, in->dt);
 	}
 	/* children come after their parent: add them up from the end */
 	for (int i = t->nr - 1; i >= 0; i--)
 		if (t->rows[i].parent >= 0)
-			row__add(&t->rows[t->rows[i].parent].sum, &t->rows[i].sum, in->dt);
+			row__add(in->o, &t->rows[t->rows[i].parent].sum, &t->rows[i].sum, in->dt);
 	if (ovf) {
 		struct top_row *r = top_table__add(t, "overflow", "[overflow]");
 

@@ -57,3 +57,35 @@ int cpu_place__read(const char *root, int cpu, struct cpu_place *p)
 		p->die = 0;
 	return err == -ENOENT ? 0 : err;
 }
+
+int cpu_topo__read_online(const char *root, bool *online, int ncpus)
+{
+	char path[PATH_MAX], buf[4096], *p = buf;
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/online", root ?: CPU_TOPO_ROOT);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	while (*p && *p != '\n') {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p || a < 0)
+			return -EINVAL;
+		p = end;
+		if (*p == '-')
+			b = strtol(p + 1, &p, 10);
+		for (long c = a; c <= b && c < ncpus; c++, n++)
+			online[c] = true;
+		if (*p == ',')
+			p++;
+	}
+	return n ? 0 : -EINVAL;
+}

@@ -7,6 +7,8 @@
 #ifndef COMMON_CPU_TOPO_H
 #define COMMON_CPU_TOPO_H
 
+#include <stdbool.h>
+
 #define CPU_TOPO_ROOT "/sys/devices/system/cpu"
 
 struct cpu_place {
@@ -20,5 +22,9 @@ struct cpu_place {
 int cpu_topo__read_id(const char *root, int cpu, const char *name, int *id);
 /* Package, die and core of cpu under root (NULL: CPU_TOPO_ROOT); 0 or -errno. */
 int cpu_place__read(const char *root, int cpu, struct cpu_place *p);
+/* root/online ("0-3,8-11", root NULL: CPU_TOPO_ROOT): online[cpu] set
+ * for each online CPU below ncpus; 0, or -errno (-EINVAL: none, or not a
+ * CPU list). */
+int cpu_topo__read_online(const char *root, bool *online, int ncpus);
 
 #endif

@@ -68,7 +68,8 @@ void counts__delta(struct counts *dst, const struct counts *cur,
 {
 	int i;
 
-	sched__delta(&dst->s, &cur->s, &prev->s);
+	if (counts__has_sched(nr))
+		sched__delta(&dst->s, &cur->s, &prev->s);
 	nr = nr_clamp(nr);
 	for (i = 0; i < nr; i++) {
 		dst->c[i].counter = cur->c[i].counter - prev->c[i].counter;
@@ -82,7 +83,8 @@ void counts__add(struct counts *dst, const struct counts *src, int nr)
 {
 	int i;
 
-	sched__add(&dst->s, &src->s);
+	if (counts__has_sched(nr))
+		sched__add(&dst->s, &src->s);
 	nr = nr_clamp(nr);
 	for (i = 0; i < nr; i++) {
 		dst->c[i].counter += src->c[i].counter;
@@ -97,7 +99,7 @@ bool counts__is_zero(const struct counts *c, int nr)
 	static const struct emon_sched zero;
 	int i;
 
-	if (memcmp(&c->s, &zero, sizeof(zero)))
+	if (counts__has_sched(nr) && memcmp(&c->s, &zero, sizeof(zero)))
 		return false;
 	nr = nr_clamp(nr);
 	for (i = 0; i < nr; i++) {

@@ -10,12 +10,31 @@
 #include <stdbool.h>
 #include "emon.h"
 
-/* s: the scheduler view (--sched), zero when it is off; every sum and
- * difference below carries it along with the events. */
+/*
+ * A row's counts: its events' (c) and the scheduler view (s, --sched), in
+ * one block of 544 bytes whatever the number of events, as a process
+ * storm holds tens of thousands of rows: up to EMON_MAX_EVENTS events, or
+ * up to COUNTS_MAX_EVENTS_SCHED beside the scheduler view, which takes
+ * the block's tail (the engine refuses more: session__open). Every
+ * function below is given the number of events, nr, and carries s along
+ * only when nr leaves it room; s is zero when the view is off.
+ */
+#define COUNTS_MAX_EVENTS_SCHED 8
 struct counts {
-	struct emon_count c[EMON_MAX_EVENTS];
-	struct emon_sched s;
+	union {
+		struct emon_count c[EMON_MAX_EVENTS];
+		struct {
+			struct emon_count c_beside_sched[COUNTS_MAX_EVENTS_SCHED];
+			struct emon_sched s;
+		};
+	};
 };
+
+/* Does a block of nr events hold the scheduler view too? */
+static inline bool counts__has_sched(int nr)
+{
+	return nr <= COUNTS_MAX_EVENTS_SCHED;
+}
 
 /* dst = cur - prev per field, modulo 2^64 (a wrapped counter still gives
  * its true delta). */

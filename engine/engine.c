@@ -44,8 +44,10 @@
 #include "engine/engine_retain.h"
 #include "engine/engine_snap.h"
 #include "engine/engine_trees.h"
+#include "common/cpu_topo.h"
 #include "common/log.h"
 #include "engine/session.h"
+#include "emon_selfmon.h"
 #include "pmu/event.h"
 #include "rapl/energy.h"
 
@@ -112,37 +114,6 @@ static bool engine__have_privileges(void)
 	       ((eff & (1ULL << 38)) && (eff & (1ULL << 39)));
 }
 
-/* /sys/devices/system/cpu/online: "0-3,8-11" */
-static int read_online(bool *online, int ncpus)
-{
-	char buf[4096], *p = buf;
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	int n = 0;
-
-	if (!f)
-		return -errno;
-	if (!fgets(buf, sizeof(buf), f)) {
-		fclose(f);
-		return -EIO;
-	}
-	fclose(f);
-	while (*p && *p != '\n') {
-		char *end;
-		long a = strtol(p, &end, 10), b = a;
-
-		if (end == p)
-			return -EINVAL;
-		p = end;
-		if (*p == '-')
-			b = strtol(p + 1, &p, 10);
-		for (long c = a; c <= b && c < ncpus; c++, n++)
-			online[c] = true;
-		if (*p == ',')
-			p++;
-	}
-	return n ? 0 : -EINVAL;
-}
-
 /* A kernel's refusal while opening is a runtime failure even when its
  * errno reads like bad input (-EINVAL from perf_event_open or the
  * verifier, -ENOENT from a CPU gone): only a permission error, or memory,
@@ -166,7 +137,7 @@ static int setup_cpus(struct engine *e)
 	e->cpu_pkg = calloc(e->ncpus, sizeof(*e->cpu_pkg));
 	if (!e->online || !e->cpu_pkg)
 		return -ENOMEM;
-	if (read_online(e->online, e->ncpus)) {
+	if (cpu_topo__read_online(NULL, e->online, e->ncpus)) {
 		pr_err("cannot read the online CPUs from /sys/devices/system/cpu/online");
 		return -EIO;
 	}
@@ -227,6 +198,14 @@ static int setup_events(struct engine *e, struct session_opts *so)
 		so->events[so->nr_events++] = ev;
 	}
 	m->nr_events = so->nr_events;
+	/* what shares the counts' block, or a thread slot (counts.h, selfmon.h) */
+	if ((e->o.sched && so->nr_events > COUNTS_MAX_EVENTS_SCHED) ||
+	    (e->o.max_threads && so->nr_events > EMON_SELF_MAX_EVENTS)) {
+		pr_err("%d events counted: at most %d with %s", so->nr_events,
+		       e->o.sched ? COUNTS_MAX_EVENTS_SCHED : EMON_SELF_MAX_EVENTS,
+		       e->o.sched ? "--sched" : "--threads");
+		return -E2BIG;
+	}
 	if (!so->nr_events) {
 		pr_err("none of the events can be counted here (%s: %s)",
 		       e->events.ev[0].name,

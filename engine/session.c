@@ -168,6 +168,10 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 	err = err ?: bpf_map__set_max_entries(k->maps.events, o->nr_events * o->ncpus);
 	k->rodata->cfg.max_cgroups = s->max_cgroups;
 	k->rodata->cfg.max_procs = s->max_procs;
+	/* per-CPU rows: as many counts as there are events (the type's
+	 * EMON_MAX_EVENTS bound the BPF code only) */
+	err = err ?: bpf_map__set_value_size(k->maps.cpu_counts, o->nr_events * sizeof(struct emon_count));
+	err = err ?: bpf_map__set_value_size(k->maps.tree_ovf, o->nr_events * sizeof(struct emon_count));
 	err = err ?: bpf_map__set_value_size(k->maps.cgrp_data, cval);
 	err = err ?: bpf_map__set_value_size(k->maps.proc_data, pval);
 	err = err ?: bpf_map__set_max_entries(k->maps.cgrp_data, 2 * s->max_cgroups);

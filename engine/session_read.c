@@ -121,14 +121,15 @@ static int session__flush(struct session *s)
 static int session__take_slot(struct session *s, int fd, __u32 slot,
 			      struct counts *out)
 {
-	struct emon_counts_max *v = s->pcpu_buf;
-	size_t sz = sizeof(*v) * s->ncpus;
+	/* each CPU's value: nr_events counts (session__size_maps) */
+	size_t stride = sizeof(struct emon_count) * s->nr_events;
+	char *v = s->pcpu_buf;
 
 	if (bpf_map_lookup_elem(fd, &slot, v))
 		return -errno;
 	for (int cpu = 0; cpu < s->ncpus; cpu++)
-		memcpy(out[cpu].c, v[cpu].c, sizeof(struct emon_count) * s->nr_events);
-	memset(v, 0, sz);
+		memcpy(out[cpu].c, v + cpu * stride, stride);
+	memset(v, 0, stride * s->ncpus);
 	if (bpf_map_update_elem(fd, &slot, v, BPF_ANY))
 		return -errno;
 	return 0;

@@ -59,7 +59,7 @@ int session__tree_add(struct session *s, __u32 tgid, int tree)
 		return -EINVAL;
 	/* a tree starts with no overflow left from an earlier user */
 	ofd = bpf_map__fd(s->skel->maps.tree_ovf);
-	memset(s->pcpu_buf, 0, sizeof(struct emon_counts_max) * s->ncpus);
+	memset(s->pcpu_buf, 0, sizeof(struct emon_count) * s->nr_events * s->ncpus);
 	for (int par = 0; par < 2; par++) {
 		slot = par * EMON_MAX_TREES + tree;
 		if (bpf_map_update_elem(ofd, &slot, s->pcpu_buf, BPF_ANY))

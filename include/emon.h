@@ -10,7 +10,8 @@
 #ifndef EMON_H
 #define EMON_H
 
-#define EMON_MAX_EVENTS 8
+/* events counted at once: each is a bit of the u32 masks in cfg */
+#define EMON_MAX_EVENTS 16
 #define EMON_COMM_LEN 16
 
 /*

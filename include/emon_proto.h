@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The daemon's local protocol, version 3 (docs/protocol.md): messages on a
+ * The daemon's local protocol, version 4 (docs/protocol.md): messages on a
  * UNIX stream socket, each a struct emon_msg_hdr then len bytes of
  * payload. Little-endian host layout: both ends run on one host. Fixed
  * width types only, so that other tools can speak it from this header.
@@ -18,7 +18,9 @@
 /* 3: the containers' names (emon_snap_hdr.nr_cont, struct emon_snap_cont),
  * struct emon_count's unrun and EMON_HELLO_NO_SCALE, emon_snap_cont's
  * runtime (3 is unreleased: extended, not bumped) */
-#define EMON_PROTO_VERSION 3
+/* 4: up to 16 events (EMON_MAX_EVENTS): emon_hello.ev[] and
+ * emon_snap_hdr.ev[] grew */
+#define EMON_PROTO_VERSION 4
 /* Requests are small: a longer one is refused and its connection closed. */
 #define EMON_PROTO_MAX_REQUEST 4096
 #define EMON_PROTO_NAME_LEN 64

@@ -26,6 +26,12 @@ enum emon_self_state {
 };
 
 #define EMON_SELF_SLOT_SIZE 256
+/*
+ * Events a slot holds: the first EMON_SELF_MAX_EVENTS of the daemon's (a
+ * daemon counting more refuses --threads), so a slot keeps its 256 bytes
+ * however many events the counting side allows.
+ */
+#define EMON_SELF_MAX_EVENTS 8
 
 struct emon_self_slot {
 	__u32 seq;		/* odd while BPF writes */
@@ -40,17 +46,17 @@ struct emon_self_slot {
 	__u64 start_ns;
 	/* finished slices: time events in ns from switch timestamps, the
 	 * others as the per-CPU counters moved during them */
-	__u64 total[EMON_MAX_EVENTS];
+	__u64 total[EMON_SELF_MAX_EVENTS];
 	/* counter values at the running slice's start */
-	__u64 start[EMON_MAX_EVENTS];
+	__u64 start[EMON_SELF_MAX_EVENTS];
 	/*
 	 * rdpmc (hardware events): the raw counter value at the slice's
 	 * start, and the rdpmc index + 1 of the per-CPU event on slot.cpu
 	 * (as perf_event_mmap_page.index; 0: not usable, the value is as of
 	 * the last switch). The width is the grant's.
 	 */
-	__u64 pmc_start[EMON_MAX_EVENTS];
-	__u32 pmc_idx[EMON_MAX_EVENTS];
+	__u64 pmc_start[EMON_SELF_MAX_EVENTS];
+	__u32 pmc_idx[EMON_SELF_MAX_EVENTS];
 };
 
 /*

@@ -81,7 +81,7 @@ static int self__map(struct emon_self *s, const struct emon_self_grant *g, int f
 	long page = sysconf(_SC_PAGESIZE);
 
 	if (g->slot >= g->nr_slots || g->slot_size != sizeof(struct emon_self_slot) ||
-	    (int)g->nr_events != s->nr)
+	    (int)g->nr_events != s->nr || s->nr > EMON_SELF_MAX_EVENTS)
 		return -EPROTO;
 	s->map_len = ((size_t)g->nr_slots * g->slot_size + page - 1) / page * page;
 	s->map = mmap(NULL, s->map_len, PROT_READ, MAP_SHARED, fd, 0);

@@ -125,6 +125,52 @@ static void test_is_zero(void **state)
 	assert_false(counts__is_zero(&c, 1));
 }
 
+/*
+ * Past COUNTS_MAX_EVENTS_SCHED events the block has no scheduler view:
+ * events 8 and up, which share its bytes, are added once, as events; at
+ * 8 or fewer the view is carried along. A row costs the same either way.
+ */
+static void test_sched_shares_block(void **state)
+{
+	struct counts a, b, d;
+
+	(void)state;
+	assert_int_equal(sizeof(struct counts),
+			 COUNTS_MAX_EVENTS_SCHED * sizeof(struct emon_count) +
+			 sizeof(struct emon_sched));
+	assert_true(sizeof(struct counts) >= EMON_MAX_EVENTS * sizeof(struct emon_count));
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	for (int i = 0; i < EMON_MAX_EVENTS; i++)
+		b.c[i] = (struct emon_count){ 100 + i, 1, 1, 0 };
+	counts__add(&a, &b, EMON_MAX_EVENTS);
+	for (int i = 0; i < EMON_MAX_EVENTS; i++)
+		assert_int_equal(a.c[i].counter, 100 + i);	/* once each */
+	counts__delta(&d, &a, &b, EMON_MAX_EVENTS);
+	assert_true(counts__is_zero(&d, EMON_MAX_EVENTS));
+	a.c[COUNTS_MAX_EVENTS_SCHED + 1].counter++;
+	counts__delta(&d, &a, &b, EMON_MAX_EVENTS);
+	assert_false(counts__is_zero(&d, EMON_MAX_EVENTS));
+	assert_int_equal(d.c[COUNTS_MAX_EVENTS_SCHED + 1].counter, 1);
+
+	/* 8 events and the view */
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	b.c[COUNTS_MAX_EVENTS_SCHED - 1].counter = 3;
+	b.s.on_cpu_ns = 7;
+	b.s.hist[2] = 1;
+	a.s.on_cpu_ns = 5;
+	counts__add(&a, &b, COUNTS_MAX_EVENTS_SCHED);
+	assert_int_equal(a.c[COUNTS_MAX_EVENTS_SCHED - 1].counter, 3);
+	assert_int_equal(a.s.on_cpu_ns, 12);
+	assert_int_equal(a.s.hist[2], 1);
+	counts__delta(&d, &a, &b, COUNTS_MAX_EVENTS_SCHED);
+	assert_int_equal(d.s.on_cpu_ns, 5);
+	memset(&d, 0, sizeof(d));
+	d.s.wakeups = 1;
+	assert_false(counts__is_zero(&d, 4));	/* the view counts */
+}
+
 static void test_scaled(void **state)
 {
 	static const struct {
@@ -326,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_delta_nr_bounds),
 		cmocka_unit_test(test_add),
 		cmocka_unit_test(test_is_zero),
+		cmocka_unit_test(test_sched_shares_block),
 		cmocka_unit_test(test_scaled),
 		cmocka_unit_test(test_scaled_u64),
 		cmocka_unit_test(test_metric_ratio),

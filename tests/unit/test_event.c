@@ -63,10 +63,13 @@ static const struct parse_case parse_cases[] = {
 	{ "cs,context-switches", -EINVAL, 0,
 	  "event 'context-switches' counts the same as 'cs'" },
 	{ "cycles,cycles:u:k", -EINVAL, 0, "counts the same as 'cycles'" },
-	{ "a,b,c,d,e,f,g,h,i", -E2BIG, 0, "too many events: 9 given, at most 8" },
+	{ "a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q", -E2BIG, 0,
+	  "too many events: 17 given, at most 16" },
 	{ "cycles,instructions,cache-misses,cache-references,branches,"
-	  "branch-misses,cpu-clock,task-clock,cs", -E2BIG, 0,
-	  "too many events: 9 given, at most 8" },
+	  "branch-misses,cpu-clock,task-clock,cs,page-faults,minor-faults,"
+	  "major-faults,cpu-migrations,ref-cycles,bus-cycles,L1-dcache-loads,"
+	  "L1-dcache-load-misses", -E2BIG, 0,
+	  "too many events: 17 given, at most 16" },
 	{ "foo", -EINVAL, 0, "unknown event 'foo'" },
 	{ "cpu-clock,foo", -EINVAL, 0, "unknown event 'foo'" },
 	{ "cpu clock", -EINVAL, 0, "unknown event 'cpu clock'" },
@@ -134,9 +137,9 @@ static void test_parse_appends(void **state)
 	assert_int_equal(pmu_event_list__parse(&l, "cycles", err, sizeof(err)),
 			 -EINVAL);
 	assert_contains(err, "event 'cycles' given twice");
-	assert_int_equal(pmu_event_list__parse(&l, "a,b,c,d,e,f", err,
-					       sizeof(err)), -E2BIG);
-	assert_contains(err, "too many events: 9 given, at most 8");
+	assert_int_equal(pmu_event_list__parse(&l, "a,b,c,d,e,f,g,h,i,j,k,l,m,n",
+					       err, sizeof(err)), -E2BIG);
+	assert_contains(err, "too many events: 17 given, at most 16");
 	assert_int_equal(pmu_event_list__parse(&l, "cpu-clock,nope", err,
 					       sizeof(err)), -EINVAL);
 	assert_int_equal(l.nr, 3);
@@ -145,12 +148,15 @@ static void test_parse_appends(void **state)
 					       sizeof(err)), -EINVAL);
 	assert_contains(err, "unknown event 'a'");
 	assert_int_equal(pmu_event_list__parse(&l, "cpu-clock,task-clock,"
-					       "page-faults,minor-faults,major-faults",
+					       "page-faults,minor-faults,major-faults,"
+					       "branches,branch-misses,cache-misses,"
+					       "cache-references,ref-cycles,bus-cycles,"
+					       "L1-dcache-loads,L1-dcache-load-misses",
 					       err, sizeof(err)), 0);
 	assert_int_equal(l.nr, EMON_MAX_EVENTS);
 	assert_int_equal(pmu_event_list__parse(&l, "cpu-migrations", err,
 					       sizeof(err)), -E2BIG);
-	assert_contains(err, "too many events: 9 given, at most 8");
+	assert_contains(err, "too many events: 17 given, at most 16");
 }
 
 /* ---- resolution: what each name turns into ---- */
