@@ -15,9 +15,9 @@
  * one block of 544 bytes whatever the number of events, as a process
  * storm holds tens of thousands of rows: up to EMON_MAX_EVENTS events, or
  * up to COUNTS_MAX_EVENTS_SCHED beside the scheduler view, which takes
- * the block's tail (the engine refuses more: session__open). Every
- * function below is given the number of events, nr, and carries s along
- * only when nr leaves it room; s is zero when the view is off.
+ * the block's tail (the engine refuses more: setup_events() in engine.c).
+ * Every function below is given the number of events, nr, and carries s
+ * along only when nr leaves it room; s is zero when the view is off.
  */
 #define COUNTS_MAX_EVENTS_SCHED 8
 struct counts {
