@@ -92,15 +92,24 @@ for mode in -A --per-socket --per-die --per-core; do
 		compare "$TMP/e.csv" "$TMP/p.csv" 0 cpu-clock
 done
 
-# -G: a cgroup kept busy; task-clock on both sides (perf's cgroup
-# cpu-clock events would stop emon-perf's per-CPU ones: lib.sh PERF_TIME)
+# -G: a cgroup busy for a while; task-clock on both sides (perf's cgroup
+# cpu-clock events would stop emon-perf's per-CPU ones: lib.sh PERF_TIME).
+# The two tools' intervals are offset (perf starts as emon-perf's
+# command), so the cgroup burns only in a gated window (tools/threads -g,
+# one thread at 100%) that both tools' middle intervals hold whole: from
+# 0.6 to 1.3 s of perf's command, inside its intervals 1-3 (0.5-2.0 s)
+# and inside emon-perf's as long as perf starts within 0.69 s of it. A
+# burner that ran throughout put their sums 2.07% apart under make
+# test-loaded: its share of a CPU moved between the offset intervals.
 c=$(cg_new busy)
-cg_bg "$c" "$BURN" 4
+mkdir -p "$TMP/gate"
+cg_bg "$c" "$TOOLS/threads" -g "$TMP/gate" 30 100
 st0=$(steal_ns)
 # cpu.stat read by the command, inside emon-perf's window
 "$EMON" stat -a --by cgroup -G "$c" -x, -I 500 -e task-clock,context-switches -o "$TMP/e.csv" -- \
 	sh -c "cat $CGROOT$c/cpu.stat >$TMP/s0
-	perf stat -a -x, -I 500 -e task-clock,context-switches -G '$c,$c' -o '$TMP/p.csv' -- sleep 2.3
+	perf stat -a -x, -I 500 -e task-clock,context-switches -G '$c,$c' -o '$TMP/p.csv' -- \
+		sh -c 'sleep 0.6; touch $TMP/gate/run; sleep 0.7; rm -f $TMP/gate/run; sleep 1'
 	cat $CGROOT$c/cpu.stat >$TMP/s1" 2>"$TMP/err"
 check "-G: stat exits 0" [ $? -eq 0 ]
 usec() { awk '$1 == "usage_usec" { printf "%.0f\n", $2 * 1000 }' "$1"; }
