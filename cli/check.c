@@ -76,9 +76,10 @@ enum check_status check__judge(double got, double ref, const struct check_tol *t
 	*pct = ref ? diff / ref * 100 : got ? INFINITY : 0;
 	if (!isfinite(got) || !isfinite(ref))
 		return CHECK_FAIL;
-	if (fabs(diff) <= tol->abs_slack || fabs(*pct) <= tol->ok_pct)
+	if (fabs(diff) <= fabs(ref) * tol->ok_pct / 100 + tol->abs_slack)
 		return CHECK_OK;
-	return fabs(*pct) <= tol->warn_pct ? CHECK_WARN : CHECK_FAIL;
+	return fabs(diff) <= fabs(ref) * tol->warn_pct / 100 + tol->abs_slack ?
+	       CHECK_WARN : CHECK_FAIL;
 }
 
 static void usage(FILE *f)

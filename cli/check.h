@@ -55,8 +55,9 @@ struct check_host {
 };
 
 /*
- * Tolerances: a figure within ok_pct of its reference (or abs_slack
- * units of it) is ok, within warn_pct a warning, past it a failure.
+ * Tolerances: a figure within ok_pct of its reference plus abs_slack
+ * units is ok, within warn_pct plus abs_slack a warning, past it a
+ * failure.
  */
 struct check_tol {
 	double ok_pct;

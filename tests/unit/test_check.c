@@ -29,6 +29,8 @@ static void test_judge(void **state)
 		{ "slack covers a few",		&slack, 48, 40, CHECK_OK, 20 },
 		{ "past the slack",		&slack, 60, 40, CHECK_FAIL, 50 },
 		{ "slack, percent wins",	&slack, 20100, 20000, CHECK_OK, 0.5 },
+		{ "percent and slack add up",	&slack, 20205, 20000, CHECK_OK, 1.025 },
+		{ "past both: warn",		&slack, 20300, 20000, CHECK_WARN, 1.5 },
 		{ "NaN",			&tol, NAN, 100, CHECK_FAIL, NAN },
 		{ "infinite",			&tol, INFINITY, 100, CHECK_FAIL, INFINITY },
 	};
