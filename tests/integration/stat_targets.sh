@@ -4,8 +4,9 @@
 # --interval-count, -D and -r. The same number of lines, the same unit and
 # event columns, counts within 2% where both count the same task or CPU;
 # and each against the kernel: -p against /proc/PID/schedstat (a busy
-# thread in a gated window, and a CPU-bound burner), -C against the CPU's wall time
-# (the window), -r against each run's rusage. Bad targets exit 2.
+# thread that burns only in a gated window the counts hold whole: lib.sh),
+# -C against the CPU's wall time (the window), -r against each run's
+# rusage. Bad targets exit 2.
 . "$(dirname "$0")/lib.sh"
 
 PERF=$(command -v perf) || skip "no perf"
