@@ -790,6 +790,15 @@ gate_window() {
 	for t; do echo "$t ${r[$t]} $(cut -d' ' -f1 "/proc/$WPID/task/$t/schedstat")" >>"$d/w"; done
 	touch "$d/done"
 }
+# gate_cmd DIR TID SECONDS [AFTER]: a command for one tool alone: after
+# 0.15 s (inside the tool's first interval), the gate open for SECONDS;
+# TID's runtime (of process $WPID) over it to DIR/w ("START END"); then
+# AFTER s more
+gate_cmd() {
+	local r="cut -d' ' -f1 /proc/$WPID/task/$2/schedstat"
+	echo "sleep 0.15; r0=\$($r); touch $1/run; sleep $3; rm -f $1/run; sleep 0.05
+	echo \$r0 \$($r) >$1/w; sleep ${4:-0}"
+}
 # gated_side_by_side DIR NAME TID... -- TARGET...: perf and emon-perf,
 # each `stat -x , -e $EV TARGET...`, around one gated window of 1 s of
 # DIR's threads (the TIDs' runtimes read); CSVs in $TMP/perf-NAME.csv and

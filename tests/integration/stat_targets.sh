@@ -112,9 +112,7 @@ start_threads "$TMP/g2" 60 -g 100 || { echo "FAIL  tools/threads did not start";
 gt=$(cat "$TMP/g2/tids")
 s0=$(steal_ns)
 "$EMON" stat -x , -e $EV -p "$WPID" -I 300 --interval-count 3 -o "$TMP/emon-gi.csv" -- \
-	sh -c "sleep 0.15; r0=\$(cut -d' ' -f1 /proc/$WPID/task/$gt/schedstat); touch $TMP/g2/run
-	sleep 0.45; rm -f $TMP/g2/run; sleep 0.05
-	echo \$r0 \$(cut -d' ' -f1 /proc/$WPID/task/$gt/schedstat) >$TMP/g2/w; sleep 0.5" 2>/dev/null
+	sh -c "$(gate_cmd "$TMP/g2" "$gt" 0.45 0.5)" 2>/dev/null
 steal=$(($(steal_ns) - s0))
 e=$(sum3 "$TMP/emon-gi.csv") k=$(awk '{ print $2 - $1 }' "$TMP/g2/w")
 check "-p -I: the three intervals within 5% of the gated thread's runtime (two truths)" \
@@ -277,9 +275,7 @@ if serve_start "$TMP/d.sock" "$TMP/serve.log" -e task-clock,context-switches; th
 	gt=$(cat "$TMP/g3/tids")
 	s0=$(steal_ns)
 	"$EMON" stat --socket "$TMP/d.sock" -x , -e $EV -p "$WPID" -o "$TMP/emon-pd.csv" -- \
-		sh -c "sleep 0.15; r0=\$(cut -d' ' -f1 /proc/$WPID/task/$gt/schedstat); touch $TMP/g3/run
-		sleep 1; rm -f $TMP/g3/run; sleep 0.05
-		echo \$r0 \$(cut -d' ' -f1 /proc/$WPID/task/$gt/schedstat) >$TMP/g3/w" 2>"$TMP/emon-pd.err"
+		sh -c "$(gate_cmd "$TMP/g3" "$gt" 1)" 2>"$TMP/emon-pd.err"
 	check "attached -p: exit 0, attached" [ $? -eq 0 ] && grep -qi "attached\|daemon" "$TMP/emon-pd.err"
 	steal=$(($(steal_ns) - s0))
 	e=$(csv_val "$TMP/emon-pd.csv" task-clock) k=$(awk '{ print $2 - $1 }' "$TMP/g3/w")
