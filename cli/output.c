@@ -6,9 +6,11 @@
  * output_text.c, output_csv.c and output_json.c.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
 #include "cli/output.h"
+#include "common/utf8.h"
 
 int output__event_index(const struct output *o, const char *name)
 {
@@ -232,35 +234,38 @@ const struct output_ops output_none_ops = {
 	.end		= none__end,
 };
 
-static bool byte__is_control(char c)
-{
-	return (unsigned char)c < ' ' || c == 0x7f;
-}
-
 char *output__escape(char *s, size_t size)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t len = strlen(s), extra = 0, j;
+	const unsigned char *p;
+	unsigned char *src;
+	size_t j = 0;
 
-	for (size_t i = 0; i < len; i++)
-		extra += byte__is_control(s[i]) ? 3 : 0;
-	if (!extra || !size)
+	for (p = (const unsigned char *)s; *p && !utf8_control_len(p); p += utf8_step(p))
+		;
+	if (!*p || !size)
 		return s;
-	while (len && len + extra >= size)	/* cut whole bytes, escapes too */
-		extra -= byte__is_control(s[--len]) ? 3 : 0;
-	j = len + extra;
-	s[j] = '\0';
-	for (size_t i = len; i-- > 0;) {
-		unsigned char c = s[i];
-
-		if (!byte__is_control(c)) {
-			s[--j] = c;
-			continue;
-		}
-		s[--j] = hex[c & 15];
-		s[--j] = hex[c >> 4];
-		s[--j] = 'x';
-		s[--j] = '\\';
+	src = (unsigned char *)strdup(s);
+	if (!src) {
+		utf8_mask_controls(s);	/* no memory: '?' in place */
+		return s;
 	}
+	for (p = src; *p;) {
+		int n = utf8_control_len(p), step = utf8_step(p);
+
+		/* cut to fit: whole escapes and characters, never half */
+		if (j + (n ? 4 * n : step) >= size)
+			break;
+		for (; n; n--, p++, step--) {
+			s[j++] = '\\';
+			s[j++] = 'x';
+			s[j++] = hex[*p >> 4];
+			s[j++] = hex[*p & 15];
+		}
+		for (; step > 0; step--)
+			s[j++] = *p++;
+	}
+	s[j] = '\0';
+	free(src);
 	return s;
 }

@@ -76,9 +76,10 @@ void row__metrics(const struct output *o, const struct row *r,
 const char *row__cont_label(const struct row *r, char *buf, size_t size);
 /*
  * Names are any bytes (a process names itself, a delegated user makes
- * cgroups): s's control bytes (< 0x20, 0x7f) become "\xNN" in place,
- * within size bytes (the end cut to fit), so that text and CSV output
- * moves no terminal's cursor. Returns s.
+ * cgroups): each byte of s's control characters (C0, DEL, C1:
+ * common/utf8.h) becomes "\xNN", in place, within size bytes (the end
+ * cut to fit), so that text and CSV output moves no terminal's cursor.
+ * Returns s.
  */
 char *output__escape(char *s, size_t size);
 /* index of the event called name in o->ev, or -1 */

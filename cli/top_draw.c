@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/top_draw.h"
+#include "common/utf8.h"
 
 #define HEADER_LINES 5	/* 4 lines of header, the column titles */
 
@@ -226,9 +227,7 @@ static void name_cell(const struct top_table *t, const struct top_state *s,
 	snprintf(buf + n, len - n, r->note && strcmp(r->note, r->name) ? "%s (%s)" : "%s",
 		 r->name, r->note);
 	/* names are any bytes: no control characters on the terminal */
-	for (char *p = buf; *p; p++)
-		if ((unsigned char)*p < ' ' || *p == 0x7f)
-			*p = '?';
+	utf8_mask_controls(buf);
 }
 
 static void paint_row(const struct top_table *t, const struct top_state *s,

@@ -34,4 +34,49 @@ static inline int utf8_len(const unsigned char *s)
 	return n;
 }
 
+/*
+ * Bytes of the control character that starts at s (a sequence's first
+ * byte): 1 for C0 and DEL; 2 for a C1 (U+0080-U+009F, 0xc2 0x80-0x9f);
+ * 1 for a lone 0x80-0x9f byte, which a terminal not in UTF-8 takes for a
+ * C1 (0x9b: CSI); 0 for none, and for the NUL that ends s.
+ */
+static inline int utf8_control_len(const unsigned char *s)
+{
+	if (s[0] == 0)
+		return 0;
+	if (s[0] < ' ' || s[0] == 0x7f || (s[0] >= 0x80 && s[0] <= 0x9f))
+		return 1;
+	if (s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f)
+		return 2;
+	return 0;
+}
+
+/* How far to step over the character at s: its control's bytes, its
+ * UTF-8 sequence's, or one byte that is neither. */
+static inline int utf8_step(const unsigned char *s)
+{
+	int n = utf8_control_len(s);
+
+	return n ?: utf8_len(s) ?: 1;
+}
+
+/* Names are any bytes: each byte of each control character of s (a
+ * NUL-terminated string) becomes '?', in place, so that what a terminal
+ * shows of s moves no cursor. */
+static inline void utf8_mask_controls(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+
+	while (*p) {
+		int n = utf8_control_len(p);
+
+		if (!n) {
+			p += utf8_step(p);
+			continue;
+		}
+		while (n--)
+			*p++ = '?';
+	}
+}
+
 #endif

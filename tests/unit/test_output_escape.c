@@ -17,6 +17,14 @@ static const char *const escape_cases[][3] = {
 	{ "\033[2Jx", "64", "\\x1b[2Jx" },
 	{ "a\nb\tc\x7f", "64", "a\\x0ab\\x09c\\x7f" },
 	{ "caf\xc3\xa9", "64", "caf\xc3\xa9" },	/* UTF-8 stays */
+	/* C1 controls: U+009B (CSI) in UTF-8, and a lone 0x9b byte, which a
+	 * terminal not in UTF-8 takes for CSI */
+	{ "a\xc2\x9b" "2J", "64", "a\\xc2\\x9b2J" },
+	{ "a\x9b" "2J\xc3\xa9", "64", "a\\x9b2J\xc3\xa9" },
+	{ "\xc2\xa0\x1b", "64", "\xc2\xa0\\x1b" },	/* U+00A0 is no control */
+	/* never half a character */
+	{ "\x1b\xc3\xa9", "6", "\\x1b" },
+	{ "\x1b\xc3\xa9", "7", "\\x1b\xc3\xa9" },
 	/* cut to fit: whole escapes only, never half of one */
 	{ "ab\033c", "6", "ab" },
 	{ "ab\033c", "7", "ab\\x1b" },
