@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/report.h"
+#include "common/utf8.h"
 
 static double ratio(double a, double b)
 {
@@ -132,6 +133,14 @@ static void cell__number(char *buf, size_t len, const char *fmt, double v)
 		snprintf(buf, len, "-");
 }
 
+/* Keys, hosts and names are any bytes (a cgroup's, a comm, a recording
+ * file's): no control byte reaches the terminal, each one a '?'. */
+static void cell__text(char *buf, size_t len, const char *fmt, const char *v)
+{
+	snprintf(buf, len, fmt, v);
+	utf8_mask_controls(buf);
+}
+
 void report__cell(const struct report *r, const struct report_key *k,
 		  enum report_col col, char *buf, size_t len)
 {
@@ -140,21 +149,17 @@ void report__cell(const struct report *r, const struct report_key *k,
 	report__metrics(r, k, &m);
 	switch (col) {
 	case COL_HOST:
-		snprintf(buf, len, "%s", k->host ?: "-");
+		cell__text(buf, len, "%s", k->host ?: "-");
 		return;
 	case COL_KEY:
-		snprintf(buf, len, key__is_long_id(k->key) ? "%.12s" : "%s",
-			 k->key);
+		cell__text(buf, len, key__is_long_id(k->key) ? "%.12s" : "%s",
+			   k->key);
 		return;
 	case COL_COMM:
 	case COL_RUNTIME:
 	case COL_NAMES:
-		snprintf(buf, len, "%s", (col == COL_COMM ? k->comm :
-					  col == COL_RUNTIME ? k->runtime : k->names) ?: "-");
-		/* names are any bytes: no control characters in the table */
-		for (char *p = buf; *p; p++)
-			if ((unsigned char)*p < ' ' || *p == 0x7f)
-				*p = '?';
+		cell__text(buf, len, "%s", (col == COL_COMM ? k->comm :
+					    col == COL_RUNTIME ? k->runtime : k->names) ?: "-");
 		return;
 	case COL_ENERGY:	cell__number(buf, len, "%.3f", m.energy_j); return;
 	case COL_POWER:		cell__number(buf, len, "%.3f", m.power_w); return;
@@ -175,22 +180,22 @@ void report__cell(const struct report *r, const struct report_key *k,
 void report_key__label(const struct report *r, const struct report_key *k,
 		       char *buf, size_t len)
 {
-	char key[256];
+	char key[256], host[128];
+	/* a process by its comm; a container named as the table does */
+	enum report_col more = r->scope == SCOPE_PROCESS && k->comm ? COL_COMM :
+			       k->names ? COL_NAMES : COL_KEY;
 
-	if (r->scope == SCOPE_PROCESS && k->comm) {
-		snprintf(key, sizeof(key), "%s %s", k->key, k->comm);
-	} else {
-		report__cell(r, k, COL_KEY, key, sizeof(key));
-		/* a chart's legend names a container as the table does */
-		if (k->names && strlen(key) + 2 < sizeof(key)) {
-			size_t n = strlen(key);
+	report__cell(r, k, COL_KEY, key, sizeof(key));
+	if (more != COL_KEY && strlen(key) + 2 < sizeof(key)) {
+		size_t n = strlen(key);
 
-			key[n++] = ' ';
-			report__cell(r, k, COL_NAMES, key + n, sizeof(key) - n);
-		}
+		key[n++] = ' ';
+		report__cell(r, k, more, key + n, sizeof(key) - n);
 	}
-	if (r->nr_hosts > 1 && k->host)
-		snprintf(buf, len, "%s %s", k->host, key);
-	else
+	if (r->nr_hosts > 1 && k->host) {
+		report__cell(r, k, COL_HOST, host, sizeof(host));
+		snprintf(buf, len, "%s %s", host, key);
+	} else {
 		snprintf(buf, len, "%s", key);
+	}
 }

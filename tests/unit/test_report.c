@@ -361,6 +361,39 @@ static void test_html_no_energy_escapes(void **state)
 	unload(&r, path);
 }
 
+/* Keys, comms and names are any bytes: the text table (a terminal)
+ * gets no control byte from them, and the HTML none either. */
+static void test_control_bytes(void **state)
+{
+	static const char text[] =
+	"{\"interval\": 1, \"scope\": \"cgroup\", \"key\": \"/a\\u001b[2J\\u001b]0;pwned\\u0007\", \"counters\": {\"cpu-clock\": 10}}\n"
+	"{\"interval\": 1, \"scope\": \"process\", \"key\": 7, \"comm\": \"x\\u001b[31m\", \"counters\": {\"cpu-clock\": 4}}\n"
+	"{\"interval\": 1, \"scope\": \"container\", \"key\": \"" CID1 "\", \"runtime\": \"docker\", \"name\": \"w\\u009b\\u001b[1m\", \"counters\": {\"cpu-clock\": 3}}\n";
+	static const int scopes[] = { SCOPE_CGROUP, SCOPE_PROCESS, SCOPE_CONTAINER };
+	struct report r;
+	char *path, *out, *html;
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(scopes) / sizeof(scopes[0]); i++) {
+		load(&r, &path, text, scopes[i], 10);
+		f = open_memstream(&out, &len);
+		assert_non_null(f);
+		assert_int_equal(report__print_text(&r, f), 0);
+		fclose(f);
+		for (size_t j = 0; j < len; j++)
+			if (out[j] != '\n')
+				assert_false((unsigned char)out[j] < ' ' || out[j] == 0x7f);
+		assert_non_null(strstr(out, "?[")); /* the escape shown as '?' */
+		html = html_of(&r);
+		assert_null(strchr(html, 0x1b));
+		free(html);
+		free(out);
+		unload(&r, path);
+	}
+}
+
 static void test_nice_step(void **state)
 {
 	static const struct {
@@ -434,6 +467,7 @@ int main(void)
 		cmocka_unit_test(test_series),
 		cmocka_unit_test(test_html_energy),
 		cmocka_unit_test(test_html_no_energy_escapes),
+		cmocka_unit_test(test_control_bytes),
 		cmocka_unit_test(test_nice_step),
 		cmocka_unit_test(test_cmd_exit_status),
 	};
