@@ -37,6 +37,7 @@ static void cont_names__read(struct cont_names *n,
 			     const struct container_roots *roots, double now)
 {
 	char why[512];
+	bool first;
 	int err;
 
 	if (n->guessed) {
@@ -58,14 +59,14 @@ static void cont_names__read(struct cont_names *n,
 		n->known = true;
 		return;
 	}
-	n->tries++;
+	first = !n->tries++;
 	/* the runtime may not have written it yet */
 	if ((err == -ENOENT || err == -EBADMSG) && n->tries < CONT_TRIES)
 		n->next_try = now + (1u << (n->tries - 1));
 	else
 		n->tries = CONT_TRIES;	/* no later read would do better */
-	/* once per container */
-	if (n->tries == 1 || n->next_try <= now)
+	/* once per container: at its first read, whatever the later ones find */
+	if (first)
 		pr_debug("container %.12s (%s%s): no names: %s%s", n->id, n->runtime,
 			 n->guessed ? "?" : "", why, n->tries < CONT_TRIES ? " (read again for a minute)" : "");
 }

@@ -5,8 +5,13 @@
  * misses that must stay host cgroups.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "common/log.h"
 #include "engine/container.h"
+#include "engine/container_cache.h"
 #include "helpers.h"
 
 #define ID1 "9ec39b91f3d70e1beff50a308f77067065ea6be0d91a3378375056cd4422cf3d"
@@ -291,6 +296,46 @@ static void test_container_bad_args(void **state)
 	assert_string_equal(ci.id, ID1);
 }
 
+/*
+ * -v says once why a container has no names: at its first read, not
+ * again when the reads of the next minute stop (the files never came).
+ */
+static void test_cache_says_why_once(void **state)
+{
+	struct container_roots r = { .dir = { "/nonexistent", "/nonexistent",
+					      "/nonexistent", "/nonexistent" } };
+	struct cont_cache c;
+	char path[] = "/system.slice/docker-" ID1 ".scope";
+	char log[] = "/tmp/test_container.XXXXXX", line[1024];
+	int fd = mkstemp(log), saved = dup(2), lines = 0;
+	FILE *f;
+
+	(void)state;
+	assert_true(fd >= 0 && saved >= 0);
+	memset(&c, 0, sizeof(c));
+	verbose = 1;
+	fflush(stderr);
+	dup2(fd, 2);
+	cont_cache__see(&c, path, &r, 0.0);
+	assert_int_equal(c.nr_pending, 1);
+	for (double t = 0.5; t < 200; t += 0.5)
+		cont_cache__retry(&c, &r, t);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	verbose = 0;
+	assert_int_equal(c.nr_pending, 0);	/* it gave up */
+	f = fdopen(fd, "r");
+	assert_non_null(f);
+	rewind(f);
+	while (fgets(line, sizeof(line), f))
+		lines += strstr(line, "no names") != NULL;
+	fclose(f);
+	unlink(log);
+	cont_cache__exit(&c);
+	assert_int_equal(lines, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_container_pod_uid),
 		cmocka_unit_test(test_container_runtime_forms),
 		cmocka_unit_test(test_container_bad_args),
+		cmocka_unit_test(test_cache_says_why_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
