@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/array.h"
 #include "pmu/sysfs.h"
 
 #define PMU_FILE_LEN 4096
@@ -163,21 +164,6 @@ static int sysfs__for_each(const char *dir, const char *sub,
 	return ret;
 }
 
-/* Grow *arr (of size-byte elements) to hold one more; 0 or -ENOMEM. */
-static int array__grow(void **arr, int nr, size_t size)
-{
-	void *grown;
-
-	/* capacity: 8, then doubled; full at 8, 16, 32... */
-	if (nr && (nr < 8 || (nr & (nr - 1))))
-		return 0;
-	grown = realloc(*arr, (nr ? 2 * nr : 8) * size);
-	if (!grown)
-		return -ENOMEM;
-	*arr = grown;
-	return 0;
-}
-
 static int pmu_sysfs__add_format(void *ctx, const char *dir, const char *name)
 {
 	struct pmu_sysfs *pmu = ctx;
@@ -190,7 +176,7 @@ static int pmu_sysfs__add_format(void *ctx, const char *dir, const char *name)
 	    pmu_format__parse(&f, spec))
 		return 1;
 	snprintf(f.name, sizeof(f.name), "%s", name);
-	if (array__grow((void **)&pmu->formats, pmu->nr_formats, sizeof(f)))
+	if (array__grow(&pmu->formats, &pmu->cap_formats, pmu->nr_formats + 1, sizeof(f)))
 		return -ENOMEM;
 	pmu->formats[pmu->nr_formats++] = f;
 	return 0;
@@ -210,7 +196,7 @@ static int pmu_sysfs__add_alias(void *ctx, const char *dir, const char *name)
 	snprintf(a.name, sizeof(a.name), "%s", name);
 	a.terms = strdup(terms);
 	if (!a.terms ||
-	    array__grow((void **)&pmu->aliases, pmu->nr_aliases, sizeof(a))) {
+	    array__grow(&pmu->aliases, &pmu->cap_aliases, pmu->nr_aliases + 1, sizeof(a))) {
 		free(a.terms);
 		return -ENOMEM;
 	}
@@ -250,7 +236,7 @@ static int pmus__add(void *ctx, const char *root, const char *name)
 	if (!ret)
 		ret = sysfs__for_each(dir, "events", pmu_sysfs__add_alias, &pmu);
 	if (!ret)
-		ret = array__grow((void **)&p->pmu, p->nr, sizeof(pmu));
+		ret = array__grow(&p->pmu, &p->cap, p->nr + 1, sizeof(pmu));
 	if (ret)
 		goto out;
 	if (pmu.nr_aliases)

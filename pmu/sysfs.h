@@ -48,12 +48,14 @@ struct pmu_sysfs {
 	int nr_formats;
 	struct pmu_alias *aliases;	/* sorted by name */
 	int nr_aliases;
+	size_t cap_formats, cap_aliases;	/* common/array.h's */
 };
 
 struct pmus {
 	struct pmu_sysfs *pmu;	/* sorted by name */
 	int nr;
 	int nr_core;
+	size_t cap;
 };
 
 /*
