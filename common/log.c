@@ -31,6 +31,15 @@ void pr_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+void pr_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
 void pr_debug(const char *fmt, ...)
 {
 	va_list ap;

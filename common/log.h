@@ -18,6 +18,9 @@
 
 void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* what the user should know although nothing went wrong (which daemon
+ * counts), always said */
+void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int verbose;
 void pr_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -139,7 +139,7 @@ static int try_daemon(struct source **sp, const struct source_opts *o,
 		s->ops->close(s);
 		return 0;
 	}
-	fprintf(stderr, "emon-perf: attached to the daemon (pid %u, socket %s): no events or BPF programs of our own\n",
+	pr_info("attached to the daemon (pid %u, socket %s): no events or BPF programs of our own",
 		s->meta.pid, path);
 	*sp = s;
 	return 1;

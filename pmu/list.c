@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 /* linux/perf_event.h (via event.h) first: libpfm4 then skips its copy */
+#include "common/log.h"
 #include "pmu/event.h"
 #include <perfmon/pfmlib_perf_event.h>
 
@@ -346,13 +347,12 @@ int pmu__list(FILE *out, bool verbose)
 
 	ret = pmu__init(err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "emon-perf: %s\n", err);
+		pr_err("%s", err);
 		goto out;
 	}
 	ret = list_rows__collect(&rows);
 	if (ret) {
-		fprintf(stderr, "emon-perf: libpfm4 has no perf PMU: %s\n",
-			strerror(-ret));
+		pr_err("libpfm4 has no perf PMU: %s", strerror(-ret));
 		goto out;
 	}
 	qsort(rows.row, rows.nr, sizeof(*rows.row), list_row__cmp);
