@@ -5,7 +5,8 @@
 #      common <- pmu, rapl, libemon <- engine <- daemon <- cli
 #    include/ (the ABI headers, spelled without a folder) is below all,
 #    bpf/ sees only itself and include/; an include that points up or
-#    sideways, or climbs with "../", fails;
+#    sideways, or climbs with "../", fails, and so does a project header
+#    in angle brackets (<engine/x.h> would pass unseen);
 #  - no two headers include each other;
 #  - no hand-written product file over 700 lines.
 #   tests/layering.sh [ROOT]   (default: the tree this script is in)
@@ -48,6 +49,13 @@ for room in "${!allowed[@]}"; do
 			[[ " ${allowed[$room]} " == *" $to "* ]] ||
 				fail "$f:$line includes \"$inc\": $room/ may include only ${allowed[$room]}${allowed[$room]:+ and }include/"
 		done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" | cut -d: -f1,2)
+		# <room/x.h> finds the tree through -I. too: a project header
+		# is spelled in quotes, so the rule above sees it
+		while IFS=: read -r line inc; do
+			inc=${inc#*<}; inc=${inc%%>*}
+			[ -n "${allowed[${inc%%/*}]+x}" ] && [ -e "$inc" ] &&
+				fail "$f:$line includes <$inc>: a project header, spelled \"$inc\""
+		done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<[a-z]*/' "$f" | cut -d: -f1,2)
 	done
 done
 
