@@ -71,7 +71,9 @@ void peer__identify(const struct server *s, struct client *c)
 		return;		/* nobody: sees nothing, limited */
 	c->pid = cred.pid;
 	c->uid = cred.uid;
-	c->admin = cred.uid == 0 || cred.uid == geteuid() ||
+	/* the daemon's own uid is its starter's, unless --user made it a
+	 * service's (nobody, 65534): then its other users are tenants */
+	c->admin = cred.uid == 0 || (!s->o.uid && cred.uid == geteuid()) ||
 		   (s->o.admin_gid != (gid_t)-1 &&
 		    (cred.gid == s->o.admin_gid || peer__in_group(c->fd, s->o.admin_gid)));
 	len = sizeof(pidfd);

@@ -95,6 +95,28 @@ clients() {
 		bash -c "[ $rc -ne 0 ] && [ \$(wc -l <'$TMP/other.err') -eq 1 ]"
 }
 
+# nobody_is WHAT admin|tenant: what nobody is to the daemon. The uid that
+# started it is an administrator (its daemon); the uid --user names is
+# not (nobody is a uid others share, docs/security.md): nobody's system
+# view is then refused, perf_event_paranoid being 2 here
+nobody_is() {
+	local what=$1 want=$2 rc
+	if [ "$want" = tenant ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 0 ]; then
+		echo "      $what: not checked: perf_event_paranoid <= 0 lets a tenant count CPU-wide"
+		return
+	fi
+	setpriv --reuid=65534 --regid=65534 --groups="$gid" "$EMON" stat -e cpu-clock -a \
+		--socket "$S" --timeout 200 -o /dev/null 2>"$TMP/view.err"
+	rc=$?
+	if [ "$want" = admin ]; then
+		check "$what: nobody, who started it, is its administrator: the system view (exit $rc)" \
+			[ $rc -eq 0 ]
+	else
+		check "$what: nobody, --user's uid, is a tenant: the system view refused (exit $rc: $(tail -1 "$TMP/view.err" | head -c 120))" \
+			bash -c "[ $rc -eq 2 ] && grep -q -- '--admin-group' '$TMP/view.err'"
+	fi
+}
+
 # stop WHAT: SIGTERM, exit 0, the socket and its directory gone
 stop() {
 	kill -TERM $DPID
@@ -118,8 +140,9 @@ daemon() {
 	grep -q "serving .* pid $DPID:" "$TMP/serve$n.err"
 }
 
-# runs N BND OWNER: what both runs check; OWNER: the socket's (made
-# before --user's switch), its directory is nobody's either way
+# runs N BND OWNER NOBODY: what both runs check; OWNER: the socket's
+# (made before --user's switch), its directory is nobody's either way;
+# NOBODY: admin or tenant (nobody_is)
 runs() {
 	tasks_check "$1" "$2"
 	check "$1: /metrics answers after the drop" scrape "$port"
@@ -128,6 +151,7 @@ runs() {
 		[ "$(stat -c '%U %G %a' "$(dirname "$S")")" = "nobody $grp 750" ]
 	attached_burn "$S" $DPID "$1: counts"
 	clients "$1"
+	nobody_is "$1" "$4"
 	stop "$1"
 }
 
@@ -135,7 +159,7 @@ runs() {
 daemon 1 "" setpriv --reuid=65534 --regid=65534 --groups="$gid" --inh-caps="$setpriv_caps" \
 	--ambient-caps="$setpriv_caps" --bounding-set="-all,$setpriv_caps"
 check "1: it starts as nobody with $startup, HTTP on" [ $? -eq 0 ]
-runs 1 "$start_mask" nobody
+runs 1 "$start_mask" nobody admin
 
 # --- 2: started as root, --user nobody -----------------------------------
 daemon 2 "--user nobody" env
@@ -147,7 +171,7 @@ check "2: every uid is nobody's" \
 check "2: gid nobody's primary, groups the socket's alone" bash -c \
 	"[ \"\$(awk '\$1 == \"Gid:\" { print \$2 }' /proc/$DPID/status)\" = $(id -g nobody) ] &&
 	 [ \"\$(awk '\$1 == \"Groups:\" { print \$2 \$3 }' /proc/$DPID/status)\" = $gid ]"
-runs 2 "$run_mask" root
+runs 2 "$run_mask" root tenant
 
 # --- refused before anything loads ---------------------------------------
 "$EMON" serve --socket "$TMP/x.sock" --user no-such-user-$$ 2>"$TMP/user.err"
