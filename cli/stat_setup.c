@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cli/commands.h"
 #include "cli/errors.h"
@@ -277,6 +278,49 @@ static int setup_places(struct stat_run *st)
 	return 0;
 }
 
+/*
+ * A daemon's tenant sees its own processes and cgroups only
+ * (docs/security.md): another's target would print zeros, not counts,
+ * so it is refused with the rule, as perf refuses what the kernel would
+ * not let it count. The daemon knows a client by SO_PEERCRED's uid: the
+ * effective one. The daemon enforces this whatever a client does; this
+ * is the client saying why.
+ */
+static int check_tenant_targets(const struct stat_run *st)
+{
+	static const char admin[] = "or be an administrator of the daemon: "
+				    "root, or in serve --admin-group";
+	uid_t me = geteuid();
+	char path[PATH_MAX + 16];
+	struct stat sb;
+
+	if (!st->prev.tenant)
+		return 0;
+	if (st->o.tg.nr_tids || st->o.tg.per_thread)
+		return cli__fail(-EACCES, "%s: thread rows are an administrator's "
+				 "only (the daemon keeps no thread's owner); %s",
+				 st->o.tg.nr_tids ? "-t" : "--per-thread", admin);
+	for (int i = 0; i < st->o.tg.nr_pids; i++) {
+		snprintf(path, sizeof(path), "/proc/%d", (int)st->o.tg.pids[i]);
+		if (!stat(path, &sb) && sb.st_uid != me)
+			return cli__fail(-EACCES, "-p %d: uid %u's process: a tenant "
+					 "sees its own uid's processes only (perf -p "
+					 "needs ptrace access to it); %s",
+					 (int)st->o.tg.pids[i], (unsigned int)sb.st_uid,
+					 admin);
+	}
+	for (int i = 0; st->prev.no_sys && i < st->o.nr_cgroups; i++) {
+		snprintf(path, sizeof(path), "%s/%s", st->cgroot, st->o.cgroups[i]);
+		if (!stat(path, &sb) && sb.st_uid != me)
+			return cli__fail(-EACCES, "-G %s: uid %u's cgroup: a tenant sees "
+					 "the cgroups it owns only (another's is CPU-wide "
+					 "counting, which perf_event_paranoid allows "
+					 "administrators only); %s", st->o.cgroups[i],
+					 (unsigned int)sb.st_uid, admin);
+	}
+	return 0;
+}
+
 static void setup_ctx(struct stat_run *st)
 {
 	const struct snap_meta *m = &st->src->meta;
@@ -330,7 +374,7 @@ int stat__setup(struct stat_run *st)
 	if (ret)	/* a view the daemon refuses is the user's to fix: 2 */
 		return cli__fail(ret, "taking the first snapshot: %s",
 				 st->src->why[0] ? st->src->why : strerror(-ret));
-	return 0;
+	return check_tenant_targets(st);
 }
 
 void stat__cleanup(struct stat_run *st)

@@ -164,7 +164,8 @@ static void enc__header(const struct snap_src *src, const struct emon_snap_req *
 	h->nr_thrd = nt;
 	h->flags = (tree >= 0 ? EMON_SNAP_TREE : 0) |
 		   (x->sched ? EMON_SNAP_SCHED : 0) |
-		   (view_sys(src) ? 0 : EMON_SNAP_NO_SYS);
+		   (view_sys(src) ? 0 : EMON_SNAP_NO_SYS) |
+		   (src->view->all ? 0 : EMON_SNAP_TENANT);
 	h->strings = strs;
 	h->energy_reads = src->energy_reads;
 	for (int i = 0; view_sys(src) && i < EMON_STAT_NR && i < EMON_SNAP_STATS; i++)

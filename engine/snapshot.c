@@ -339,6 +339,7 @@ int snapshot__decode(struct snapshot *s, const struct snap_meta *meta,
 		.nr_thrd = h->nr_thrd,
 		.has_tree = h->flags & EMON_SNAP_TREE, .sched = h->flags & EMON_SNAP_SCHED,
 		.no_sys = h->flags & EMON_SNAP_NO_SYS,
+		.tenant = h->flags & EMON_SNAP_TENANT,
 		.energy_reads = h->energy_reads,
 	};
 	for (int i = 0; i < EMON_STAT_NR && i < EMON_SNAP_STATS; i++)

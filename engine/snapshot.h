@@ -87,6 +87,9 @@ struct snapshot {
 	 * see (a tenant of a daemon, docs/security.md): zeros in cpu[] and
 	 * the energy, not counts */
 	bool no_sys;
+	/* the processes and cgroups are the viewer's own only, no threads
+	 * (a daemon's tenant) */
+	bool tenant;
 	bool *online;		/* [ncpus] CPUs with events (rows shown) */
 	struct counts *cpu;	/* [ncpus] */
 	double *cpu_energy;	/* [ncpus] attributed to each CPU */

@@ -112,6 +112,9 @@ struct emon_snap_req {
 /* the system, CPUs, packages and energy are not the client's to see
  * (docs/security.md): their counts are zeros, not measured */
 #define EMON_SNAP_NO_SYS (1u << 2)
+/* a tenant's view: processes and cgroups are the client's own only (and,
+ * without EMON_SNAP_NO_SYS, what CPU-wide counting shows), no threads */
+#define EMON_SNAP_TENANT (1u << 3)
 
 struct emon_snap_hdr {
 	__u64 seq;		/* flushes so far */
@@ -120,7 +123,7 @@ struct emon_snap_hdr {
 	__u32 nr_events;	/* counts per entry */
 	__u32 scopes;
 	__u32 nr_cgrp, nr_proc;
-	__u32 flags;		/* EMON_SNAP_TREE */
+	__u32 flags;		/* EMON_SNAP_TREE, _SCHED, _NO_SYS, _TENANT */
 	__u32 strings;		/* bytes of names at the end */
 	__u64 energy_reads;	/* reads whose energy was valid */
 	__u64 stats[EMON_SNAP_STATS];	/* enum emon_stat, cumulative */
