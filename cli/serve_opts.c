@@ -114,8 +114,8 @@ NO_SCALE_USAGE
 "                            system, as root does; others see their own\n"
 "                            (docs/security.md)\n"
 "      --listen ADDR:PORT    HTTP for /metrics (default " DEFAULT_LISTEN "); none: off.\n"
-"                            Without --web-config any local user can read it;\n"
-"                            a non-loopback address is warned about\n"
+"                            Without --web-config: loopback only, and any local\n"
+"                            user can read it\n"
 "      --web-config FILE     TLS and basic auth for /metrics: Prometheus\n"
 "                            exporter-toolkit's web configuration (YAML)\n"
 "      --processes top:N     process series in /metrics: the top N by time\n"
@@ -281,11 +281,15 @@ static int serve_opts__web(struct serve_opts *o)
 			return ret;
 		}
 	}
+	/* plain /metrics: loopback only (any local user reads it still) */
 	if (!webcfg__secured(o->web_config ? &o->web : NULL) &&
-	    !http__loopback(&ss))
-		pr_warn("--listen %s without TLS or basic auth (--web-config): "
-			"anyone who can reach it reads /metrics", o->listen);
-	else if (o->web.nr_users && !o->web.cert_file)
+	    !http__loopback(&ss)) {
+		pr_err("--listen %s is not loopback: /metrics there needs TLS or "
+		       "basic auth (--web-config FILE), or listen on 127.0.0.1 or [::1]",
+		       o->listen);
+		return -EINVAL;
+	}
+	if (o->web.nr_users && !o->web.cert_file)
 		pr_warn("--web-config %s: basic auth without TLS sends passwords "
 			"in clear", o->web_config);
 	return 0;

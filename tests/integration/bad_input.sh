@@ -29,6 +29,8 @@ EV9=cpu-clock,task-clock,cs,page-faults,minor-faults,major-faults,cpu-migrations
 bad "too many events" "$EMON" stat -e $EV9,cycles,instructions,branches,branch-misses,cache-misses,cache-references,ref-cycles,bus-cycles --timeout 100
 bad "with --sched" "$EMON" stat --sched -a -e $EV9 --timeout 100
 bad "with --threads" "$EMON" serve --threads 4 -e $EV9 --socket "$TMP/threads9.sock"
+# plain /metrics on a non-loopback address: refused, --web-config named
+bad "--web-config" "$EMON" serve --listen 0.0.0.0:$(free_port) --socket "$TMP/nolo.sock"
 if ! "$EMON" list 2>/dev/null | grep -q "^  cycles OR cpu-cycles .*<not supported>"; then
 	echo "SKIP  8 counted events and cycles with --sched: this machine counts cycles"
 else
