@@ -36,6 +36,7 @@
 
 enum {
 	OPT_VIEW = 256,
+	OPT_BY,
 };
 
 struct top_run {
@@ -55,6 +56,7 @@ struct top_run {
 static const struct option long_opts[] = {
 	{ "delay",	required_argument, NULL, 'd' },
 	{ "view",	required_argument, NULL, OPT_VIEW },
+	{ "by",		required_argument, NULL, OPT_BY },
 	ENGINE_LONG_OPTIONS,
 	DAEMON_LONG_OPTIONS,
 	COMMON_LONG_OPTIONS
@@ -74,6 +76,9 @@ TOP_EVENTS "; columns this host cannot count show '-'.\n"
 "  -d, --delay SECONDS       refresh interval (0.1 to 3600, default 1)\n"
 "      --view VIEW           first view: containers, cgroups (default),\n"
 "                            processes, pods, namespaces\n"
+"      --by SCOPE            the same in stat's and report's words: container,\n"
+"                            cgroup, process, pod, namespace (one: top shows one\n"
+"                            view at a time)\n"
 ENERGY_OPTIONS_USAGE
 RUNTIME_ROOT_USAGE
 "      --max-cgroups N       BPF map entries (cgroup x CPU) per interval\n"
@@ -88,7 +93,8 @@ DAEMON_OPTIONS_USAGE
 "\n"
 "Keys: c g p P N views (containers, cgroups, processes, pods, namespaces);\n"
 "< > or 1..9, 0 sort by a column (again: reverse), r reverse; / filter by\n"
-"name (a pod is namespace/pod: 'prod/' keeps a namespace), Esc clears it;\n"
+"name (a pod is namespace/pod: 'prod/' keeps that namespace, not preprod),\n"
+"Esc clears it;\n"
 "arrows, PgUp, PgDn select; Left, Right, Enter fold and unfold a cgroup;\n"
 "space pauses the display; h help; q quits.\n"
 "\n"
@@ -107,6 +113,26 @@ static int parse_view(const char *arg, enum top_view *v)
 		}
 	pr_err("unknown view '%s' for --view (containers, cgroups, processes, pods, namespaces)",
 	       arg);
+	return -EINVAL;
+}
+
+/* --by: stat's scope names, one view (each the sum of its members) */
+static int parse_by(const char *arg, enum top_view *v)
+{
+	static const char *const scope[TOP_VIEW_NR] = {
+		[TOP_VIEW_CONTAINERS] = "container", [TOP_VIEW_CGROUPS] = "cgroup",
+		[TOP_VIEW_PROCESSES] = "process", [TOP_VIEW_PODS] = "pod",
+		[TOP_VIEW_NAMESPACES] = "namespace",
+	};
+
+	for (int i = 0; i < TOP_VIEW_NR; i++)
+		if (!strcmp(arg, scope[i])) {
+			*v = i;
+			return 0;
+		}
+	pr_err("%s '%s' for --by: top shows one of container, cgroup, process, "
+	       "pod, namespace at a time (keys c g p P N switch)",
+	       strchr(arg, ',') ? "more than one scope" : "unknown scope", arg);
 	return -EINVAL;
 }
 
@@ -132,6 +158,8 @@ static int top_opts__one(void *ctx, int c, const char *arg)
 		return opts__double("-d", arg, 0.1, 3600, &tr->delay);
 	case OPT_VIEW:
 		return parse_view(arg, &tr->state.view);
+	case OPT_BY:
+		return parse_by(arg, &tr->state.view);
 	}
 	return -EINVAL;
 }

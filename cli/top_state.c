@@ -250,8 +250,18 @@ static int row__cmp(const void *a, const void *b, void *arg)
 	return c ? c : strcmp(x->key, y->key);
 }
 
+/*
+ * A filter is a substring of the name or key; one that ends in '/' is a
+ * namespace (or namespace/pod): names that start with it, or are it, so
+ * that "prod/" keeps prod's pods and containers, not preprod's.
+ */
 static bool row__matches(const struct top_row *r, const char *filter)
 {
+	size_t n = strlen(filter);
+
+	if (n > 1 && filter[n - 1] == '/')
+		return !strncasecmp(r->name, filter, n) ||
+		       (strlen(r->name) == n - 1 && !strncasecmp(r->name, filter, n - 1));
 	return !filter[0] || strcasestr(r->name, filter) || strcasestr(r->key, filter);
 }
 

@@ -93,6 +93,8 @@ _emon_perf()
 	--by)
 		if [ "$sub" = report ]; then
 			COMPREPLY=($(compgen -W "container pod namespace cgroup process cpu socket system command" -- "$cur"))
+		elif [ "$sub" = top ]; then	# one view
+			COMPREPLY=($(compgen -W "container cgroup process pod namespace" -- "$cur"))
 		else
 			_emon_perf_list "$(printf '%s\n' system cpu socket die core cgroup container pod namespace process)"
 		fi

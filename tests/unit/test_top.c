@@ -403,14 +403,16 @@ static void test_pods(void **state)
 	add(&f, SCOPE_POD, "prod/shop-0", 0.6, 0, 0, 3)->ns = "prod";
 	add(&f, SCOPE_POD, "prod/shop-1", 0.3, 0, 0, 1)->ns = "prod";
 	add(&f, SCOPE_POD, uid, 0.1, 0, 0, 1);
+	add(&f, SCOPE_POD, "preprod/shop-0", 0.05, 0, 0, 1)->ns = "preprod";
 	add(&f, SCOPE_POD, "none", 2.4, 0, 0, 13);
 	add(&f, SCOPE_NAMESPACE, "data", 0.5, 0, 0, 2)->ns = "data";
 	add(&f, SCOPE_NAMESPACE, "prod", 0.9, 0, 0, 4)->ns = "prod";
+	add(&f, SCOPE_NAMESPACE, "preprod", 0.05, 0, 0, 1)->ns = "preprod";
 	add(&f, SCOPE_NAMESPACE, "none", 2.5, 0, 0, 14);	/* and the uid's */
 	add(&f, SCOPE_CONTAINER, "host", 4, 0, 0, 20)->runtime = "host";
 	add(&f, SCOPE_PROCESS, "0", 2, 0, 0, 10);
 	assert_int_equal(top_table__build(&f.t, TOP_VIEW_PODS, &f.in), 0);
-	assert_int_equal(f.t.nr, 5);
+	assert_int_equal(f.t.nr, 6);
 	assert_string_equal(row_of(&f.t, "prod/shop-0")->name, "prod/shop-0");
 	assert_string_equal(row_of(&f.t, uid)->name, uid);
 	assert_null(row_of(&f.t, "prod/shop-0")->note);
@@ -422,21 +424,32 @@ static void test_pods(void **state)
 	assert_float_equal(row_of(&f.t, "none")->v[TOP_COL_POWER], 1.5, 1e-9);
 	f.s.view = TOP_VIEW_PODS;
 	assert_int_equal(top_table__arrange(&f.t, &f.s, 10), 0);
-	/* by CPU%: 30, 25, 20, 15, 5 */
+	/* by CPU%: 30, 25, 20, 15, 5, 2.5 */
 	assert_string_equal(shown(&f.t), "prod/shop-0 data/pg-0 none prod/shop-1 "
-			    "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0");
+			    "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 preprod/shop-0");
 	key(&f, '/');
 	for (const char *c = "prod/"; *c; c++)
 		key(&f, *c);
 	key(&f, TOP_KEY_ENTER);
+	/* a namespace, not a substring: preprod's pod is not prod's */
 	assert_string_equal(shown(&f.t), "prod/shop-0 prod/shop-1");
 	key(&f, TOP_KEY_ESC);
 
 	assert_int_equal(top_table__build(&f.t, TOP_VIEW_NAMESPACES, &f.in), 0);
-	assert_int_equal(f.t.nr, 3);
+	assert_int_equal(f.t.nr, 4);
 	assert_float_equal(row_of(&f.t, "prod")->v[TOP_COL_CPU], 45.0, 1e-9);
 	assert_float_equal(row_of(&f.t, "data")->v[TOP_COL_CPU], 25.0, 1e-9);
 	assert_float_equal(row_of(&f.t, "none")->v[TOP_COL_CPU], 25.0, 1e-9);
+	/* "prod/" in the namespaces view: prod itself */
+	f.s.view = TOP_VIEW_NAMESPACES;
+	key(&f, '/');
+	for (const char *c = "prod/"; *c; c++)
+		key(&f, *c);
+	key(&f, TOP_KEY_ENTER);
+	assert_int_equal(top_table__arrange(&f.t, &f.s, 10), 0);
+	assert_string_equal(shown(&f.t), "prod");
+	key(&f, TOP_KEY_ESC);
+	f.s.view = TOP_VIEW_PODS;
 	assert_int_equal(top_state__key(&f.s, &f.t, 'N', 10), TOP_ACT_REDRAW);
 	assert_int_equal(f.s.view, TOP_VIEW_NAMESPACES);
 	assert_int_equal(top_state__key(&f.s, &f.t, 'P', 10), TOP_ACT_REDRAW);
