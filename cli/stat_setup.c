@@ -282,7 +282,8 @@ static int setup_places(struct stat_run *st)
  * A daemon's tenant sees its own processes and cgroups only
  * (docs/security.md): another's target would print zeros, not counts,
  * so it is refused with the rule, as perf refuses what the kernel would
- * not let it count. The daemon knows a client by SO_PEERCRED's uid: the
+ * not let it count (thread rows, -t and --per-thread, the daemon refuses
+ * itself). The daemon knows a client by SO_PEERCRED's uid: the
  * effective one. The daemon enforces this whatever a client does; this
  * is the client saying why.
  */
@@ -296,10 +297,6 @@ static int check_tenant_targets(const struct stat_run *st)
 
 	if (!st->prev.tenant)
 		return 0;
-	if (st->o.tg.nr_tids || st->o.tg.per_thread)
-		return cli__fail(-EACCES, "%s: thread rows are an administrator's "
-				 "only (the daemon keeps no thread's owner); %s",
-				 st->o.tg.nr_tids ? "-t" : "--per-thread", admin);
 	for (int i = 0; i < st->o.tg.nr_pids; i++) {
 		snprintf(path, sizeof(path), "/proc/%d", (int)st->o.tg.pids[i]);
 		if (!stat(path, &sb) && sb.st_uid != me)

@@ -115,6 +115,14 @@ int peer__view(const struct client *c, const struct emon_snap_req *req,
 	*v = (struct snap_view){ .all = c->admin, .uid = c->uid };
 	if (c->admin)
 		return 0;
+	/* threads' owners are not kept: their rows are administrators' */
+	if (req->scopes & EMON_SNAP_THREADS) {
+		snprintf(err, errlen, "uid %u may not see thread rows (stat -t, "
+			 "--per-thread): the daemon keeps no thread's owner, so "
+			 "they are an administrator's only; or be one: root, or "
+			 "in serve --admin-group", (unsigned int)c->uid);
+		return -EACCES;
+	}
 	p = paranoid();
 	v->cpu_wide = p <= 0;
 	/* the system view alone: nothing of its own in it */

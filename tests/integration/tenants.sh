@@ -181,7 +181,7 @@ refused() { # WHAT GREP ARGS...: stat ARGS as nobody exits 2, one error line mat
 refused "-p of root's process" "uid 0's process.*ptrace" -p "$rpid"
 refused "-p of the other tenant's" "uid $uid2's process" -p "$upid"
 refused "-G of root's cgroup" "uid 0's cgroup.*cgroups it owns" -G "$cr"
-refused "-t of a thread" "thread rows are an administrator's" -t "$rpid"
+refused "-t of a thread" "may not see thread rows" -t "$rpid"
 for t in "-p $upid" "-G $cu"; do
 	# shellcheck disable=SC2086
 	as_u2 "$EMON" stat -e cpu-clock --socket "$S" -x, --timeout 300 $t \
