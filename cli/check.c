@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include "cli/check.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/opts.h"
 #include "common/sigwake.h"
 #include "engine/session.h"
@@ -200,11 +201,12 @@ int cmd_check(int argc, char **argv)
 	int ret;
 
 	ret = check__parse(&o, argc, argv);
-	if (ret)
-		return ret > 0 ? 0 : 2;	/* 1: -h printed the usage */
+	if (ret)	/* 1: -h printed the usage */
+		return ret > 0 ? 0 : cli__exit_status(ret);
 	/* a signal ends the validation with its cgroup and workload undone */
-	if (sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, false))
-		return 1;
+	ret = sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, false);
+	if (ret)
+		return cli__exit_status(ret);
 	t0 = session__now();
 	check_host__run(&rep, &h, &o);
 	ret = check_run__all(&rep, &h, &o);
@@ -218,7 +220,10 @@ int cmd_check(int argc, char **argv)
 		ret = print__json(&rep, session__now() - t0, failed);
 	else
 		print__text(&rep, session__now() - t0);
-	if (fflush(stdout) || ret)
-		return 1;
+	if (fflush(stdout) && !ret)
+		ret = -EIO;
+	if (ret)
+		return cli__exit_status(ret);
+	/* the verdict, not an error: 1 when a check failed */
 	return failed ? 1 : 0;
 }

@@ -3,7 +3,10 @@
  * The one place where an error becomes an exit status (common/log.h says
  * the convention): library code returns 0 or -errno and has logged the
  * line that names the culprit; a command turns that -errno into its exit
- * status here, and prints its own errors through cli__fail().
+ * status here, and prints its own errors through cli__fail(). A helper
+ * of a command that returns an exit status takes it from here too; the
+ * statuses that are not errors stay the command's: 0 after --help, 1
+ * from check for a failed check, 128 + a signal, stat's command's own.
  */
 #ifndef CLI_ERRORS_H
 #define CLI_ERRORS_H

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/metrics_table.h"
 #include "pmu/event.h"
 
@@ -34,9 +36,10 @@ int cmd_list(int argc, char **argv)
 			       "'metrics': what stat -M computes, with its formula.\n");
 			return 0;
 		} else {
-			pr_err("unknown option '%s' for list", argv[i]);
-			return 2;
+			return cli__fail(-EINVAL, "unknown option '%s' for list", argv[i]);
 		}
 	}
-	return pmu__list(stdout, all) ? 1 : 0;
+	/* this host's PMUs, not the command line: 1 whatever the errno (its
+	 * -ENOENT is "libpfm4 has no perf PMU") */
+	return pmu__list(stdout, all) ? cli__exit_status(-ENODEV) : 0;
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* emon-perf: subcommands as a table, prefix-matched like bpftool's. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli/commands.h"
+#include "cli/errors.h"
 
 struct cmd {
 	const char *name;
@@ -45,7 +47,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		usage(stderr);
-		return 2;
+		return cli__exit_status(-EINVAL);
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
 		return usage(stdout);
@@ -57,15 +59,12 @@ int main(int argc, char **argv)
 	for (size_t i = 0; len && i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		if (strncmp(cmds[i].name, argv[1], len))
 			continue;
-		if (found) {
-			pr_err("ambiguous command '%s'", argv[1]);
-			return 2;
-		}
+		if (found)
+			return cli__fail(-EINVAL, "ambiguous command '%s'", argv[1]);
 		found = &cmds[i];
 	}
-	if (!found) {
-		pr_err("unknown command '%s' (try 'emon-perf help')", argv[1]);
-		return 2;
-	}
+	if (!found)
+		return cli__fail(-EINVAL, "unknown command '%s' (try 'emon-perf help')",
+				 argv[1]);
 	return found->fn(argc - 1, argv + 1);
 }

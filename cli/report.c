@@ -138,7 +138,7 @@ enum {
 	OPT_MATCH,
 };
 
-/* --range, --step, --end, --match, --prometheus; 2 on a bad value. */
+/* --range, --step, --end, --match, --prometheus; -EINVAL on a bad value. */
 static int report_opts__prom(struct report_opts *o, int opt, const char *arg)
 {
 	const char *name = opt == OPT_RANGE ? "--range" : "--step";
@@ -154,7 +154,7 @@ static int report_opts__prom(struct report_opts *o, int opt, const char *arg)
 		if (prom_time__parse(arg, &o->prom.end)) {
 			pr_err("report: --end wants Unix seconds or a UTC time such as 2026-11-25T10:00:00Z, not '%s'",
 			       arg);
-			return 2;
+			return -EINVAL;
 		}
 		return 0;
 	}
@@ -162,12 +162,12 @@ static int report_opts__prom(struct report_opts *o, int opt, const char *arg)
 				 &o->prom.step)) {
 		pr_err("report: %s wants a duration such as 1h, 30m, 90s or 1h30m, not '%s'",
 		       name, arg);
-		return 2;
+		return -EINVAL;
 	}
 	return 0;
 }
 
-/* Positional FILE or --prometheus, and what goes with each. */
+/* Positional FILE or --prometheus, and what goes with each: 0 or -EINVAL. */
 static int report_opts__check(struct report_opts *o, int argc, char **argv)
 {
 	bool prom_opts = o->prom.range > 0 || o->prom.step > 0 ||
@@ -177,29 +177,29 @@ static int report_opts__check(struct report_opts *o, int argc, char **argv)
 		if (argc - optind) {
 			pr_err("report: a recording ('%s') or --prometheus, not both",
 			       argv[optind]);
-			return 2;
+			return -EINVAL;
 		}
 		if (!(o->prom.range > 0)) {
 			pr_err("report: --prometheus needs --range (e.g. --range 1h)");
-			return 2;
+			return -EINVAL;
 		}
 		o->path = o->prom.url;
-		return -1;
+		return 0;
 	}
 	if (prom_opts) {
 		pr_err("report: --range, --step, --end and --match go with --prometheus URL");
-		return 2;
+		return -EINVAL;
 	}
 	if (argc - optind != 1) {
 		pr_err("report: %s", argc - optind ? "one recording at a time" :
 		       "which recording? (emon-perf report FILE, or --prometheus URL --range D)");
-		return 2;
+		return -EINVAL;
 	}
 	o->path = argv[optind];
-	return -1;
+	return 0;
 }
 
-/* -1 to go on, else the exit status: 0 after --help, 2 on bad usage. */
+/* 0, 1 after --help, -EINVAL after a one-line error (as opts__parse). */
 static int report_opts__parse(struct report_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -228,7 +228,7 @@ static int report_opts__parse(struct report_opts *o, int argc, char **argv)
 			o->scope = scope__parse(optarg);
 			if (o->scope < 0) {
 				pr_err("report: unknown scope '%s' for --by", optarg);
-				return 2;
+				return -EINVAL;
 			}
 			break;
 		case 't':
@@ -236,7 +236,7 @@ static int report_opts__parse(struct report_opts *o, int argc, char **argv)
 			top = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || top < 0 || top > INT_MAX) {
 				pr_err("report: --top wants a count, not '%s'", optarg);
-				return 2;
+				return -EINVAL;
 			}
 			o->top = top;
 			break;
@@ -245,23 +245,23 @@ static int report_opts__parse(struct report_opts *o, int argc, char **argv)
 			break;
 		case 'h':
 			fputs(report_usage, stdout);
-			return 0;
+			return 1;
 		case OPT_PROMETHEUS:
 		case OPT_RANGE:
 		case OPT_STEP:
 		case OPT_END:
 		case OPT_MATCH:
 			if (report_opts__prom(o, opt, optarg))
-				return 2;
+				return -EINVAL;
 			break;
 		case ':':
 			pr_err("report: %s needs a value (see 'emon-perf report --help')",
 			       argv[optind - 1]);
-			return 2;
+			return -EINVAL;
 		default:
 			pr_err("report: unknown option '%s' (see 'emon-perf report --help')",
 			       argv[optind - 1]);
-			return 2;
+			return -EINVAL;
 		}
 	}
 	return report_opts__check(o, argc, argv);
@@ -270,7 +270,7 @@ static int report_opts__parse(struct report_opts *o, int argc, char **argv)
 /* Exit status: 0, 1 (cannot write), 2 (the recording changed under us). */
 static int report__html_file(struct report *r, const char *path)
 {
-	int err, ret = 1;
+	int err, ret;
 	FILE *f;
 
 	err = report__load_series(r);
@@ -306,8 +306,8 @@ int cmd_report(int argc, char **argv)
 	int ret, err;
 
 	ret = report_opts__parse(&o, argc, argv);
-	if (ret >= 0)
-		return ret;
+	if (ret)
+		return ret > 0 ? 0 : cli__exit_status(ret);
 	/* a URL's password stays out of the report and the messages; a bad
 	 * URL is the client's to tell */
 	if (o.prom.url && !prom_url__shown(o.prom.url, &shown))

@@ -194,8 +194,9 @@ static int serve_setup(struct serve *sv)
 	sv->meta = engine__meta(sv->e);
 	m = *sv->meta;
 	m.pid = getpid();
-	if (snap_meta__encode(&m, &sv->hello, &hello_len))
-		return 1;
+	ret = snap_meta__encode(&m, &sv->hello, &hello_len);
+	if (ret)
+		return cli__exit_status(ret);	/* -ENOMEM */
 	ret = server__open(&sv->srv, &so, sv->e, sv->hello, hello_len);
 	if (ret)
 		return cli__exit_status(ret);	/* a live daemon there: 1 */
@@ -213,8 +214,9 @@ static int serve_setup(struct serve *sv)
 			return cli__exit_status(ret);
 		server__set_self(sv->srv, sv->self);
 	}
-	if (metrics__new(&sv->metrics, &mo))
-		return 1;
+	ret = metrics__new(&sv->metrics, &mo);
+	if (ret)	/* -ENOMEM: --processes top:N is 1 or more */
+		return cli__exit_status(ret);
 	sv->start_unix = unix_now() - (session__now() - sv->meta->start_t);
 	if (!strcmp(sv->o.listen, "none"))
 		return 0;
@@ -224,15 +226,16 @@ static int serve_setup(struct serve *sv)
 			     sv->o.web_config ? &sv->o.web : NULL,
 			     serve_metrics, sv, err, sizeof(err));
 	if (ret)
-		pr_err("cannot serve HTTP on %s: %s", sv->o.listen, err);
-	return ret == -EADDRINUSE ? 1 : cli__exit_status(ret);
+		return cli__fail(ret, "cannot serve HTTP on %s: %s", sv->o.listen, err);
+	return 0;
 }
 
 /*
  * After set-up: only what the runtime needs (docs/capabilities.md), as
  * --user if asked, then the HTTP thread, then every task checked. Any
  * failure ends the daemon: one running with more than it says is worse
- * than none. 0 or 1.
+ * than none. Exit status 1 whatever the errno (-EIO): the command line
+ * was good (an -EPERM here, which would be 2, is the host's).
  */
 static int serve_drop(struct serve *sv)
 {
@@ -241,34 +244,30 @@ static int serve_drop(struct serve *sv)
 	int err;
 
 	err = privs__drop(sv->o.keep, sv->o.user ? &sv->o.u : NULL);
-	if (err) {
-		pr_err("cannot drop privileges%s%s: %s", sv->o.user ? " to user " : "",
-		       sv->o.user ?: "", strerror(-err));
-		return 1;
-	}
+	if (err)
+		return cli__fail(-EIO, "cannot drop privileges%s%s: %s",
+				 sv->o.user ? " to user " : "", sv->o.user ?: "",
+				 strerror(-err));
 	bnd = privs__bounding();
-	if (sv->http && http__run(sv->http, buf, sizeof(buf))) {
-		pr_err("cannot serve HTTP on %s: %s", sv->o.listen, buf);
-		return 1;
-	}
+	if (sv->http && http__run(sv->http, buf, sizeof(buf)))
+		return cli__fail(-EIO, "cannot serve HTTP on %s: %s", sv->o.listen, buf);
 	err = privs__check_tasks(sv->o.keep, bnd, buf, sizeof(buf));
-	if (err) {
-		pr_err("after the privilege drop, %s", buf);
-		return 1;
-	}
+	if (err)
+		return cli__fail(-EIO, "after the privilege drop, %s", buf);
 	privs__effective(&eff);
 	privs__format(eff, buf, sizeof(buf));
 	pr_debug("capabilities after set-up, every thread: %s; uid %d", buf, (int)getuid());
 	return 0;
 }
 
+/* 0 after a signal, else the exit status 1 */
 static int serve_loop(struct serve *sv)
 {
 	struct pollfd *pfd = calloc(sv->o.max_clients + 5, sizeof(*pfd));
 	int n, err = 0;
 
 	if (!pfd)
-		return 1;
+		return cli__exit_status(-ENOMEM);
 	while (!sigwake.last) {
 		double now = session__now(), next = server__next(sv->srv), ms;
 
@@ -277,8 +276,9 @@ static int serve_loop(struct serve *sv)
 		pfd[1] = (struct pollfd){ .fd = selfmon__fd(sv->self), .events = POLLIN };
 		n = server__pollfds(sv->srv, pfd + 2, sv->o.max_clients + 3);
 		ms = next > now ? (next - now) * 1e3 + 1 : 0;
+		/* 1 whatever the errno (EINVAL: more fds than RLIMIT_NOFILE) */
 		if (poll(pfd, n + 2, ms > 1000 ? 1000 : (int)ms) < 0 && errno != EINTR) {
-			err = 1;
+			err = cli__exit_status(-EIO);
 			break;
 		}
 		if (sigwake.last)
@@ -316,15 +316,16 @@ int cmd_serve(int argc, char **argv)
 	int ret;
 
 	if (!sv)
-		return 1;
+		return cli__exit_status(-ENOMEM);
 	ret = serve_opts__parse(&sv->o, argc, argv);
+	if (ret) {	/* 1: -h printed the usage */
+		free(sv);
+		return ret > 0 ? 0 : cli__exit_status(ret);
+	}
+	ret = sigwake__setup((int[]){ SIGINT, SIGTERM }, 2, false);
 	if (ret) {
 		free(sv);
-		return ret > 0 ? 0 : 2;
-	}
-	if (sigwake__setup((int[]){ SIGINT, SIGTERM }, 2, false)) {
-		free(sv);
-		return 1;
+		return cli__exit_status(ret);
 	}
 	signal(SIGHUP, SIG_IGN);	/* a daemon outlives its terminal */
 	ret = serve_setup(sv);

@@ -275,10 +275,11 @@ static int serve_opts__web(struct serve_opts *o)
 		return -EINVAL;
 	}
 	if (o->web_config) {
+		/* bad input, 2, whatever the errno (-EFBIG, -EIO, -ENOMEM too) */
 		ret = webcfg__load(&o->web, o->web_config, err, sizeof(err));
 		if (ret) {
 			pr_err("bad --web-config: %s", err);
-			return ret;
+			return -EINVAL;
 		}
 	}
 	/* plain /metrics: loopback only (any local user reads it still) */

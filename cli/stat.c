@@ -25,6 +25,7 @@
 #include <math.h>
 #include "cli/command.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/stat.h"
 #include "common/sigwake.h"
 #include "cli/stat_run.h"
@@ -58,14 +59,13 @@ static int spawn_command(struct stat_run *st)
 	if (sigwake.count)
 		return 128 + sigwake.last;
 	err = command__spawn(&st->cmd, st->o.cmd, follow_command, st);
-	if (err && st->cmd.exec_failed) {
-		pr_err("cannot run '%s': %s", st->o.cmd[0], strerror(-err));
-		return 2;
-	}
-	if (err) {
-		pr_err("cannot start the command: %s", strerror(-err));
-		return 1;
-	}
+	/* a command that cannot run is the command line's: 2 whatever
+	 * exec's errno (ENOEXEC, EISDIR too) */
+	if (err && st->cmd.exec_failed)
+		return cli__fail(-EINVAL, "cannot run '%s': %s", st->o.cmd[0],
+				 strerror(-err));
+	if (err)	/* pipe2 or fork */
+		return cli__fail(err, "cannot start the command: %s", strerror(-err));
 	return 0;
 }
 
@@ -313,10 +313,8 @@ static int stat_start(struct stat_run *st)
 	st->last = st->prev;
 	st->have_last = true;
 	ret = st->o.cmd ? spawn_command(st) : 0;
-	if (!ret && st->o.tg.delay_ms && stat_delay(st)) {
-		pr_err("reading the counts after -D's delay failed");
-		return 1;
-	}
+	if (!ret && st->o.tg.delay_ms && stat_delay(st))
+		return cli__fail(-EIO, "reading the counts after -D's delay failed");
 	return ret;
 }
 
@@ -339,16 +337,19 @@ int stat__run(struct stat_run *st)
 	}
 	st->o.by |= st->o.aggr;
 	/* SIGCHLD: the command ended; EPIPE on a write stops the run */
-	if (sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, true))
-		return 1;
+	ret = sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, true);
+	if (ret)
+		return cli__exit_status(ret);
 	ret = stat_start(st);
 	if (ret)
 		return ret;
 	ret = stat_loop(st);
 	if (ret == -EPIPE)
 		return 128 + SIGPIPE;	/* the reader went away: as if killed by it */
+	/* counting had started: a failure now is the run's, 1 whatever
+	 * the errno */
 	if (ret)
-		return 1;
+		return cli__exit_status(-EIO);
 	if (!st->quiet)
 		stat_energy_note(st);
 	if (!st->quiet && st->undercounted && nmi_watchdog__on(NMI_WATCHDOG_PATH))
@@ -362,10 +363,10 @@ int cmd_stat(int argc, char **argv)
 	int ret;
 
 	if (!st)
-		return 1;
+		return cli__exit_status(-ENOMEM);
 	ret = stat_opts__parse(&st->o, argc, argv);
-	if (ret) {
-		ret = ret > 0 ? 0 : 2;
+	if (ret) {	/* 1: -h printed the usage */
+		ret = ret > 0 ? 0 : cli__exit_status(ret);
 		goto out;
 	}
 	if (st->o.tg.repeat > 1) {

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli/errors.h"
 #include "cli/stat_run.h"
 #include "common/log.h"
 
@@ -135,21 +136,17 @@ static int repeat__print(struct repeat *rp, struct stat_run *st, int runs)
 
 	fclose(o->f);
 	o->f = stat__open_output(&st->o);
-	if (!o->f) {
-		pr_err("cannot write '%s': %s", st->o.output ?: "stderr",
-		       strerror(errno));
-		return 2;
-	}
+	if (!o->f)	/* as setup_output: 2 whatever the errno */
+		return cli__fail(-EINVAL, "cannot write '%s': %s",
+				 st->o.output ?: "stderr", strerror(errno));
 	repeat__mean_rows(rp, st, runs);
 	o->runs = runs;
 	o->elapsed_sd = run_stats__sd(&rp->elapsed);
 	o->ops->begin(o);
 	o->ops->interval(o, elapsed, elapsed, st->rows.rows, st->rows.nr);
 	o->ops->end(o, elapsed);
-	if (fflush(o->f) || ferror(o->f)) {
-		pr_err("writing the output: %s", strerror(errno));
-		return 1;
-	}
+	if (fflush(o->f) || ferror(o->f))
+		return cli__fail(-EIO, "writing the output: %s", strerror(errno));
 	return 0;
 }
 
@@ -173,17 +170,18 @@ int stat__repeat(int argc, char **argv, long runs)
 		}
 		st = calloc(1, sizeof(*st));
 		if (!st) {
-			ret = 1;
+			ret = cli__exit_status(-ENOMEM);
 			break;
 		}
-		if (stat_opts__parse(&st->o, argc, argv)) {
-			ret = 2;
+		ret = stat_opts__parse(&st->o, argc, argv);
+		if (ret) {
+			ret = cli__exit_status(ret);
 			break;
 		}
 		st->quiet = true;
 		ret = stat__run(st);
-		if (!ret && repeat__add_run(&rp, st, i == 0))
-			ret = 1;
+		if (!ret)
+			ret = cli__exit_status(repeat__add_run(&rp, st, i == 0));
 	}
 	if (!ret)
 		ret = repeat__print(&rp, st, runs);

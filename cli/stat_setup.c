@@ -4,7 +4,8 @@
  * truncates a file), the output, then the source of snapshots (the
  * daemon, or an own engine), what the rows need of it and the first
  * snapshot. Each step prints its one-line error and returns the exit
- * status. Its undo, stat__cleanup(), is the one cleanup of stat and top.
+ * status, cli__fail()'s or cli__exit_status()'s. Its undo, stat__cleanup(),
+ * is the one cleanup of stat and top.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,17 +27,15 @@ static int check_cgroups(struct stat_run *st)
 	__u64 id;
 	int ret;
 
-	if (cgroup__find_mount("/proc/mounts", st->cgroot, sizeof(st->cgroot))) {
-		pr_err("no cgroup2 file system mounted (see /proc/mounts)");
-		return 1;
-	}
+	/* the host's lack, not the command line's: 1 (its -ENOENT would be 2) */
+	if (cgroup__find_mount("/proc/mounts", st->cgroot, sizeof(st->cgroot)))
+		return cli__fail(-ENODEV, "no cgroup2 file system mounted "
+				 "(see /proc/mounts)");
 	for (int i = 0; i < st->o.nr_cgroups; i++) {
 		ret = cgroup__id(st->cgroot, st->o.cgroups[i], &id);
-		if (ret) {
-			pr_err("cgroup '%s' not found under %s: %s", st->o.cgroups[i],
-			       st->cgroot, strerror(-ret));
-			return 2;
-		}
+		if (ret)
+			return cli__fail(-ENOENT, "cgroup '%s' not found under %s: %s",
+					 st->o.cgroups[i], st->cgroot, strerror(-ret));
 	}
 	return 0;
 }
@@ -45,10 +44,10 @@ static int check_events(struct stat_run *st)
 {
 	char err[512];
 
-	if (pmu_event_list__parse(&st->events, st->o.events, err, sizeof(err))) {
-		pr_err("%s", err);
-		return 2;
-	}
+	/* a bad event is the command line's, whatever the errno (-ENODEV
+	 * too: libpfm4 cannot resolve it here) */
+	if (pmu_event_list__parse(&st->events, st->o.events, err, sizeof(err)))
+		return cli__fail(-EINVAL, "%s", err);
 	return 0;
 }
 
@@ -81,17 +80,15 @@ static int setup_output(struct stat_run *st)
 	if (st->quiet) {
 		/* -r's runs: stat__repeat opens the real output for the mean */
 		o->f = fopen("/dev/null", "we");
-		if (!o->f) {
-			pr_err("cannot write /dev/null: %s", strerror(errno));
-			return 1;
-		}
+		if (!o->f)
+			return cli__fail(-EIO, "cannot write /dev/null: %s", strerror(errno));
 	} else {
+		/* -o's file is the command line's: 2 whatever the errno
+		 * (EISDIR, EROFS too) */
 		o->f = stat__open_output(&st->o);
-		if (!o->f) {
-			pr_err("cannot write '%s': %s", st->o.output ?: "stderr",
-			       strerror(errno));
-			return 2;
-		}
+		if (!o->f)
+			return cli__fail(-EINVAL, "cannot write '%s': %s",
+					 st->o.output ?: "stderr", strerror(errno));
 	}
 	/* each interval ends with a flush: one write for thousands of rows */
 	setvbuf(o->f, NULL, _IOFBF, 1 << 16);
@@ -163,12 +160,12 @@ static int setup_follow(struct stat_run *st)
 
 	if (!st->o.tg.nr_pids || !st->src->ops->follow)
 		return 0;
+	/* the engine's failure, not the command line's: 1 whatever the
+	 * errno (a full BPF map's -E2BIG too) */
 	err = st->src->ops->follow(st->src, st->o.tg.pids, st->o.tg.nr_pids);
-	if (err) {
-		pr_err("following the processes of -p %s: %s", st->o.tg.pid_list,
-		       strerror(-err));
-		return 1;
-	}
+	if (err)
+		return cli__fail(-EIO, "following the processes of -p %s: %s",
+				 st->o.tg.pid_list, strerror(-err));
 	st->sc.p_tree = true;
 	return 0;
 }
@@ -268,7 +265,7 @@ static int setup_places(struct stat_run *st)
 		return 0;
 	st->place = calloc(ncpus, sizeof(*st->place));
 	if (!st->place)
-		return 1;
+		return cli__exit_status(-ENOMEM);
 	for (int cpu = 0; cpu < ncpus; cpu++) {
 		/* an offline CPU has no topology/ and gets no row */
 		if (cpu_place__read(NULL, cpu, &st->place[cpu]))
@@ -345,9 +342,8 @@ int stat__setup(struct stat_run *st)
 	ret = ret ?: check_events(st);
 	ret = ret ?: setup_output(st);
 	/* perf's --per-thread rows: the targets' threads as they are now */
-	if (!ret && st->o.tg.per_thread &&
-	    stat_targets__start_threads(&st->o.tg, "/proc"))
-		ret = 1;
+	if (!ret && st->o.tg.per_thread)
+		ret = cli__exit_status(stat_targets__start_threads(&st->o.tg, "/proc"));
 	ret = ret ?: setup_source(st);
 	ret = ret ?: setup_follow(st);
 	if (ret)
@@ -357,14 +353,16 @@ int stat__setup(struct stat_run *st)
 	setup_metrics(st);
 	setup_sched(st);
 	setup_ctx(st);
-	if (setup_places(st))
-		return 1;
+	ret = setup_places(st);
+	if (ret)
+		return ret;
 	for (int i = 0; i < EMON_MAX_EVENTS; i++)
 		nr += !!(st->src->req.events & (1u << i));
-	if (aggregate__init(&st->agg, st->src->meta.ncpus, st->src->meta.npkg,
-			    st->src->meta.cpu_pkg, nr) ||
-	    aggregate__init_trees(&st->agg, 1))
-		return 1;
+	ret = aggregate__init(&st->agg, st->src->meta.ncpus, st->src->meta.npkg,
+			      st->src->meta.cpu_pkg, nr);
+	ret = ret ?: aggregate__init_trees(&st->agg, 1);
+	if (ret)
+		return cli__exit_status(ret);
 	st->agg_init = true;
 	/* counting starts here: the first snapshot */
 	ret = st->src->ops->snapshot(st->src, &st->prev);

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli/commands.h"
+#include "cli/errors.h"
 #include "cli/opts.h"
 #include "common/sigwake.h"
 #include "cli/stat_run.h"
@@ -303,7 +304,9 @@ static int top_keys(struct top_run *tr, bool *dirty)
 
 /* Refreshes every delay, the first one sooner (an empty table for a whole
  * -d is no use); an own engine ticks every read period; keys, signals
- * and the daemon's end wake the loop. */
+ * and the daemon's end wake the loop. 0 when a key, a signal or the
+ * terminal ended it, else -errno (and tr->gone, the daemon's end or the
+ * snapshot's error). */
 static int top_loop(struct top_run *tr)
 {
 	struct source *src = tr->st.src;
@@ -331,7 +334,7 @@ static int top_loop(struct top_run *tr)
 		if (pfd[2].revents) {
 			snprintf(tr->gone, sizeof(tr->gone), "%s", src->why[0] ? src->why :
 				 "it went away");
-			return 1;
+			return -ECONNRESET;
 		}
 		if (top_keys(tr, &dirty))
 			return 0;
@@ -344,7 +347,7 @@ static int top_loop(struct top_run *tr)
 		if (err) {
 			snprintf(tr->gone, sizeof(tr->gone), "%s", src->why[0] ? src->why :
 				 strerror(-err));
-			return 1;
+			return err;
 		}
 		next = now + tr->delay;
 		dirty = true;
@@ -392,11 +395,13 @@ static int top_run(struct top_run *tr)
 	hold_stderr(tr);
 	if (top_draw__open()) {
 		release_stderr(tr);
-		pr_err("cannot drive the terminal (TERM=%s)", getenv("TERM") ?: "");
-		return 2;
+		/* a TERM that curses does not know: the user's to fix */
+		return cli__fail(-EINVAL, "cannot drive the terminal (TERM=%s)",
+				 getenv("TERM") ?: "");
 	}
 	tr->screen = true;
-	ret = top_loop(tr) ? 1 : 0;
+	/* the table was up: a failure now is the run's, 1 whatever the errno */
+	ret = top_loop(tr) ? cli__exit_status(-EIO) : 0;
 	top_draw__close();
 	tr->screen = false;
 	release_stderr(tr);
@@ -425,23 +430,24 @@ int cmd_top(int argc, char **argv)
 	int ret;
 
 	if (!tr)
-		return 1;
+		return cli__exit_status(-ENOMEM);
 	top_state__init(&tr->state);
 	for (int v = 0; v < TOP_VIEW_NR; v++)
 		tr->tab[v].view = v;	/* empty until the first interval */
 	tr->delay = 1;
 	ret = top_opts__parse(tr, argc, argv);
-	if (ret) {
-		ret = ret > 0 ? 0 : 2;
+	if (ret) {	/* 1: -h printed the usage */
+		ret = ret > 0 ? 0 : cli__exit_status(ret);
 		goto out;
 	}
+	/* bad input, 2 (ENOTTY would be 1) */
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		pr_err("top needs a terminal: its standard %s is not one (for a recording use 'emon-perf stat -I')",
-		       !isatty(STDOUT_FILENO) ? "output" : "input");
-		ret = 2;
+		ret = cli__fail(-EINVAL, "top needs a terminal: its standard %s is not one (for a recording use 'emon-perf stat -I')",
+				!isatty(STDOUT_FILENO) ? "output" : "input");
 		goto out;
 	}
-	ret = sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, false) ? 1 : top_run(tr);
+	ret = sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, false);
+	ret = ret ? cli__exit_status(ret) : top_run(tr);
 out:
 	top_cleanup(tr);
 	free(tr);
