@@ -108,7 +108,7 @@ command__child(char **argv, const int go[2], const int ex[2], pid_t parent,
 }
 
 int command__spawn(struct command *cmd, char **argv,
-		   void (*before_exec)(pid_t pid, void *arg), void *arg)
+		   int (*before_exec)(pid_t pid, void *arg), void *arg)
 {
 	int go[2] = { -1, -1 }, ex[2] = { -1, -1 }, e = 0, err = 0;
 	bool own_group = command__own_group();
@@ -141,7 +141,15 @@ int command__spawn(struct command *cmd, char **argv,
 	close(go[0]);
 	close(ex[1]);
 	go[0] = ex[1] = -1;
-	before_exec(cmd->pid, arg);
+	err = before_exec(cmd->pid, arg);
+	if (err) {
+		/* no go: it reads EOF and ends before exec */
+		close(go[1]);
+		go[1] = -1;
+		waitpid(cmd->pid, NULL, 0);
+		*cmd = (struct command){ .not_started = true };
+		goto out;
+	}
 	if (write(go[1], "g", 1) != 1) {
 		/* it died before exec: poll sees how */
 	}

@@ -23,6 +23,7 @@ struct command {
 	bool reaped;
 	bool signalled;		/* a signal of ours was passed on to it */
 	bool exec_failed;	/* spawn's error is execvp's */
+	bool not_started;	/* before_exec refused it: spawn returned its error */
 	/*
 	 * A signal passed on to the group: a shell's child that gets it just
 	 * before its exec, in the shell's inherited handler, loses it, and
@@ -40,10 +41,12 @@ struct command {
  * Fork argv[0], call before_exec(pid, arg) while the child waits, then let
  * it exec. 0 once it runs; -errno if it could not be started, exec_failed
  * telling a command that cannot be run (bad input) from a failed fork or
- * pipe. The caller ignores SIGPIPE (the child may die before reading).
+ * pipe. When before_exec returns -errno, the child ends without running
+ * argv and that is returned, not_started set (it said why). The caller
+ * ignores SIGPIPE (the child may die before reading).
  */
 int command__spawn(struct command *cmd, char **argv,
-		   void (*before_exec)(pid_t pid, void *arg), void *arg);
+		   int (*before_exec)(pid_t pid, void *arg), void *arg);
 
 /* Has the command exited? Sets status. Does not reap it. */
 bool command__poll(struct command *cmd);

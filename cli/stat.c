@@ -33,18 +33,24 @@
 #include "engine/session.h"
 
 
-/* Before the command's exec: its tree is followed from its first step. */
-static void follow_command(pid_t pid, void *arg)
+/*
+ * Before the command's exec: its tree is followed from its first step.
+ * A tree the daemon will not follow (a uid's --max-trees-per-uid, the
+ * tree map full) would leave the command uncounted: it does not start.
+ */
+static int follow_command(pid_t pid, void *arg)
 {
 	struct stat_run *st = arg;
 	int err;
 
 	st->sc.tree_root = pid;
 	if (!st->sc.command_mode)	/* with -a or -G it only sets the time */
-		return;
+		return 0;
 	err = st->src->ops->track(st->src, pid);
 	if (err)
-		pr_warn("cannot follow the command's tree: %s", strerror(-err));
+		pr_err("the command is not started: its tree cannot be followed: %s",
+		       st->src->why[0] ? st->src->why : strerror(-err));
+	return err;
 }
 
 static int spawn_command(struct stat_run *st)
@@ -64,6 +70,8 @@ static int spawn_command(struct stat_run *st)
 	if (err && st->cmd.exec_failed)
 		return cli__fail(-EINVAL, "cannot run '%s': %s", st->o.cmd[0],
 				 strerror(-err));
+	if (err && st->cmd.not_started)	/* follow_command said why */
+		return cli__exit_status(err);
 	if (err)	/* pipe2 or fork */
 		return cli__fail(err, "cannot start the command: %s", strerror(-err));
 	return 0;

@@ -265,19 +265,22 @@ cat "$TMP/bounds.out"
 check "the socket's bounds as nobody held" [ $rc -eq 0 ]
 
 # command trees (--max-trees-per-uid 1): nobody's second command at once
-# is refused while its first runs, and root's is not held to it
+# is refused while its first runs, and not started (it would run
+# uncounted); root's is not held to it
 as_nobody "$EMON" stat -e cpu-clock --socket "$S" -o /dev/null -- sleep 3 2>"$TMP/tree1.err" &
 t1=$!
 for _ in $(seq 100); do grep -q attached "$TMP/tree1.err" 2>/dev/null && break; sleep 0.05; done
 sleep 0.3
-as_nobody "$EMON" stat -e cpu-clock --socket "$S" -o /dev/null -- true 2>"$TMP/tree2.err"
+as_nobody "$EMON" stat -e cpu-clock --socket "$S" -o /dev/null -- touch "$TMP/w/ran" 2>"$TMP/tree2.err"
 rc=$?
 "$EMON" stat -e cpu-clock --socket "$S" -o /dev/null -- true 2>"$TMP/tree3.err"
 rc3=$?
 wait $t1
 rc1=$?
-check "a uid's second command tree at once (--max-trees-per-uid 1): refused, named (exit $rc: $(grep -v attached "$TMP/tree2.err" | head -c 140))" \
-	bash -c "[ $rc -ne 0 ] && grep -q -- '--max-trees-per-uid' '$TMP/tree2.err'"
+check "a uid's second command tree at once (--max-trees-per-uid 1): refused, named, one line (exit $rc: $(grep -v attached "$TMP/tree2.err" | head -c 160))" \
+	bash -c "[ $rc -eq 1 ] && grep -q -- '--max-trees-per-uid' '$TMP/tree2.err' &&
+		 [ \$(grep -vc '^emon-perf: attached' '$TMP/tree2.err') -eq 1 ]"
+check "  and its command did not run" [ ! -e "$TMP/w/ran" ]
 check "the first ran whole (exit $rc1), root's at the same time too (exit $rc3)" \
 	bash -c "[ $rc1 -eq 0 ] && [ $rc3 -eq 0 ]"
 
