@@ -338,6 +338,10 @@ static void test_html_energy(void **state)
 	assert_int_equal(count(html, "<polyline"), 4);	/* 3 keys + system */
 	assert_non_null(strstr(html, "Energy per instruction"));
 	assert_non_null(strstr(html, "3f2a1b9c8d7e"));
+	/* the charts' legends name containers as the table does: the
+	 * runtime's name, else namespace/pod/container */
+	assert_true(count(html, "3f2a1b9c8d7e web") >= 2);
+	assert_true(count(html, "9c1d2e3f4a5b data/pg-0/db") >= 2);
 	assert_null(strstr(html, "http"));		/* nothing fetched */
 	assert_null(strstr(html, "<script"));
 	free(html);
