@@ -174,9 +174,9 @@ refused() { # WHAT GREP ARGS...: stat ARGS as nobody exits 2, one error line mat
 	shift 2
 	as_nobody "$EMON" stat -e cpu-clock --socket "$S" --timeout 200 "$@" >/dev/null 2>"$TMP/ref.err"
 	local rc=$?
-	check "$what as nobody: exit 2, one line, the rule named ($rc: $(head -c 160 "$TMP/ref.err"))" \
-		bash -c "[ $rc -eq 2 ] && [ \$(grep -vc '^emon-perf: attached' '$TMP/ref.err') -eq 1 ] &&
-			 grep -q -e '$want' '$TMP/ref.err' && grep -q -- '--admin-group' '$TMP/ref.err'"
+	check "$what as nobody: exit 2, one line, the rule named ($rc: $(grep -v '^emon-perf: attached' "$TMP/ref.err" | head -c 200))" \
+		bash -c '[ "$1" -eq 2 ] && [ $(grep -vc "^emon-perf: attached" "$2") -eq 1 ] &&
+			 grep -q -e "$3" "$2" && grep -q -- --admin-group "$2"' _ $rc "$TMP/ref.err" "$want"
 }
 refused "-p of root's process" "uid 0's process.*ptrace" -p "$rpid"
 refused "-p of the other tenant's" "uid $uid2's process" -p "$upid"
