@@ -9,8 +9,11 @@
 #    instructions or cycles, are skipped with the reason where the daemon
 #    counts neither);
 #  - "Host power" is the fake tree's 20 W x packages within 3%; each
-#    container has its series (ids alike but for their last digit); the
-#    power per pod is its container's.
+#    container has its series (ids alike but for two digits); the
+#    power per pod is its container's;
+#  - the legends name them as people know them: the docker container by
+#    its name, the pod's container as namespace/pod/container, the pod as
+#    namespace/pod (their runtimes' files, --runtime-root).
 # counter pass: it checks the dashboard's queries and a fake RAPL tree's watts, no counter read
 . "$(dirname "$0")/lib.sh"
 command -v prometheus >/dev/null || skip "no prometheus (apt-get install prometheus)"
@@ -20,14 +23,25 @@ DASH=deploy/grafana/emon-perf.json
 MPORT=$(free_port) PPORT=$(free_port)
 # ids and a pod of this run's own (its pid in them): another test's
 # containers on the machine are not ours to count
-id() { printf '%048x%016x' $$ "$1"; }
+# (unlike in their first 32 digits too: the daemon keeps names by those,
+# the chance that two real ids share them is 2^-128)
+id() { printf '%016x%016x%016x%016x' $$ "$1" $$ "$1"; }
 uid=$(printf '0f1e2d3c-4b5a-6978-8796-%012x' $$)
 docker=$(cg_new "system.slice/docker-$(id 7).scope")
 pod=$(cg_new "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${uid//-/_}.slice/cri-containerd-$(id 8).scope")
 
+# their names, as docker and containerd's CRI plugin write them
+mkdir -p "$TMP/rt/docker/containers/$(id 7)" "$TMP/rt/containerd/io.containerd.runtime.v2.task/k8s.io/$(id 8)"
+echo '{"Name": "/gweb", "Config": {"Image": "nginx:1.25"}}' >"$TMP/rt/docker/containers/$(id 7)/config.v2.json"
+echo '{"annotations": {"io.kubernetes.cri.container-type": "container",
+ "io.kubernetes.cri.sandbox-name": "gpod-0", "io.kubernetes.cri.sandbox-namespace": "gns",
+ "io.kubernetes.cri.container-name": "gapp"}}' \
+	>"$TMP/rt/containerd/io.containerd.runtime.v2.task/k8s.io/$(id 8)/config.json"
+
 fake_rapl "$TMP/pc" 20 --period-ms 1 || finish
 serve_start "$TMP/run/emon.sock" "$TMP/serve.err" -e cycles,instructions,cpu-clock \
-	--powercap-root "$TMP/pc" --listen 127.0.0.1:$MPORT || exit 1
+	--powercap-root "$TMP/pc" --listen 127.0.0.1:$MPORT \
+	--runtime-root "docker=$TMP/rt/docker" --runtime-root "containerd=$TMP/rt/containerd" || exit 1
 prom_conf "$TMP/prom.yml" $MPORT
 prom_start $PPORT "$TMP/prom.yml" || exit 1
 cg_bg "$docker" "$BURN" 100000
@@ -102,11 +116,18 @@ per = one("Power per container")
 # (other containers on a shared machine may have series too)
 ids = [json.loads(k)["container_id"] for k in per]
 say(ids.count(pod_cid) == 1 and ids.count(docker_cid) == 1,
-    f"Power per container: a series for each burning container, ids alike but for their last digit ({len(ids)} series)")
+    f"Power per container: a series for each burning container, ids alike but for two digits ({len(ids)} series)")
 pods = [v for k, v in one("Power per pod").items() if json.loads(k).get("pod_uid") == pod_uid]
 cont = {k: v for k, v in one("Power per container").items() if pod_cid in k}
 say(len(pods) == 1 and len(cont) == 1 and abs(pods[0] - list(cont.values())[0]) <= 1e-6 * max(1, pods[0]),
     f"the pod's power ({pods}) is its one container's ({list(cont.values())})")
+# the legends ({{label}}): names, not ids
+label = {json.loads(k)["container_id"]: json.loads(k).get("label") for k in per}
+say(label.get(docker_cid) == "gweb" and label.get(pod_cid) == "gns/gpod-0/gapp",
+    f"Power per container's legends: the docker container's name, the pod's container's namespace/pod/container "
+    f"({label.get(docker_cid)}, {label.get(pod_cid)})")
+plabel = [json.loads(k).get("label") for k in one("Power per pod") if json.loads(k).get("pod_uid") == pod_uid]
+say(plabel == ["gns/gpod-0"], f"Power per pod's legend: namespace/pod ({plabel})")
 sys.exit(bad != 0)
 PY
 check "the dashboard's PromQL against a real Prometheus" [ $? -eq 0 ]
