@@ -62,15 +62,18 @@ for path in ("switch", "counters"):
         m = re.match(r"([\d.]+) vs ([\d.]+)", r["figure"])
         got, ref = (float(m.group(1)), float(m.group(2))) if m else (0, 0)
         # cpu-clock's slack: the time after switches the kernel did not
-        # trace (its owner estimated: this sandbox's agent), as the row
-        # says; bounded, so that the check cannot pass on slack alone
+        # trace (its owner estimated: this sandbox's agent, as busy as the
+        # agent is: 8-82 ms a run here), as the row says. A row that holds
+        # only with it (beyond its percentage) may have a slack of 5% of
+        # the reference at most, so that it cannot pass on slack alone
         ms = re.search(r"ok within ([\d.]+)%(?: \+ ([\d.]+))?", r["reason"])
         if not ms or float(ms.group(1)) != tol:
             fail(f"{ev} [{path}]: no 'ok within {tol}%' in its reason: {r['reason']}")
         elif ev == "cpu-clock" and ms.group(2):
             slack = float(ms.group(2))
-            if slack > 0.05 * ref:
-                fail(f"{ev} [{path}]: untraced slack {slack} s over 5% of {ref} s")
+            if abs(got - ref) > ref * tol / 100 and slack > 0.05 * ref:
+                fail(f"{ev} [{path}]: {got} vs {ref} s holds only with an untraced "
+                     f"slack of {slack} s, over 5% of it")
         elif ev == "context-switches" and float(ms.group(2) or 0) != slack:
             fail(f"{ev} [{path}]: slack {ms.group(2)}, want {slack}")
         # the figure is the value rounded to its printed digits (0.277 s
