@@ -73,9 +73,12 @@ while time.monotonic() < t_end:
 print(n, " ".join(sorted(hits)) or "-")
 PY
 }
-read -r n hits <<<"$(seen_in 3 rootburn "$rpid" "$DPID")"
+# (a repaint is a screen unlike the last: two refreshes in a row can
+# print the same figures, 31.3% twice under load, so 4 s of -d 1 give at
+# least 2 distinct screens, not always 3)
+read -r n hits <<<"$(seen_in 4 rootburn "$rpid" "$DPID")"
 check "over $n repaints: none of root's processes (rootburn, the daemon) ($hits)" \
-	bash -c "[ $n -ge 3 ] && [ '$hits' = - ]"
+	bash -c "[ $n -ge 2 ] && [ '$hits' = - ]"
 against_kernel "tenant's processes view" tenburn -5 usage "$CGROOT$cu/cpu.stat"
 hdr=$(pane | sed -n 1,6p)
 echo "$hdr" | sed 's/^/      | /'
@@ -89,8 +92,8 @@ check "and its burner's row has no power figure ('$pw', not a 0 in place of ener
 tm send-keys g
 t=$(wait_pane "'View: cgroups' in p and '${cu##*/}' in p" 5)
 check "cgroups view: the tenant's own cgroup ${cu##*/} (after ${t:-timeout} s)" [ -n "$t" ]
-read -r n hits <<<"$(seen_in 3 "${cr##*/}")"
-check "over $n repaints: not root's cgroup ${cr##*/} ($hits)" bash -c "[ $n -ge 3 ] && [ '$hits' = - ]"
+read -r n hits <<<"$(seen_in 4 "${cr##*/}")"
+check "over $n repaints: not root's cgroup ${cr##*/} ($hits)" bash -c "[ $n -ge 2 ] && [ '$hits' = - ]"
 tm send-keys q
 t=$(wait_pane "'TOP-EXIT=0' in p" 2)
 check "q ends it, exit 0 (${t:-timeout} s)" [ -n "$t" ]
