@@ -117,17 +117,13 @@ static int parse_view(const char *arg, enum top_view *v)
 	return -EINVAL;
 }
 
-/* --by: stat's scope names, one view (each the sum of its members) */
+/* --by: stat's scope names (scope__parse), the view of that scope */
 static int parse_by(const char *arg, enum top_view *v)
 {
-	static const char *const scope[TOP_VIEW_NR] = {
-		[TOP_VIEW_CONTAINERS] = "container", [TOP_VIEW_CGROUPS] = "cgroup",
-		[TOP_VIEW_PROCESSES] = "process", [TOP_VIEW_PODS] = "pod",
-		[TOP_VIEW_NAMESPACES] = "namespace",
-	};
+	int scope = scope__parse(arg);
 
-	for (int i = 0; i < TOP_VIEW_NR; i++)
-		if (!strcmp(arg, scope[i])) {
+	for (int i = 0; scope >= 0 && i < TOP_VIEW_NR; i++)
+		if (top_view__scope(i) == (enum scope)scope) {
 			*v = i;
 			return 0;
 		}

@@ -405,8 +405,7 @@ out:
 	return err;
 }
 
-int top_table__build(struct top_table *t, enum top_view v,
-		     const struct top_input *in)
+enum scope top_view__scope(enum top_view v)
 {
 	static const enum scope view_scope[TOP_VIEW_NR] = {
 		[TOP_VIEW_CONTAINERS] = SCOPE_CONTAINER,
@@ -415,6 +414,13 @@ int top_table__build(struct top_table *t, enum top_view v,
 		[TOP_VIEW_PODS] = SCOPE_POD,
 		[TOP_VIEW_NAMESPACES] = SCOPE_NAMESPACE,
 	};
+
+	return view_scope[v];
+}
+
+int top_table__build(struct top_table *t, enum top_view v,
+		     const struct top_input *in)
+{
 	const struct row *sys = find_row(in, SCOPE_SYSTEM, NULL);
 	const struct row *idle = find_row(in, SCOPE_PROCESS, IDLE_KEY);
 	double total_j = sys && sys->has_energy ? sys->energy_j : NAN;
@@ -426,7 +432,7 @@ int top_table__build(struct top_table *t, enum top_view v,
 	if (v == TOP_VIEW_CGROUPS)
 		err = build_tree(t, in, idle, sys && sys->has_energy);
 	else
-		err = build_flat(t, in, view_scope[v], idle);
+		err = build_flat(t, in, top_view__scope(v), idle);
 	for (int i = 0; i < t->nr; i++)
 		row__columns(in, total_j, &t->rows[i].sum, t->rows[i].v);
 	return err;

@@ -148,6 +148,8 @@ int top_table__cols(const struct top_table *t);
 /* Column titles, and a cell as shown ("-" for NAN), in buf. */
 const char *top_col__title(enum top_col c);
 const char *top_view__name(enum top_view v);
+/* The scope whose rows a view shows (stat's --by name: scope_names[]). */
+enum scope top_view__scope(enum top_view v);
 void top_cell__format(enum top_col c, double v, char *buf, size_t len);
 
 #endif
