@@ -4,6 +4,7 @@
 #ifndef COMMON_UTF8_H
 #define COMMON_UTF8_H
 
+#include <string.h>
 #include <linux/types.h>
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0. */
@@ -67,15 +68,12 @@ static inline void utf8_mask_controls(char *s)
 {
 	unsigned char *p = (unsigned char *)s;
 
-	while (*p) {
-		int n = utf8_control_len(p);
-
-		if (!n) {
-			p += utf8_step(p);
-			continue;
-		}
-		while (n--)
-			*p++ = '?';
+	for (int n; *p; p += n) {
+		n = utf8_control_len(p);
+		if (n)
+			memset(p, '?', n);
+		else
+			n = utf8_len(p) ?: 1;
 	}
 }
 
