@@ -201,8 +201,8 @@ int cmd_check(int argc, char **argv)
 	int ret;
 
 	ret = check__parse(&o, argc, argv);
-	if (ret)	/* 1: -h printed the usage */
-		return ret > 0 ? 0 : cli__exit_status(ret);
+	if (ret)
+		return cli__parse_status(ret);
 	/* a signal ends the validation with its cgroup and workload undone */
 	ret = sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, false);
 	if (ret)

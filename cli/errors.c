@@ -34,6 +34,11 @@ int cli__exit_status(int err)
 	return 1;
 }
 
+int cli__parse_status(int ret)
+{
+	return ret > 0 ? 0 : cli__exit_status(ret);
+}
+
 int cli__fail(int err, const char *fmt, ...)
 {
 	char msg[1024];

@@ -15,6 +15,10 @@
  * input (a bad or missing event, cgroup, path, option value, server, no
  * privileges); 1 for a failure at run time (memory, I/O, the kernel). */
 int cli__exit_status(int err);
+/* An option parser's result (opts__parse's: 0, 1 after --help printed
+ * the usage, -errno after its one line) as the exit status: 0, 0, or
+ * cli__exit_status(). */
+int cli__parse_status(int ret);
 /* The one-line message "emon-perf: ..." and cli__exit_status(err). */
 int cli__fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -307,7 +307,7 @@ int cmd_report(int argc, char **argv)
 
 	ret = report_opts__parse(&o, argc, argv);
 	if (ret)
-		return ret > 0 ? 0 : cli__exit_status(ret);
+		return cli__parse_status(ret);
 	/* a URL's password stays out of the report and the messages; a bad
 	 * URL is the client's to tell */
 	if (o.prom.url && !prom_url__shown(o.prom.url, &shown))

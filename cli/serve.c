@@ -318,9 +318,9 @@ int cmd_serve(int argc, char **argv)
 	if (!sv)
 		return cli__exit_status(-ENOMEM);
 	ret = serve_opts__parse(&sv->o, argc, argv);
-	if (ret) {	/* 1: -h printed the usage */
+	if (ret) {
 		free(sv);
-		return ret > 0 ? 0 : cli__exit_status(ret);
+		return cli__parse_status(ret);
 	}
 	ret = sigwake__setup((int[]){ SIGINT, SIGTERM }, 2, false);
 	if (ret) {

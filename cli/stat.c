@@ -373,8 +373,8 @@ int cmd_stat(int argc, char **argv)
 	if (!st)
 		return cli__exit_status(-ENOMEM);
 	ret = stat_opts__parse(&st->o, argc, argv);
-	if (ret) {	/* 1: -h printed the usage */
-		ret = ret > 0 ? 0 : cli__exit_status(ret);
+	if (ret) {
+		ret = cli__parse_status(ret);
 		goto out;
 	}
 	if (st->o.tg.repeat > 1) {

@@ -432,8 +432,8 @@ int cmd_top(int argc, char **argv)
 		tr->tab[v].view = v;	/* empty until the first interval */
 	tr->delay = 1;
 	ret = top_opts__parse(tr, argc, argv);
-	if (ret) {	/* 1: -h printed the usage */
-		ret = ret > 0 ? 0 : cli__exit_status(ret);
+	if (ret) {
+		ret = cli__parse_status(ret);
 		goto out;
 	}
 	/* bad input, 2 (ENOTTY would be 1) */

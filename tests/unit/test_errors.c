@@ -36,10 +36,21 @@ static void test_exit_status(void **state)
 	}
 }
 
+/* An option parser's 0, 1 after --help, -errno after its line. */
+static void test_parse_status(void **state)
+{
+	(void)state;
+	assert_int_equal(cli__parse_status(0), 0);
+	assert_int_equal(cli__parse_status(1), 0);
+	assert_int_equal(cli__parse_status(-EINVAL), 2);
+	assert_int_equal(cli__parse_status(-ENOMEM), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_status),
+		cmocka_unit_test(test_parse_status),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
