@@ -267,10 +267,12 @@ check "the socket's bounds as nobody held" [ $rc -eq 0 ]
 # command trees (--max-trees-per-uid 1): nobody's second command at once
 # is refused while its first runs, and not started (it would run
 # uncounted); root's is not held to it
-as_nobody "$EMON" stat -e cpu-clock --socket "$S" -o /dev/null -- sleep 3 2>"$TMP/tree1.err" &
+# (the first's command starts only once its tree is followed: its file
+# says the tree is held, however slow the machine)
+as_nobody "$EMON" stat -e cpu-clock --socket "$S" -o /dev/null -- \
+	sh -c 'touch "$0"; sleep 3' "$TMP/w/first" 2>"$TMP/tree1.err" &
 t1=$!
-for _ in $(seq 100); do grep -q attached "$TMP/tree1.err" 2>/dev/null && break; sleep 0.05; done
-sleep 0.3
+for _ in $(seq 200); do [ -e "$TMP/w/first" ] && break; sleep 0.05; done
 as_nobody "$EMON" stat -e cpu-clock --socket "$S" -o /dev/null -- touch "$TMP/w/ran" 2>"$TMP/tree2.err"
 rc=$?
 "$EMON" stat -e cpu-clock --socket "$S" -o /dev/null -- true 2>"$TMP/tree3.err"
