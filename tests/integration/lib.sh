@@ -737,6 +737,24 @@ pod_cgroups() {
 	cg[cart]=$(cg_new "machine.slice/libpod-$(fixture_id 0).scope")
 }
 
+# csv_val FILE EVENT [N]: the value of EVENT on its Nth line (1: the
+# first) in perf's CSV or ours: the field before the unit before the
+# event's name; msec as ns
+csv_val() {
+	"$PY3" -c '
+import csv, sys
+f, ev, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+rows = [r for r in csv.reader(open(f)) if ev in r]
+if len(rows) < n:
+    print("missing"); sys.exit()
+r = rows[n - 1]; i = r.index(ev)
+v = r[i - 2] if r[i - 1] in ("msec", "") else r[i - 1]
+try:
+    print("%.0f" % (float(v) * (1e6 if r[i - 1] == "msec" else 1)))
+except ValueError:
+    print(v)' "$1" "$2" "${3:-1}"
+}
+
 # --- gated windows: perf and emon-perf side by side ------------------------
 # tools/threads -g burns only while DIR/run exists: both tools count at
 # once, from before the gate opens to after it closed, so what each

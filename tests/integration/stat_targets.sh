@@ -13,23 +13,6 @@ PERF=$(command -v perf) || skip "no perf"
 "$PERF" stat -e task-clock -x , true 2>/dev/null || skip "perf stat cannot count here"
 EV=task-clock,context-switches
 
-# csv_val FILE EVENT [N]: the value of EVENT on its Nth line (1: the
-# first) in perf's CSV or ours: the field before the unit before the
-# event's name; msec as ns
-csv_val() {
-	"$PY3" -c '
-import csv, sys
-f, ev, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-rows = [r for r in csv.reader(open(f)) if ev in r]
-if len(rows) < n:
-    print("missing"); sys.exit()
-r = rows[n - 1]; i = r.index(ev)
-v = r[i - 2] if r[i - 1] in ("msec", "") else r[i - 1]
-try:
-    print("%.0f" % (float(v) * (1e6 if r[i - 1] == "msec" else 1)))
-except ValueError:
-    print(v)' "$1" "$2" "${3:-1}"
-}
 # csv_lines FILE: its lines with an event of $EV
 csv_lines() { grep -cE ',(task-clock|context-switches),' "$1"; }
 # csv_same_cols A B: the same unit and event columns, line by line
