@@ -182,14 +182,31 @@ refused "-p of root's process" "uid 0's process.*ptrace" -p "$rpid"
 refused "-p of the other tenant's" "uid $uid2's process" -p "$upid"
 refused "-G of root's cgroup" "uid 0's cgroup.*cgroups it owns" -G "$cr"
 refused "-t of a thread" "may not see thread rows" -t "$rpid"
-for t in "-p $upid" "-G $cu"; do
+# and its own: a gated thread of the second user's (lib.sh: it burns
+# only while the gate is open, and stat's window holds the gate's whole)
+# in a cgroup it owns; -p of its process and -G of that cgroup, each
+# against the thread's schedstat runtime over the gate (5% + steal, the
+# two truths, as stat_targets' attached -p)
+gd=$TMP/w/gate cg2=$(cg_new u2gate)
+mkdir -m 777 "$gd" && chown "$uid2" "$CGROOT$cg2" "$CGROOT$cg2/cgroup.procs"
+sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CGROOT$cg2" \
+	setpriv --reuid="$uid2" --regid="$gid" --groups="$gid" "$TOOLS/threads" -g "$gd" 60 100 &
+WPID=$!
+BG_PIDS+=($WPID)
+for _ in $(seq 500); do [ -s "$gd/tids" ] && break; sleep 0.02; done
+gt=$(cat "$gd/tids")
+for t in "-p $WPID" "-G $cg2"; do
+	s0=$(steal_ns)
 	# shellcheck disable=SC2086
-	as_u2 "$EMON" stat -e cpu-clock --socket "$S" -x, --timeout 300 $t \
-		-o "$TMP/w/own.csv" 2>"$TMP/own.err"
+	as_u2 "$EMON" stat -e cpu-clock --socket "$S" -x, $t -o "$TMP/w/own.csv" -- \
+		sh -c "$(gate_cmd "$gd" "$gt" 1)" 2>"$TMP/own.err"
 	rc=$?
-	own=$(awk -F, '$3 == "cpu-clock" && $1 + 0 > 0' "$TMP/w/own.csv" 2>/dev/null | wc -l)
-	check "the second user's ${t% *} of its own: exit $rc, counted ($own rows > 0)" \
-		bash -c "[ $rc -eq 0 ] && [ $own -ge 1 ]" || sed 's/^/      /' "$TMP/own.err" "$TMP/w/own.csv"
+	steal=$(($(steal_ns) - s0))
+	e=$(csv_val "$TMP/w/own.csv" cpu-clock) k=$(awk '{ print $2 - $1 }' "$gd/w" 2>/dev/null)
+	check "the second user's ${t% *} of its own: exit $rc, cpu-clock $e ns" [ $rc -eq 0 ] ||
+		sed 's/^/      /' "$TMP/own.err"
+	check "  within 5% + steal of its gated thread's schedstat runtime ($k ns)" \
+		near_steal "$e" "${k:-1}" 5 "$steal"
 done
 
 stat_csv "" "$TMP/root.csv" -a
