@@ -20,6 +20,7 @@
 #   make bench      benchmarks, rewrites BENCHMARKS.md
 #   make bench-serve  the daemon's benchmarks alone (its section of it)
 #   make bench-selfmon  the cost of a libemon read (its section of it)
+#   make bench-memory  stat's memory in a process storm (its section of it)
 #   make deps       install missing Debian packages
 #   make install    the binary, man pages, bash completion, deploy files
 #                   under $(DESTDIR)$(PREFIX) (PREFIX=/usr/local)
@@ -91,7 +92,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOL_BINS := $(patsubst tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
 
-.PHONY: all clean test test-counters asan-counters test-loaded unit integration stress bench bench-serve bench-selfmon deps \
+.PHONY: all clean test test-counters asan-counters test-loaded unit integration stress bench bench-serve bench-selfmon bench-memory deps \
 	tools run selfmon \
 	selfmon-progs \
 	fuzz fuzzers asan install uninstall
@@ -310,6 +311,11 @@ bench: emon-perf tools selfmon
 	$(Q)OUTPUT=$(O) tools/bench.sh
 	$(Q)OUTPUT=$(O) tools/bench-serve.sh
 	$(Q)OUTPUT=$(O) tools/bench-selfmon.sh
+	$(Q)OUTPUT=$(O) tools/bench-storm-rss.sh
+
+# stat's memory in a process storm, two heap settings (tools/bench-storm-rss.sh): about 2 min
+bench-memory: emon-perf tools
+	$(Q)OUTPUT=$(O) tools/bench-storm-rss.sh
 
 # the cost of a libemon read (tools/bench-selfmon.sh): about 30 s
 bench-selfmon: emon-perf selfmon

@@ -660,11 +660,12 @@ def report(b, md_path, svg_path):
         w("- " + n)
     w("")
     # the sections of the daemon, libemon and the scheduler view
-    # (tools/bench-serve.sh, bench-selfmon.sh, bench-sched.sh) stay as
+    # (tools/bench-serve.sh, bench-selfmon.sh, bench-sched.sh) and of
+    # stat's memory (bench-storm-rss.sh) stay as
     # they were
     if os.path.exists(md_path):
         old = open(md_path).read()
-        for name in ("bench-serve", "bench-selfmon", "bench-sched"):
+        for name in ("bench-serve", "bench-selfmon", "bench-sched", "bench-memory"):
             i = old.find("<!-- %s: begin" % name)
             j = old.find("<!-- %s: end -->" % name)
             if i >= 0 and j > i:
