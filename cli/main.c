@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* emon-perf: subcommands as a table, prefix-matched like bpftool's. */
 #include <errno.h>
-#include <malloc.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/heap.h"
 
 struct cmd {
 	const char *name;
@@ -40,22 +39,6 @@ static int cmd_help(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	return usage(stdout);
-}
-
-/*
- * Per-interval buffers (a read's entries, the snapshot, the rows) grow with
- * the processes of the busiest interval: 100+ MiB in a storm of 40,000
- * processes a second. glibc raises its mmap threshold each time such a
- * block is freed (up to 32 MiB), after which they come from the heap,
- * where holes between them are never given back: RSS then climbed ~40%
- * over the busiest interval's need with no more processes (tests/
- * integration/process_storm.sh). A fixed threshold keeps every block
- * over 1 MiB mmapped, returned to the kernel when freed.
- */
-static void heap__setup(void)
-{
-	if (!getenv("EMON_HEAP_DEFAULT"))
-		mallopt(M_MMAP_THRESHOLD, 1 << 20);
 }
 
 int main(int argc, char **argv)

@@ -26,6 +26,7 @@
 #include "cli/command.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "cli/heap.h"
 #include "cli/stat.h"
 #include "common/sigwake.h"
 #include "cli/stat_run.h"
@@ -125,6 +126,7 @@ static int print_interval(struct stat_run *st, double t0)
 	st->undercounted |= rows__undercounted(&st->out, st->rows.rows, st->rows.nr);
 	snapshot__free(&st->prev);
 	st->prev = st->last;
+	heap__trim();
 	if (fflush(st->out.f) || ferror(st->out.f)) {
 		if (errno == EPIPE)
 			return -EPIPE;
