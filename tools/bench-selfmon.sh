@@ -7,6 +7,8 @@
 # $OUTPUT/bench/selfmon.md with BENCH_REPORT=0.
 set -eu
 cd "$(dirname "$0")/.."
+# shellcheck source=tools/bench/lib.sh
+. tools/bench/lib.sh
 O=${OUTPUT:-build}
 EMON=${EMON:-$PWD/emon-perf}
 PY3=${PY3:-python3}
@@ -65,15 +67,7 @@ PY
 	echo "<!-- bench-selfmon: end -->"
 } >"$T/section.md"
 if [ "${BENCH_REPORT:-1}" = 1 ]; then
-	"$PY3" - "$T/section.md" BENCHMARKS.md <<'PY'
-import sys
-sec, md = open(sys.argv[1]).read(), sys.argv[2]
-old = open(md).read()
-b, e = "<!-- bench-selfmon: begin", "<!-- bench-selfmon: end -->"
-i, j = old.find(b), old.find(e)
-new = old[:i] + sec.rstrip("\n") + old[j + len(e):] if i >= 0 and j > i else old.rstrip("\n") + "\n\n" + sec
-open(md, "w").write(new)
-PY
+	bench_section bench-selfmon "$T/section.md"
 	echo "bench-selfmon: BENCHMARKS.md"
 else
 	mkdir -p "$O/bench" && cp "$T/section.md" "$O/bench/selfmon.md"

@@ -14,11 +14,13 @@
 # $OUTPUT/bench/memory.md with BENCH_REPORT=0.
 set -eu
 cd "$(dirname "$0")/.."
+# shellcheck source=tools/bench/lib.sh
+. tools/bench/lib.sh
 O=${OUTPUT:-build}
 EMON=${EMON:-$PWD/emon-perf}
 PY3=${PY3:-python3}
 ROUNDS=${BENCH_ROUNDS:-3}
-SECS=${BENCH_SECS:-10}
+STORM_SECS=${BENCH_STORM_SECS:-10}
 [ "$(id -u)" = 0 ] || { echo "bench-memory: needs root (stat -a)" >&2; exit 1; }
 CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 [ -n "$CGROOT" ] || { echo "bench-memory: no cgroup2 mount" >&2; exit 1; }
@@ -33,7 +35,7 @@ run() {
 	shift
 	env "$@" "$EMON" stat -a --energy none -e cpu-clock,context-switches \
 		-G "/${CG#"$CGROOT"/}" --by system,cgroup,process -I 500 -j -o "$T/$tag.jsonl" -- \
-		"$O/tools/forker" -d "$SECS" -j $(($(nproc) * 2)) -c "$CG" -o "$T/$tag.forker" \
+		"$O/tools/forker" -d "$STORM_SECS" -j $(($(nproc) * 2)) -c "$CG" -o "$T/$tag.forker" \
 		2>"$T/$tag.err" &
 	p=$!
 	: >"$T/$tag.rss"
@@ -49,7 +51,7 @@ for r in $(seq "$ROUNDS"); do
 	run "default.$r" EMON_HEAP_DEFAULT=1
 done
 
-"$PY3" - "$T" "$ROUNDS" "$SECS" >"$T/table.md" <<'PY'
+"$PY3" - "$T" "$ROUNDS" "$STORM_SECS" >"$T/table.md" <<'PY'
 import collections, json, statistics, sys
 d, rounds, secs = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 
@@ -84,21 +86,13 @@ PY
 	echo "<!-- bench-memory: begin (tools/bench-storm-rss.sh writes this section) -->"
 	echo "## Memory in a process storm"
 	echo
-	echo "\`make bench-memory\` (tools/bench-storm-rss.sh): \`emon-perf stat -a -G CG --by system,cgroup,process -I 500 -j\` over tools/forker's storm of short processes (${SECS} s, $(nproc) CPUs), $ROUNDS pairs of runs taking turns: cli/heap.c's settings (a fixed 1 MiB mmap threshold, \`malloc_trim\` after each interval) against glibc's defaults, whose threshold rises each time a large block is freed, after which such blocks come from the heap, whose holes are not given back."
+	echo "\`make bench-memory\` (tools/bench-storm-rss.sh): \`emon-perf stat -a -G CG --by system,cgroup,process -I 500 -j\` over tools/forker's storm of short processes (${STORM_SECS} s, $(nproc) CPUs), $ROUNDS pairs of runs taking turns: cli/heap.c's settings (a fixed 1 MiB mmap threshold, \`malloc_trim\` after each interval) against glibc's defaults, whose threshold rises each time a large block is freed, after which such blocks come from the heap, whose holes are not given back."
 	echo
 	cat "$T/table.md"
 	echo "<!-- bench-memory: end -->"
 } >"$T/section.md"
 if [ "${BENCH_REPORT:-1}" = 1 ]; then
-	"$PY3" - "$T/section.md" BENCHMARKS.md <<'PY'
-import sys
-sec, md = open(sys.argv[1]).read(), sys.argv[2]
-old = open(md).read()
-b, e = "<!-- bench-memory: begin", "<!-- bench-memory: end -->"
-i, j = old.find(b), old.find(e)
-new = old[:i] + sec.rstrip("\n") + old[j + len(e):] if i >= 0 and j > i else old.rstrip("\n") + "\n\n" + sec
-open(md, "w").write(new)
-PY
+	bench_section bench-memory "$T/section.md"
 	echo "bench-memory: BENCHMARKS.md"
 else
 	mkdir -p "$O/bench" && cp "$T/section.md" "$O/bench/memory.md"

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # shellcheck shell=bash
-# Helpers of tools/bench.sh and tools/bench-serve.sh (sourced from the
-# repository root), and what both take from the environment: BENCH_SECS
+# Helpers of tools/bench*.sh (sourced from the repository root), and what
+# tools/bench.sh and bench-serve.sh take from the environment: BENCH_SECS
 # (2, seconds measured per ping-pong run), BENCH_RT (10, the workloads'
 # SCHED_FIFO priority; 0: SCHED_OTHER).
 
@@ -85,4 +85,19 @@ bench_cleanup() {
 		sleep 0.5
 	done
 	[ -d "$CGDIR" ] && echo "bench: could not remove $CGDIR" >&2
+}
+
+# bench_section NAME FILE [MD]: FILE (a section that begins with
+# "<!-- NAME: begin" and ends with "<!-- NAME: end -->") in place of MD's
+# section of that name (BENCHMARKS.md), or at its end when MD has none
+bench_section() {
+	python3 - "$1" "$2" "${3:-$ROOT/BENCHMARKS.md}" <<'PY'
+import sys
+name, sec, md = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3]
+old = open(md).read()
+b, e = f"<!-- {name}: begin", f"<!-- {name}: end -->"
+i, j = old.find(b), old.find(e)
+new = old[:i] + sec.rstrip("\n") + old[j + len(e):] if i >= 0 and j > i else old.rstrip("\n") + "\n\n" + sec
+open(md, "w").write(new)
+PY
 }
