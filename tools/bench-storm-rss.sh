@@ -16,14 +16,9 @@ set -eu
 cd "$(dirname "$0")/.."
 # shellcheck source=tools/bench/lib.sh
 . tools/bench/lib.sh
-O=${OUTPUT:-build}
-EMON=${EMON:-$PWD/emon-perf}
-PY3=${PY3:-python3}
 ROUNDS=${BENCH_ROUNDS:-3}
 STORM_SECS=${BENCH_STORM_SECS:-10}
-[ "$(id -u)" = 0 ] || { echo "bench-memory: needs root (stat -a)" >&2; exit 1; }
-CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-[ -n "$CGROOT" ] || { echo "bench-memory: no cgroup2 mount" >&2; exit 1; }
+bench_setup "" forker	# root, CGROOT, the binaries
 T=$(mktemp -d)
 CG=$CGROOT/emon-bench-rss-$$
 mkdir "$CG"
@@ -35,7 +30,7 @@ run() {
 	shift
 	env "$@" "$EMON" stat -a --energy none -e cpu-clock,context-switches \
 		-G "/${CG#"$CGROOT"/}" --by system,cgroup,process -I 500 -j -o "$T/$tag.jsonl" -- \
-		"$O/tools/forker" -d "$STORM_SECS" -j $(($(nproc) * 2)) -c "$CG" -o "$T/$tag.forker" \
+		"$TOOLS/forker" -d "$STORM_SECS" -j $(($(nproc) * 2)) -c "$CG" -o "$T/$tag.forker" \
 		2>"$T/$tag.err" &
 	p=$!
 	: >"$T/$tag.rss"
@@ -51,7 +46,7 @@ for r in $(seq "$ROUNDS"); do
 	run "default.$r" EMON_HEAP_DEFAULT=1
 done
 
-"$PY3" - "$T" "$ROUNDS" "$STORM_SECS" >"$T/table.md" <<'PY'
+python3 - "$T" "$ROUNDS" "$STORM_SECS" >"$T/table.md" <<'PY'
 import collections, json, statistics, sys
 d, rounds, secs = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 
@@ -95,5 +90,5 @@ if [ "${BENCH_REPORT:-1}" = 1 ]; then
 	bench_section bench-memory "$T/section.md"
 	echo "bench-memory: BENCHMARKS.md"
 else
-	mkdir -p "$O/bench" && cp "$T/section.md" "$O/bench/memory.md"
+	mkdir -p "$OUTPUT/bench" && cp "$T/section.md" "$OUTPUT/bench/memory.md"
 fi
