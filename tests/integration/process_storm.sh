@@ -114,7 +114,7 @@ print(f"      RSS: {len(s)} samples, first half max {first / 1024:.1f} MiB, "
 # entries and rows, pooled), which a 5 s storm may reach late: it grows
 # with the processes of one interval, not with the run. Bounded: at most
 # a 32 MiB base and 5 KiB per process row of the busiest interval (3.4-3.8
-# here, 4.2-4.5 with glibc's heap defaults, whose holes once took a CI run
+# here, 3.7-4.5 with glibc's heap defaults, whose holes once took a CI run
 # to 5.1: make bench-memory, cli/heap.c; every count carries the
 # scheduler view's block, struct emon_sched, 288 of its 544 bytes, with
 # --sched or not, and a key lives in the engine's totals and in two
