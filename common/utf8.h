@@ -69,11 +69,9 @@ static inline void utf8_mask_controls(char *s)
 	unsigned char *p = (unsigned char *)s;
 
 	for (int n; *p; p += n) {
-		n = utf8_control_len(p);
-		if (n)
+		n = utf8_step(p);
+		if (utf8_control_len(p))
 			memset(p, '?', n);
-		else
-			n = utf8_len(p) ?: 1;
 	}
 }
 
