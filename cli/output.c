@@ -205,9 +205,7 @@ const char *row__cont_label(const struct row *r, char *buf, size_t size)
 		snprintf(buf, size, "%s", r->name);
 	else
 		return NULL;
-	for (char *p = buf; *p; p++)
-		if ((unsigned char)*p < ' ' || *p == 0x7f)
-			*p = '?';
+	utf8_mask_controls(buf);
 	return buf;
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "engine/container.h"
 #include "cli/stat.h"
+#include "common/utf8.h"
 
 struct pod_acc {
 	char key[320];		/* "namespace/pod", the uid, a namespace */
@@ -40,9 +41,7 @@ static struct pod_acc *pod_list__get(struct pod_list *l, const char *key)
 	memset(p, 0, sizeof(*p));
 	snprintf(p->key, sizeof(p->key), "%s", key);
 	/* names are any bytes; text and CSV print the key to a terminal */
-	for (char *k = p->key; *k; k++)
-		if ((unsigned char)*k < ' ' || *k == 0x7f)
-			*k = '?';
+	utf8_mask_controls(p->key);
 	return p;
 }
 

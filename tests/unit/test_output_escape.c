@@ -96,11 +96,30 @@ static void test_escape_outputs(void **state)
 	}
 }
 
+/* A container's label (names from the runtime's files, any bytes):
+ * each byte of a control character is '?' (common/utf8.h), UTF-8 stays. */
+static void test_cont_label(void **state)
+{
+	struct row r = { .scope = SCOPE_CONTAINER, .key = "c",
+			 .ns = "prod\x1b[2J", .pod = "web\xc2\x9b" "2J",
+			 .container = "caf\xc3\xa9\x9b\x7f" };
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(row__cont_label(&r, buf, sizeof(buf)),
+			    "prod?[2J/web??2J/caf\xc3\xa9??");
+	r = (struct row){ .scope = SCOPE_CONTAINER, .key = "c", .name = "a\tb" };
+	assert_string_equal(row__cont_label(&r, buf, sizeof(buf)), "a?b");
+	r.scope = SCOPE_CGROUP;
+	assert_null(row__cont_label(&r, buf, sizeof(buf)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_escape_table),
 		cmocka_unit_test(test_escape_outputs),
+		cmocka_unit_test(test_cont_label),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
