@@ -66,10 +66,5 @@ print("Targets (issue 13): median under 100 ns: %d ns, **%s**; at least 5x faste
 PY
 	echo "<!-- bench-selfmon: end -->"
 } >"$T/section.md"
-if [ "${BENCH_REPORT:-1}" = 1 ]; then
-	bench_section bench-selfmon "$T/section.md"
-	echo "bench-selfmon: BENCHMARKS.md"
-else
-	mkdir -p "$O/bench" && cp "$T/section.md" "$O/bench/selfmon.md"
-fi
+bench_section bench-selfmon "$T/section.md" selfmon.md
 cat "$T/table.md"

@@ -86,9 +86,4 @@ PY
 	cat "$T/table.md"
 	echo "<!-- bench-memory: end -->"
 } >"$T/section.md"
-if [ "${BENCH_REPORT:-1}" = 1 ]; then
-	bench_section bench-memory "$T/section.md"
-	echo "bench-memory: BENCHMARKS.md"
-else
-	mkdir -p "$OUTPUT/bench" && cp "$T/section.md" "$OUTPUT/bench/memory.md"
-fi
+bench_section bench-memory "$T/section.md" memory.md

@@ -87,11 +87,17 @@ bench_cleanup() {
 	[ -d "$CGDIR" ] && echo "bench: could not remove $CGDIR" >&2
 }
 
-# bench_section NAME FILE [MD]: FILE (a section that begins with
-# "<!-- NAME: begin" and ends with "<!-- NAME: end -->") in place of MD's
-# section of that name (BENCHMARKS.md), or at its end when MD has none
+# bench_section NAME FILE COPY: FILE (a section that begins with
+# "<!-- NAME: begin" and ends with "<!-- NAME: end -->") in place of
+# BENCHMARKS.md's section of that name, or at its end when it has none;
+# with BENCH_REPORT=0, BENCHMARKS.md stays as it is and FILE is copied to
+# $OUTPUT/bench/COPY
 bench_section() {
-	python3 - "$1" "$2" "${3:-$ROOT/BENCHMARKS.md}" <<'PY'
+	if [ "${BENCH_REPORT:-1}" != 1 ]; then
+		mkdir -p "$OUTPUT/bench" && cp "$2" "$OUTPUT/bench/$3"
+		return
+	fi
+	python3 - "$1" "$2" "$ROOT/BENCHMARKS.md" <<'PY'
 import sys
 name, sec, md = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3]
 old = open(md).read()
@@ -100,4 +106,5 @@ i, j = old.find(b), old.find(e)
 new = old[:i] + sec.rstrip("\n") + old[j + len(e):] if i >= 0 and j > i else old.rstrip("\n") + "\n\n" + sec
 open(md, "w").write(new)
 PY
+	echo "$1: BENCHMARKS.md"
 }
