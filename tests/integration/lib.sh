@@ -222,6 +222,17 @@ untraced_switches() {
 		awk '{ n += $1 } END { print n + 0 }'
 }
 
+# untraced_v_ns FILE [FROM]: untraced_ns as above from emon-perf's -v
+# stderr (FILE), where no system row is beside the count (thread rows,
+# -x output): the figures of its reads summed, in ns; from line FROM + 1
+# on, for a daemon's -v log (`wc -l` of it before a window: what its reads
+# said during it, an attached stat's snapshots included)
+untraced_v_ns() {
+	tail -n +"$((${2:-0} + 1))" "$1" |
+		sed -n 's/.* slices (\([0-9.]*\) ms of cpu-clock) followed context switches.*/\1/p' |
+		awk '{ s += $1 } END { printf "%.0f\n", s * 1e6 }'
+}
+
 # untraced_during FILE CGROUP: untraced_ns as above, summed over only the
 # intervals of a -I recording with --by cgroup in which CGROUP or a cgroup
 # under it ran: the time whose owner was guessed while it could have been

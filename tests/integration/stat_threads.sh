@@ -171,11 +171,7 @@ wait "$WPID" 2>/dev/null
 # lines (-I 200: several intervals, the last one after it ended; then one
 # print at the end) add up to the runtime it read itself just before it
 # exited. A thread row has no system row's untraced_ns beside it: -v says
-# the time whose owner was guessed (see lib.sh's untraced_ns) per read
-untraced_v_ns() {
-	sed -n 's/.* slices (\([0-9.]*\) ms of cpu-clock) followed context switches.*/\1/p' "$1" |
-		awk '{ s += $1 } END { printf "%.0f\n", s * 1e6 }'
-}
+# the time whose owner was guessed per read (lib.sh's untraced_v_ns)
 mkdir -p "$TMP/w2" "$TMP/w3"
 for mode in "-I 200" ""; do
 	w=$TMP/w2 x=0.4
