@@ -222,15 +222,33 @@ untraced_switches() {
 		awk '{ n += $1 } END { print n + 0 }'
 }
 
-# untraced_v_ns FILE [FROM]: untraced_ns as above from emon-perf's -v
-# stderr (FILE), where no system row is beside the count (thread rows,
-# -x output): the figures of its reads summed, in ns; from line FROM + 1
-# on, for a daemon's -v log (`wc -l` of it before a window: what its reads
-# said during it, an attached stat's snapshots included)
+# untraced_v_ns FILE [FROM [TO]]: untraced_ns as above from emon-perf's
+# -v stderr (FILE), where no system row is beside the count (thread rows,
+# -x output): the figures of its reads summed, in ns. FROM and TO: FILE's
+# line counts when a window opened and closed (gate_cmd and gate_window
+# take them with GATE_LOG): only the reads that cover the window, those
+# after line FROM up to the first that starts after line TO (its slices
+# hold the window's end). Each read is an "interval: flush" line and its
+# figure after it. FILE may be a daemon's -v log: its reads, an attached
+# stat's snapshots among them, cover the stat's window the same way.
 untraced_v_ns() {
-	tail -n +"$((${2:-0} + 1))" "$1" |
-		sed -n 's/.* slices (\([0-9.]*\) ms of cpu-clock) followed context switches.*/\1/p' |
-		awk '{ s += $1 } END { printf "%.0f\n", s * 1e6 }'
+	[ -r "$1" ] || { echo 0; return; }
+	awk -v a="${2:-0}" -v b="${3:-}" '
+		NR <= a { next }
+		/ interval: flush / && b != "" && NR > b + 0 && ++after > 1 { exit }
+		/ slices \(.* ms of cpu-clock\) followed context switches/ {
+			x = $0
+			sub(/.* slices \(/, "", x)
+			s += x + 0
+		}
+		END { printf "%.0f\n", s * 1e6 }' "$1"
+}
+# untraced_gate DIR LOG: untraced_v_ns of LOG over DIR's last gate (its
+# marks; all of LOG without them)
+untraced_gate() {
+	local m0= m1=
+	[ -r "$1/marks" ] && read -r m0 m1 <"$1/marks"
+	untraced_v_ns "$2" "$m0" "$m1"
 }
 
 # untraced_during FILE CGROUP: untraced_ns as above, summed over only the
@@ -801,9 +819,11 @@ gate_hold() { echo "touch $1/started.$2; while [ ! -e $1/done ]; do sleep 0.01; 
 # more: perf may enable a -p/-t target's counters after it starts the
 # command), the gate open for SECONDS; each TID's runtime (of process
 # $WPID) over it, from before it opened to after the threads saw it
-# closed, to DIR/w ("TID START END"); then DIR/done ends the commands
+# closed, to DIR/w ("TID START END"); then DIR/done ends the commands.
+# With GATE_LOG set (a -v log), its line counts at the gate's opening and
+# closing to DIR/marks (untraced_gate)
 gate_window() {
-	local d=$1 n=$2 s=$3 t
+	local d=$1 n=$2 s=$3 t m0
 	shift 3
 	for _ in $(seq 1500); do
 		[ "$(find "$d" -maxdepth 1 -name 'started.*' | wc -l)" -ge "$n" ] && break
@@ -812,39 +832,42 @@ gate_window() {
 	sleep 0.3
 	local -A r
 	for t; do r[$t]=$(cut -d' ' -f1 "/proc/$WPID/task/$t/schedstat"); done
+	[ -n "${GATE_LOG:-}" ] && m0=$(wc -l <"$GATE_LOG")
 	touch "$d/run"
 	sleep "$s"
 	rm -f "$d/run"
 	sleep 0.1	# a thread sees it within a 10 ms period
 	for t; do echo "$t ${r[$t]} $(cut -d' ' -f1 "/proc/$WPID/task/$t/schedstat")" >>"$d/w"; done
+	[ -n "${GATE_LOG:-}" ] && echo "$m0 $(wc -l <"$GATE_LOG")" >"$d/marks"
 	touch "$d/done"
 }
 # gate_cmd DIR TID SECONDS [AFTER]: a command for one tool alone: after
 # 0.15 s (inside the tool's first interval), the gate open for SECONDS;
 # TID's runtime (of process $WPID) over it to DIR/w ("START END"); then
-# AFTER s more
+# AFTER s more. GATE_LOG: as gate_window's
 gate_cmd() {
-	local r="cut -d' ' -f1 /proc/$WPID/task/$2/schedstat"
-	echo "sleep 0.15; r0=\$($r); touch $1/run; sleep $3; rm -f $1/run; sleep 0.05
-	echo \$r0 \$($r) >$1/w; sleep ${4:-0}"
+	local r="cut -d' ' -f1 /proc/$WPID/task/$2/schedstat" m=:
+	[ -n "${GATE_LOG:-}" ] && m="wc -l <$GATE_LOG"
+	echo "sleep 0.15; r0=\$($r); m0=\$($m); touch $1/run; sleep $3; rm -f $1/run; sleep 0.05
+	echo \$r0 \$($r) >$1/w; echo \$m0 \$($m) >$1/marks; sleep ${4:-0}"
 }
 # gated_side_by_side DIR NAME TID... -- TARGET...: perf and emon-perf,
 # each `stat -x , -e $EV TARGET...`, around one gated window of 1 s of
 # DIR's threads (the TIDs' runtimes read); CSVs in $TMP/perf-NAME.csv and
 # $TMP/emon-NAME.csv, the window in DIR/w; EMON_RC is emon-perf's exit
-# status
+# status; emon-perf's -v log in $TMP/emon-NAME.err, for untraced_gate
 gated_side_by_side() {
 	local d=$1 n=$2 pp ep tids=()
 	shift 2
 	while [ "$1" != -- ]; do tids+=("$1"); shift; done
 	shift
-	rm -f "$d/done" "$d/w" "$d"/started.*
+	rm -f "$d/done" "$d/w" "$d/marks" "$d"/started.*
 	"$PERF" stat -x , -e $EV "$@" -- sh -c "$(gate_hold "$d" perf)" 2>"$TMP/perf-$n.csv" &
 	pp=$!
-	"$EMON" stat -x , -e $EV "$@" -o "$TMP/emon-$n.csv" -- \
+	"$EMON" stat -v -x , -e $EV "$@" -o "$TMP/emon-$n.csv" -- \
 		sh -c "$(gate_hold "$d" emon)" 2>"$TMP/emon-$n.err" &
 	ep=$!
-	gate_window "$d" 2 1 "${tids[@]}"
+	GATE_LOG=$TMP/emon-$n.err gate_window "$d" 2 1 "${tids[@]}"
 	wait "$ep"
 	EMON_RC=$?
 	wait "$pp"
