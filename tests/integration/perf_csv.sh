@@ -2,20 +2,32 @@
 # stat -x, side by side with perf stat -x, on the same window (perf runs as
 # emon-perf's command, both -a -I 500): for -A, --per-socket, --per-die,
 # --per-core and -G, the same lines per interval with the same number of
-# fields and the same aggregation, unit, event and cgroup columns; in the
-# intervals both count in full, a CPU's (core's, socket's) cpu-clock and a
-# busy cgroup's task-clock within 2% of perf's, and each against the
-# kernel: a CPU's cpu-clock against the interval's wall time, the cgroup's
-# against its cpu.stat. Then the streams: 'stat -- cmd > f' leaves f the
-# command's own output, and the counts go to stderr.
+# fields and the same aggregation, unit, event and cgroup columns; and
+# each count against what knows it for the same window. A CPU's
+# cpu-clock is the wall time of the intervals that hold it: emon-perf's
+# in each interval and over those both tools count in full, within 2%.
+# perf's is printed, not held to it: it is of perf's own intervals, whose
+# timer runs long on a busy machine (3 of them 70 ms over 1.5 s under
+# make test, its cpu-clock 2.28% above emon-perf's), and whose counts are
+# not even read at their time stamps there (1513 msec a CPU in 1588 ms of
+# them, under tests/loaded.sh with a build beside): no window of perf's
+# is emon-perf's. A busy cgroup's task-clock burns only in a gated window
+# that both tools' middle intervals hold whole: within 2% of perf's, and
+# against its cpu.stat within 3%, each + steal + the time whose owner
+# emon-perf estimated while the gate was open (lib.sh). Then the
+# streams: 'stat -- cmd > f' leaves f the command's own output, and the
+# counts go to stderr.
 . "$(dirname "$0")/lib.sh"
 command -v perf >/dev/null || skip "perf not installed"
 
-# compare EMON_CSV PERF_CSV CGROUP_MODE EVENT: the layouts and the counts
+# compare EMON_CSV PERF_CSV CGROUP_MODE EVENT [SLACK_NS]: the layouts and
+# the counts (SLACK_NS: the steal/untraced slack between the two tools'
+# counts of a cgroup)
 compare() {
 	python3 - "$@" <<'PY'
 import sys
 emon, perf, cg_mode, event = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4]
+slack = float(sys.argv[5]) / 1e6 if len(sys.argv) > 5 else 0.0	# msec
 tail = 8 if cg_mode else 7	# value,unit,event,[cgroup,]run,pct,metric,unit
 
 def lines(path):
@@ -49,25 +61,41 @@ for k in range(min(len(e), len(p)) - 1):
 		if f[vi + 1] != g[vi + 1]:
 			print(f"      interval {k} {key}: unit '{f[vi + 1]}' vs '{g[vi + 1]}'")
 			bad += 1
-# counts of the event, summed over the intervals both count in full
-# (not the first, which perf starts later, nor the last)
+# the intervals both count in full: not the first, which perf starts
+# later, nor the last
 n = min(len(e), len(p)) - 1
+def total(iv, key):
+	"""the key's count over intervals 1 .. n-1 (msec), and its CPUs"""
+	s, ncpu = 0.0, 1
+	for i in range(1, n):
+		for k2, f in iv[i]:
+			if k2 == key:
+				vi = len(f) - tail
+				s += float(f[vi])
+				ncpu = int(f[2]) if vi > 2 else 1
+	return s, ncpu
 for key in sorted({key for key, _ in e[1]}):
 	if key[-2 if cg_mode else -1] != event:
 		continue
-	def total(iv):
-		s = 0.0
-		for i in range(1, n):
-			for k2, f in iv[i]:
-				if k2 == key:
-					s += float(f[len(f) - tail])
-		return s
-	a, b = total(e), total(p)
-	err = abs(a - b) / b * 100 if b else float("inf")
-	print(f"      {key}: {a:.2f} vs perf {b:.2f} msec over {n - 1} intervals: {err:.2f}%")
+	(a, ncpu), (b, _) = total(e, key), total(p, key)
+	if event != "cpu-clock":
+		# a gated window both hold whole: the same count
+		err = abs(a - b) / b * 100 if b else float("inf")
+		print(f"      {key}: {a:.2f} vs perf {b:.2f} msec over {n - 1} intervals: {err:.2f}% "
+		      f"(tolerance 2% + steal/untraced {slack:.3f} ms)")
+		bad += abs(a - b) > 0.02 * b + slack
+		continue
+	# a CPU's cpu-clock is the wall time of the intervals that hold it
+	# (neither steal nor an untraced switch moves time off its CPU: no
+	# slack); perf's, for reference, is of its own intervals
+	wa, wb = (et[n - 1] - et[0]) * 1e3, (pt[n - 1] - pt[0]) * 1e3
+	err = abs(a / ncpu - wa) / wa * 100
+	print(f"      {key}: {a:.2f} msec in {ncpu} x {wa:.2f} ms of emon-perf's {n - 1} intervals: "
+	      f"{err:.2f}% (tolerance 2%); perf {b:.2f} in {ncpu} x {wb:.2f} ms of its own")
 	bad += err > 2
-# against the kernel: a CPU's cpu-clock is the interval's wall time
+# against the kernel: a CPU's cpu-clock in each interval is its wall time
 if event == "cpu-clock":
+	worst = 0.0
 	for i in range(1, n):
 		wall = (et[i] - et[i - 1]) * 1e3
 		for key, f in e[i]:
@@ -76,9 +104,11 @@ if event == "cpu-clock":
 				continue
 			ncpu = int(f[2]) if vi > 2 else 1
 			v = float(f[vi]) / ncpu
+			worst = max(worst, abs(v - wall) / wall * 100)
 			if abs(v - wall) > 0.02 * wall:
 				print(f"      interval {i} {key}: {v:.2f} msec a CPU, wall {wall:.2f}")
 				bad += 1
+	print(f"      each interval, a CPU against its wall time: worst {worst:.2f}% (tolerance 2%)")
 sys.exit(1 if bad else 0)
 PY
 }
@@ -88,7 +118,7 @@ for mode in -A --per-socket --per-die --per-core; do
 	"$EMON" stat -a $mode -x, -I 500 -e $ev -o "$TMP/e.csv" -- \
 		perf stat -a $mode -x, -I 500 -e $ev -o "$TMP/p.csv" -- sleep 2.3 2>"$TMP/err"
 	check "$mode: stat exits 0" [ $? -eq 0 ]
-	check "$mode -x,: perf's lines, fields and columns, cpu-clock within 2% of perf's and of wall time" \
+	check "$mode -x,: perf's lines, fields and columns; a CPU's cpu-clock the wall time of emon-perf's intervals within 2%" \
 		compare "$TMP/e.csv" "$TMP/p.csv" 0 cpu-clock
 done
 
@@ -105,20 +135,24 @@ c=$(cg_new busy)
 mkdir -p "$TMP/gate"
 cg_bg "$c" "$TOOLS/threads" -g "$TMP/gate" 30 100
 st0=$(steal_ns)
-# cpu.stat read by the command, inside emon-perf's window
-"$EMON" stat -a --by cgroup -G "$c" -x, -I 500 -e task-clock,context-switches -o "$TMP/e.csv" -- \
+# cpu.stat read by the command, inside emon-perf's window; -v for the
+# time whose owner it estimated while the gate was open (untraced_gate:
+# the gate's command notes the -v log's length as it opens and closes)
+"$EMON" stat -v -a --by cgroup -G "$c" -x, -I 500 -e task-clock,context-switches -o "$TMP/e.csv" -- \
 	sh -c "cat $CGROOT$c/cpu.stat >$TMP/s0
 	perf stat -a -x, -I 500 -e task-clock,context-switches -G '$c,$c' -o '$TMP/p.csv' -- \
-		sh -c 'sleep 0.6; touch $TMP/gate/run; sleep 0.7; rm -f $TMP/gate/run; sleep 1'
+		sh -c 'sleep 0.6; m0=\$(wc -l <$TMP/err); touch $TMP/gate/run; sleep 0.7
+		rm -f $TMP/gate/run; sleep 0.05; echo \$m0 \$(wc -l <$TMP/err) >$TMP/gate/marks; sleep 0.95'
 	cat $CGROOT$c/cpu.stat >$TMP/s1" 2>"$TMP/err"
 check "-G: stat exits 0" [ $? -eq 0 ]
 usec() { awk '$1 == "usage_usec" { printf "%.0f\n", $2 * 1000 }' "$1"; }
 u=$(( $(usec "$TMP/s1") - $(usec "$TMP/s0") )) steal=$(( $(steal_ns) - st0 ))
-check "-G -x,: perf's lines, fields and cgroup column, task-clock within 2% of perf's" \
-	compare "$TMP/e.csv" "$TMP/p.csv" 1 task-clock
+unt=$(untraced_gate "$TMP/gate" "$TMP/err")
+check "-G -x,: perf's lines, fields and cgroup column, task-clock within 2% of perf's (+ steal + untraced)" \
+	compare "$TMP/e.csv" "$TMP/p.csv" 1 task-clock $((steal + unt))
 e=$(awk -F, -v cg="$c" '$4 == "task-clock" && $5 == cg { s += $2 } END { printf "%.0f\n", s * 1e6 }' "$TMP/e.csv")
-check "-G: the cgroup's task-clock, all intervals, against its cpu.stat over the command within 3% (+ steal)" \
-	near_steal "$e" "$u" 3 "$steal"
+check "-G: the cgroup's task-clock, all intervals, against its cpu.stat over the command within 3% (+ steal + untraced)" \
+	near_steal "$e" "$u" 3 $((steal + unt))
 
 # the streams: a command's stdout stays its own, the counts on stderr
 "$EMON" stat -e cpu-clock -x, -- sh -c 'echo out-line' >"$TMP/f" 2>"$TMP/err"
