@@ -178,7 +178,7 @@ static __always_inline void sched_add(struct emon_sched *dst, const struct emon_
 	dst->invol_switches += d->invol_switches;
 	dst->exit_life_ns += d->exit_life_ns;
 	dst->exit_code += d->exit_code;
-	if (slot < EMON_SCHED_SLOTS)
+	if (index_below(slot, EMON_SCHED_SLOTS))
 		dst->hist[slot]++;
 }
 

@@ -20,7 +20,7 @@ static __always_inline __u32 slot_alloc(__u32 kind, __u32 par, __u32 max)
 {
 	__u32 i = EMON_USED(kind, par), *u, s;
 
-	if (i >= 2 * EMON_KIND_NR)	/* constant kind: for the verifier */
+	if (!index_below(i, 2 * EMON_KIND_NR))	/* constant kind */
 		return NO_SLOT;
 	u = &used[i];
 

@@ -248,6 +248,24 @@ struct {
 	__type(value, struct emon_slice);
 } slice_scratch SEC(".maps");
 
+/*
+ * Is i below n? If so, i is then clamped below n by an asm block in the
+ * register that indexes (a no-op on the value): the compiler cannot
+ * reload an unchecked copy that it spilled before the check. 6.1's
+ * verifier keeps no bound on such a reload (6.7 and later carry a
+ * register's bound to its spilled copy).
+ */
+#define index_below(i, n) ({						\
+	bool __ok = (i) < (n);						\
+	if (__ok) {							\
+		__u64 __v = (i);					\
+		asm volatile("if %0 < %1 goto +1; %0 = 0"		\
+			     : "+r"(__v) : "i"(n));			\
+		(i) = __v;						\
+	}								\
+	__ok;								\
+})
+
 static __always_inline void stat_inc(__u32 slot)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &slot);

@@ -59,7 +59,7 @@ static __always_inline __u64 switch_clock(struct emon_prev *p, __u64 now)
 	return dt;
 }
 
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 
 /*
  * The count of an in_place event on this CPU (key: its slot in events),

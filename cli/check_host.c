@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "cli/check.h"
 #include "engine/cgroup.h"
+#include "engine/features.h"
 #include "engine/session.h"
 #include "pmu/event.h"
 #include "rapl/energy.h"
@@ -52,53 +53,29 @@ static void host__kernel(struct check_report *r)
 		check__add(r, CHECK_OK, "btf", "/sys/kernel/btf/vmlinux");
 }
 
-/* The program and map types and helpers the BPF side uses, probed by
- * loading a trivial program of each (libbpf). libbpf cannot probe a
- * tp_btf program without an attach target: the kernel's BTF must name
- * the tracepoint's type (btf_trace_sched_switch); its helpers are the
- * raw tracepoint's. */
+/*
+ * The kernel's features, one row each (engine/features.h): those the BPF
+ * object needs, ok or fail, then those it uses where the kernel has them,
+ * ok or the slower path it takes without. Each row's figure is the first
+ * Linux version that has the feature.
+ */
 static void host__bpf(struct check_report *r)
 {
-	static const struct { const char *name; int kind, type; } need[] = {
-		{ "raw_tracepoint", 0, BPF_PROG_TYPE_RAW_TRACEPOINT },
-		{ "task_storage", 1, BPF_MAP_TYPE_TASK_STORAGE },
-		{ "perf_event_array", 1, BPF_MAP_TYPE_PERF_EVENT_ARRAY },
-		{ "perf_event_read_value", 2, BPF_FUNC_perf_event_read_value },
-		{ "get_current_task_btf", 2, BPF_FUNC_get_current_task_btf },
-		{ "get_current_cgroup_id", 2, BPF_FUNC_get_current_cgroup_id },
-	};
-	char missing[256] = "";
-	struct btf *btf;
-	size_t n = 0;
-	int ret;
+	const struct kfeature *f = kfeatures__get();
+	char since[32];
 
-	session__setup_libbpf();	/* its probes' messages only with -v */
-	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-		if (need[i].kind == 0)
-			ret = libbpf_probe_bpf_prog_type(need[i].type, NULL);
-		else if (need[i].kind == 1)
-			ret = libbpf_probe_bpf_map_type(need[i].type, NULL);
-		else
-			ret = libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT,
-						      need[i].type, NULL);
-		if (ret != 1)
-			n += snprintf(missing + n, sizeof(missing) - n, "%s%s%s",
-				      n ? ", " : "", need[i].name,
-				      ret < 0 ? " (probe failed: root?)" : "");
-		if (n >= sizeof(missing))
-			n = sizeof(missing) - 1;
+	for (int i = KF_BTF + 1; i < KF_NR; i++) {
+		bool needed = i < KF_NR_NEEDED;
+		enum check_status st = f[i].have ? CHECK_OK : f[i].unknown ? CHECK_SKIP :
+				       needed ? CHECK_FAIL : CHECK_INFO;
+
+		snprintf(since, sizeof(since), "Linux %s", f[i].since);
+		check_row__figure(check__add(r, st, f[i].name, "%s%s",
+					     f[i].unknown ? "not probed (root?): " :
+					     f[i].have ? "" : needed ? "missing: " : "without it: ",
+					     f[i].have || f[i].unknown ? f[i].uses : f[i].without),
+				  NAN, "", "%s", since);
 	}
-	btf = btf__load_vmlinux_btf();
-	if (!btf || btf__find_by_name_kind(btf, "btf_trace_sched_switch",
-					   BTF_KIND_TYPEDEF) < 0)
-		n += snprintf(missing + n, sizeof(missing) - n, "%stp_btf/sched_switch",
-			      n ? ", " : "");
-	btf__free(btf);
-	if (n)
-		check__add(r, CHECK_FAIL, "bpf", "missing: %s", missing);
-	else
-		check__add(r, CHECK_OK, "bpf", "tp_btf/sched_switch, raw_tracepoint, task storage, "
-			   "perf_event_read_value and the rest the programs use");
 }
 
 static void host__perf_settings(struct check_report *r, bool pmu)

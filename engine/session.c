@@ -45,6 +45,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "common/log.h"
+#include "engine/bpf_log.h"
+#include "engine/features.h"
 #include "engine/session_int.h"
 
 #define DEFAULT_MAX_CGROUPS 8192
@@ -53,28 +55,6 @@
 static __u32 max_u32(__u32 a, __u32 b)
 {
 	return a > b ? a : b;
-}
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
-{
-	if (!verbose || level == LIBBPF_DEBUG)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
-void session__setup_libbpf(void)
-{
-	libbpf_set_print(libbpf_print);
-}
-
-static const char *load_advice(int err)
-{
-	if (err == -EPERM || err == -EACCES)
-		return "permission denied: run as root, or with CAP_BPF and CAP_PERFMON";
-	if (err == -ENOMEM || err == -E2BIG)
-		return "not enough locked memory or map space for the BPF maps";
-	return "the kernel refused the BPF program (rerun with -v for the verifier log)";
 }
 
 /* Tell BPF which events it counts from the switch itself (pmu_event.from). */
@@ -92,7 +72,8 @@ static void session__switch_events(struct emon_bpf *k, const struct session_opts
 			k->rodata->cfg.from_migrations |= 1u << i;
 			break;
 		case PMU_FROM_IN_PLACE:
-			k->rodata->cfg.in_place |= 1u << i;
+			if (kfeature__have(KF_RDONLY_CAST))
+				k->rodata->cfg.in_place |= 1u << i;
 			break;
 		case PMU_FROM_COUNTER:
 			break;
@@ -100,25 +81,6 @@ static void session__switch_events(struct emon_bpf *k, const struct session_opts
 	}
 	k->rodata->cfg.load_ns = session__now() * 1e9;
 	k->rodata->cfg.steps = o->steps ?: EMON_STEP_ALL;
-}
-
-/* The arguments of tracepoint tp in this kernel's BTF, -1: not known. */
-static int tp_nargs(const char *tp)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	const struct btf_type *t;
-	char name[128];
-	int id, n = -1;
-
-	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) : -1;
-	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	t = t ? btf__type_by_id(btf, t->type) : NULL;		/* pointer */
-	t = t && btf_is_ptr(t) ? btf__type_by_id(btf, t->type) : NULL;	/* proto */
-	if (t && btf_is_func_proto(t))
-		n = btf_vlen(t) - 1;	/* less the void *__data */
-	btf__free(btf);
-	return n;
 }
 
 static int session__size_maps(struct session *s, const struct session_opts *o)
@@ -141,7 +103,7 @@ static int session__size_maps(struct session *s, const struct session_opts *o)
 	/* off: the verifier never sees them, nothing is attached */
 	bpf_program__set_autoload(k->progs.on_wakeup, o->sched);
 	bpf_program__set_autoload(k->progs.on_wakeup_new, o->sched);
-	s->sched_exit = o->sched && tp_nargs("sched_process_exit") >= 2;
+	s->sched_exit = o->sched && kfeature__have(KF_EXIT_GROUP_DEAD);
 	bpf_program__set_autoload(k->progs.on_exit, s->sched_exit);
 	for (int i = 0; i < o->nr_events; i++) {
 		const struct perf_event_attr *a = &o->events[i]->attr;
@@ -261,6 +223,22 @@ static int session__attach_sched(struct session *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* -v: the slower paths this kernel takes, and why. */
+static void session__say_paths(const struct session_opts *o)
+{
+	const struct kfeature *f = kfeatures__get();
+	bool in_place = false;
+
+	for (int i = 0; i < o->nr_events; i++)
+		in_place |= o->events[i]->from == PMU_FROM_IN_PLACE;
+	if (in_place && !f[KF_RDONLY_CAST].have)
+		pr_debug("kernel: no %s (Linux %s): software events %s", f[KF_RDONLY_CAST].name,
+			f[KF_RDONLY_CAST].since, f[KF_RDONLY_CAST].without);
+	if (o->sched && !f[KF_EXIT_GROUP_DEAD].have)
+		pr_debug("kernel: no %s (Linux %s): %s", f[KF_EXIT_GROUP_DEAD].name,
+			f[KF_EXIT_GROUP_DEAD].since, f[KF_EXIT_GROUP_DEAD].without);
+}
+
 /* Open the object, size its maps, load it; no_pmc: without rdpmc. */
 static int session__load(struct session *s, const struct session_opts *o, bool no_pmc)
 {
@@ -272,7 +250,12 @@ static int session__load(struct session *s, const struct session_opts *o, bool n
 	ret = session__size_maps(s, o);
 	if (no_pmc)
 		s->skel->rodata->cfg.self_pmc = 0;
-	return ret ?: emon_bpf__load(s->skel);
+	if (ret)
+		return ret;
+	bpf_log__capture();
+	ret = emon_bpf__load(s->skel);
+	bpf_log__release();
+	return ret;
 }
 
 int session__open(struct session *s, const struct session_opts *o,
@@ -301,6 +284,16 @@ int session__open(struct session *s, const struct session_opts *o,
 		goto out;
 	}
 
+	ret = kfeatures__missing();
+	if (ret >= 0) {
+		const struct kfeature *f = &kfeatures__get()[ret];
+
+		snprintf(err, errlen, "this kernel lacks %s (Linux %s or later), needed for %s",
+			 f->name, f->since, f->uses);
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	session__say_paths(o);
 	ret = session__load(s, o, false);
 	/* the rdpmc publication (never run on a PMU here) must not cost
 	 * the daemon its start: without it, libemon reads hardware events
@@ -312,8 +305,10 @@ int session__open(struct session *s, const struct session_opts *o,
 		ret = session__load(s, o, true);
 	}
 	if (ret) {
-		snprintf(err, errlen, "loading BPF: %s (%s)", load_advice(ret),
-			 strerror(-ret));
+		char why[768];
+
+		ret = bpf_log__explain(ret, why, sizeof(why));
+		snprintf(err, errlen, "loading BPF: %s", why);
 		goto out;
 	}
 	ret = session__map_array(s, EMON_KIND_CGRP, s->skel->maps.cgrp_data, s->max_cgroups);
