@@ -9,7 +9,10 @@
 #                   fuzzers, integration + stress tests while stress-ng
 #                   keeps every CPU busy (root), then the unit and
 #                   integration tests again under ASan + UBSan reading
-#                   every event from its counter (what CI runs)
+#                   every event from its counter, then the counting
+#                   tests in Debian 12's 6.1 and 6.12 kernels under QEMU
+#                   (what CI runs)
+#   make test-vm    those kernels' guests alone (tests/vm/guests.sh)
 #   make test-counters  that counter pass alone (no sanitizers)
 #   make integration  the integration tests alone, on an idle machine
 #   make stress     longer fault and load tests (root)
@@ -92,7 +95,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOL_BINS := $(patsubst tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
 
-.PHONY: all clean test test-counters asan-counters test-loaded unit integration stress bench bench-serve bench-selfmon bench-memory deps \
+.PHONY: all clean test test-vm test-counters asan-counters test-loaded unit integration stress bench bench-serve bench-selfmon bench-memory deps \
 	tools run selfmon \
 	selfmon-progs \
 	fuzz fuzzers asan install uninstall
@@ -221,7 +224,13 @@ test:
 			exit $$ret; \
 		fi; \
 		OUTPUT=$(O) tests/loaded.sh || ret=1; \
-		$(MAKE) --no-print-directory asan-counters || ret=1; exit $$ret
+		$(MAKE) --no-print-directory asan-counters || ret=1; \
+		OUTPUT=$(O) tests/vm/guests.sh || ret=1; exit $$ret
+
+# The counting tests inside Debian 12's own 6.1 and 6.12 kernels, in QEMU
+# guests with this tree as their root (tests/vm/guests.sh; root).
+test-vm: emon-perf tools selfmon
+	$(Q)OUTPUT=$(O) tests/vm/guests.sh
 
 # The integration tests with every event read from its per-CPU perf_event
 # (EMON_SWITCH_EVENTS=counters): the path cycles and instructions take,

@@ -31,6 +31,14 @@ mode=all
 # a whole run's integration tests take the counter path, and those that
 # name a reason run on the default path instead of being skipped.
 filter=${1:-}
+# NAME_FILTER: words, each a part of a test's name; a test runs when any
+# of them is in its name (tests/vm/ gives a list)
+wanted() {
+	local w
+	[ -z "$filter" ] && return 0
+	for w in $filter; do [[ $1 == *$w* ]] && return 0; done
+	return 1
+}
 pass=0 fail=0 skip=0 failed=()
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
@@ -71,14 +79,14 @@ result() { # name rc
 
 if [ $mode = all ] || [ $mode = unit ]; then
 	# the source tree's layering, include circles and file sizes
-	if [[ -z $filter || layering == *$filter* ]]; then
+	if wanted layering; then
 		tests/layering.sh >"$log/out" 2>&1
 		result unit/layering $?
 	fi
 	for t in "$OUTPUT"/tests/test_*; do
 		[ -x "$t" ] || continue
 		name=unit/$(basename "$t")
-		[[ -n $filter && $name != *$filter* ]] && continue
+		wanted "$name" || continue
 		# their own environment: EMON_SWITCH_EVENTS is the integration tests'
 		env -u EMON_SWITCH_EVENTS "$t" >"$log/out" 2>&1
 		result "$name" $?
@@ -90,7 +98,7 @@ if [ $mode = all ] || [ $mode = fuzz ]; then
 	for t in "$OUTPUT"/fuzz/fuzz_*; do
 		[ -x "$t" ] || continue
 		name=fuzz/$(basename "$t")
-		[[ -n $filter && $name != *$filter* ]] && continue
+		wanted "$name" || continue
 		env -u EMON_SWITCH_EVENTS tests/fuzz/run.sh "$t" >"$log/out" 2>&1
 		result "$name" $?
 		grep '^fuzz: ' "$log/out" | sed 's/^fuzz: /      /'
@@ -104,7 +112,7 @@ if [ $mode = all ] || [ $mode = integration ] || [ $mode = stress ]; then
 		[ -e "$t" ] || continue
 		case $(basename "$t") in lib.sh | *_lib.sh) continue ;; esac
 		name=$(basename "$dir")/$(basename "$t" .sh)
-		[[ -n $filter && $name != *$filter* ]] && continue
+		wanted "$name" || continue
 		if [ "$(id -u)" -ne 0 ]; then
 			echo "SKIP: needs root (BPF and perf events)" >"$log/out"
 			result "$name" 77

@@ -18,7 +18,7 @@ pkgs="$pkgs libclang-rt-dev"
 # scores its exposure; containers of real runtimes (docker.io brings
 # containerd) from a busybox-static image
 [ "${1:-}" = "--with-test" ] && pkgs="$pkgs chromium prometheus curl python3-yaml stress-ng groff-base man-db tmux libbpf-tools openssl systemd
-docker.io podman runc busybox-static"
+docker.io podman runc busybox-static qemu-system-x86 kmod cpio xz-utils"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# make test-vm (and make test, as root): the counting tests inside Debian
+# 12's own kernels, 6.1 and 6.12, each a QEMU guest with this machine's
+# tree as its root (tests/vm/vm.sh), against that kernel's own truths
+# (its cpu.stat, schedstat, rusage, perf). The tests are those named in
+# tests/vm/guest-tests.
+#   tests/vm/guests.sh [SERIES...]    (default: 6.1 6.12)
+# EMON_VM_TESTS replaces the list. Exit status: 0 when every guest
+# passed, 1 otherwise.
+set -u
+cd "$(dirname "$0")/../.."
+export OUTPUT=${OUTPUT:-build}
+kernels=${*:-6.1 6.12}
+tests=${EMON_VM_TESTS:-$(sed -e 's/#.*//' tests/vm/guest-tests | xargs)}
+if [ "$(id -u)" -ne 0 ]; then
+	echo "vm: SKIP the kernels' guests: they need root (9p of /, BPF inside)"
+	exit 0
+fi
+ret=0
+for k in $kernels; do
+	t0=$(date +%s)
+	echo "vm: the counting tests on Debian 12's Linux $k (QEMU guest): $tests"
+	tests/vm/vm.sh -k "$k" -t "${EMON_VM_LIMIT:-900}" -- tests/run.sh --integration "$tests"
+	rc=$?
+	echo "vm: Linux $k: $([ $rc -eq 0 ] && echo passed || echo "FAILED (exit $rc)") in $(($(date +%s) - t0)) s"
+	[ $rc -eq 0 ] || ret=1
+done
+exit $ret
