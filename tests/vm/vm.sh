@@ -76,7 +76,7 @@ if [ ! -e "$initrd" ] || [ tests/vm/init -nt "$initrd" ]; then
 		*.gz) gzip -dc "$mdir/$rel" >"${out%.gz}" ;;
 		*) cp "$mdir/$rel" "$out" ;;
 		esac
-		out=${out##*/}; echo "${out%.*}.ko" >>"$tmp/modules.order"
+		out=${rel##*/}; echo "${out%.ko*}.ko" >>"$tmp/modules.order"
 	}
 	: >"$tmp/modules.order"
 	for m in $want; do add "$m"; done
