@@ -251,24 +251,26 @@ untraced_gate() {
 	untraced_v_ns "$2" "$m0" "$m1"
 }
 
-# untraced_during FILE CGROUP: untraced_ns as above, summed over only the
-# intervals of a -I recording with --by cgroup in which CGROUP or a cgroup
-# under it ran: the time whose owner was guessed while it could have been
-# CGROUP's. Tighter than a whole long run's untraced_ns for a cgroup that
-# ran in part of it.
+# untraced_during FILE CGROUP [SCOPE]: untraced_ns as above, summed over
+# only the intervals of a -I recording with --by cgroup in which CGROUP or
+# a cgroup under it ran: the time whose owner was guessed while it could
+# have been CGROUP's. Tighter than a whole long run's untraced_ns for a
+# cgroup that ran in part of it. SCOPE process: of the process row of pid
+# CGROUP (--by process) instead.
 untraced_during() {
 	"$PY3" -c '
 import json, sys, collections
-f, cg = sys.argv[1:3]
+f, cg, scope = sys.argv[1:4]
 unt, ran = collections.Counter(), set()
 for l in open(f):
     r = json.loads(l)
+    k = str(r["key"])
     if r["scope"] == "system":
         unt[r["interval"]] += r.get("untraced_ns", 0)
-    elif r["scope"] == "cgroup" and (r["key"] == cg or r["key"].startswith(cg + "/")) \
+    elif r["scope"] == scope and (k == cg or (scope == "cgroup" and k.startswith(cg + "/"))) \
             and (r["counters"].get("cpu-clock") or 0) > 0:
         ran.add(r["interval"])
-print(sum(unt[t] for t in ran))' "$1" "$2"
+print(sum(unt[t] for t in ran))' "$1" "$2" "${3:-cgroup}"
 }
 
 # steal_part STEAL PART WHOLE: the steal (ns) that could have fallen in
