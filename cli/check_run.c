@@ -283,6 +283,7 @@ static int run__measure(struct run *r, struct check_report *rep,
 			const struct check_host *h, const struct check_opts *o)
 {
 	char err[256] = "";
+	double limit;
 	int ret;
 
 	ret = check_work__prepare(&r->work, h->cgroot, o->duration_s,
@@ -293,7 +294,12 @@ static int run__measure(struct run *r, struct check_report *rep,
 	ret = ret ?: r->energy ? energy_ref__mark(&r->eref) : 0;
 	ret = ret ?: run__snapshot(r, &r->first, &r->have_first);
 	ret = ret ?: check_work__start(&r->work);
-	ret = ret ?: run__wait(r, session__now() + o->duration_s * 3 + 10);
+	/* a bound against a hang only: 10,000 round trips take seconds on
+	 * an emulated CPU (a TCG guest) where a host takes a tenth */
+	limit = o->duration_s * 3 + 60;
+	ret = ret ?: run__wait(r, session__now() + limit);
+	if (ret == -ETIMEDOUT && !err[0])
+		snprintf(err, sizeof(err), "the workload did not end within %.0f s", limit);
 	ret = ret ?: run__snapshot(r, &r->last, &r->have_last);
 	ret = ret ?: r->energy ? energy_ref__mark(&r->eref) : 0;
 	ret = ret ?: check_work__finish(&r->work);
