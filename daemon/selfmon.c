@@ -42,6 +42,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <bpf/bpf.h>
 #include "daemon/dirs.h"
 #include "daemon/selfmon.h"
@@ -146,12 +147,17 @@ static int selfmon__pin(struct selfmon *s, uid_t uid)
 static int selfmon__check_kernel(void)
 {
 	int fd = syscall(SYS_pidfd_open, (pid_t)syscall(SYS_gettid), PIDFD_THREAD);
+	struct utsname u;
 	int err;
 
 	if (fd < 0) {
 		err = -errno;
-		pr_err("--threads needs pidfds of threads (Linux 6.9 or later): %s",
-		       strerror(-err));
+		if (err == -EINVAL)	/* the flag is unknown: before 6.9 */
+			pr_err("--threads needs pidfds of threads (Linux 6.9 or later), which "
+			       "Linux %s lacks", uname(&u) ? "?" : u.release);
+		else
+			pr_err("--threads needs pidfds of threads (Linux 6.9 or later): %s",
+			       strerror(-err));
 		/* not bad input: the kernel lacks it */
 		return err == -EINVAL ? -EOPNOTSUPP : err;
 	}

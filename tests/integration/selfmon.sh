@@ -22,6 +22,18 @@ chmod 755 "$TMP"
 S=$TMP/run/emon.sock
 PIN=/sys/fs/bpf/emon-test-$$
 
+# a kernel without pidfds of threads (before 6.9: Debian 12's 6.1 in
+# tests/vm/) has no self-monitoring: serve --threads says so in one line,
+# exit 1, and nothing else here can run
+if ! "$PY3" -c 'import os, threading; os.close(os.pidfd_open(threading.get_native_id(), os.O_EXCL))' 2>/dev/null; then
+	"$EMON" serve -e cpu-clock --threads 8 --socket "$S" --listen none >/dev/null 2>"$TMP/old.err"
+	rc=$?
+	echo "      $(uname -r): exit $rc: $(cat "$TMP/old.err")"
+	check "no pidfds of threads here: serve --threads exits 1 with one line naming them and Linux 6.9" \
+		[ $rc -eq 1 ] && [ "$(wc -l <"$TMP/old.err")" -eq 1 ] && grep -q "pidfds of threads (Linux 6.9" "$TMP/old.err"
+	finish
+fi
+
 # bad input: exit 2, one line naming the culprit, nothing left behind
 for args in "--threads 0" "--threads lots" "--threads 8 --pin-dir relative" \
 	"--threads 8 --pin-dir $TMP/plain/dir"; do
