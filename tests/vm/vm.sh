@@ -51,8 +51,8 @@ command -v $qemu >/dev/null || die "$qemu not installed (tools/install-deps.sh -
 # The initramfs of this kernel: busybox, tests/vm/init, and the modules the
 # init loads, with what they need first (modules.dep), uncompressed for
 # busybox's insmod.
-initrd=$kdir/initrd.cpio.gz
-if [ ! -e "$initrd" ] || [ tests/vm/init -nt "$initrd" ]; then
+initrd=$kdir/initrd.cpio
+if [ ! -e "$initrd" ] || [ tests/vm/init -nt "$initrd" ] || [ tests/vm/vm.sh -nt "$initrd" ]; then
 	tmp=$(mktemp -d) || exit 125
 	mkdir -p "$tmp"/{bin,dev,proc,sys,lib/modules}
 	cp "$bb" "$tmp/bin/busybox" && cp tests/vm/init "$tmp/init" && chmod 755 "$tmp/init"
@@ -80,7 +80,9 @@ if [ ! -e "$initrd" ] || [ tests/vm/init -nt "$initrd" ]; then
 	}
 	: >"$tmp/modules.order"
 	for m in $want; do add "$m"; done
-	(cd "$tmp" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd.tmp" &&
+	# uncompressed: the kernel takes a plain archive after it (the run's)
+	# without the alignment a compressed one would need
+	(cd "$tmp" && find . | cpio -o -H newc --quiet) >"$initrd.tmp" &&
 		mv "$initrd.tmp" "$initrd"
 	rm -rf "$tmp"
 fi
@@ -115,7 +117,7 @@ timeout --foreground -k 5 "$limit" $qemu $machine -accel "$accel" "${extra[@]}" 
 	-serial stdio -kernel "$vmlinuz" -initrd "$run/initrd" \
 	-append "console=$console quiet loglevel=3 panic=-1 rdinit=/init $kargs ${EMON_VM_APPEND:-}" \
 	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
-	</dev/null 2>&1 | tee "$log" | grep --line-buffered -v '^EMON_VM_EXIT '
+	</dev/null 2>&1 | tee "$log" | grep --line-buffered -v -E '^EMON_VM_EXIT |sysrq: Power Off|reboot: Power down'
 qrc=${PIPESTATUS[0]}
 rc=$(sed -n 's/^EMON_VM_EXIT \([0-9]*\).*/\1/p' "$log" | tail -1)
 if [ -n "$rc" ]; then
