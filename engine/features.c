@@ -31,7 +31,7 @@ static struct kfeature table[KF_NR] = {
 				 "the flush at each interval's edge", "nothing loads" },
 	[KF_RDONLY_CAST] = { "bpf_rdonly_cast", "6.2",
 			     "software events (page-faults, ...) loaded in place at a switch",
-			     "read with bpf_perf_event_read(): about 60 ns more a read" },
+			     "read with bpf_perf_event_read(): about 30 ns more a read" },
 	[KF_PIDFD_THREAD] = { "pidfd of a thread", "6.9",
 			      "serve --threads: a registered thread pinned against tid reuse",
 			      "serve --threads is refused (libemon's self-monitoring)" },
