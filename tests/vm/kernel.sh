@@ -35,8 +35,11 @@ else
 	else
 		deb=$(ls "$cache"/deb/"${pkg}"_*.deb 2>/dev/null | tail -1) || true
 		if [ -z "$deb" ]; then
-			(cd "$cache/deb" && apt-get download -q "$pkg${apt_arch:-}" 2>&1 |
-				grep -v 'unsandboxed' >&2) || die "apt-get download $pkg failed"
+			# apt's lists may name a version the archive has replaced:
+			# then once more after apt-get update
+			get() { (cd "$cache/deb" && apt-get download -q "$pkg${apt_arch:-}" 2>&1 |
+				grep -v 'unsandboxed' >&2; exit "${PIPESTATUS[0]}"); }
+			get || { apt-get update -qq >&2 && get; } || die "apt-get download $pkg failed"
 			deb=$(ls "$cache"/deb/"${pkg}"_*.deb | tail -1)
 		fi
 	fi
