@@ -8,6 +8,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <sys/syscall.h>
 #include <string.h>
@@ -130,10 +131,32 @@ static void kfeatures__probe(void)
 	btf__free(btf);
 }
 
+/*
+ * EMON_KFEATURE_OFF=NAME[,NAME...] (check's row names): those features
+ * taken as missing, so that a kernel that has them runs the path one
+ * without them takes (the tests: the refusal's line, the slower paths).
+ */
+static void kfeatures__env_off(void)
+{
+	const char *env = getenv("EMON_KFEATURE_OFF");
+
+	for (int i = 0; env && i < KF_NR; i++) {
+		size_t n = strlen(table[i].name);
+
+		for (const char *p = env; (p = strstr(p, table[i].name)); p += n)
+			if ((p == env || p[-1] == ',') && (p[n] == ',' || !p[n])) {
+				table[i].have = false;
+				table[i].unknown = false;
+			}
+	}
+}
+
 const struct kfeature *kfeatures__get(void)
 {
-	if (!probed)
+	if (!probed) {
 		kfeatures__probe();
+		kfeatures__env_off();
+	}
 	return table;
 }
 

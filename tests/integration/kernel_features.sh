@@ -3,8 +3,9 @@
 # whatever kernel runs this (the host's, and Debian 12's 6.1 and 6.12 in
 # tests/vm/): check's rows say what the kernel's BTF and the pidfd
 # syscall say; the slower path a missing feature leaves counts what the
-# fast one does (page-faults against the process's own rusage); --sched
-# loads. Counter pass: the same (no event here takes the switch path).
+# fast one does (page-faults against the process's own rusage), on this
+# kernel's own path and with the feature taken away (EMON_KFEATURE_OFF);
+# a needed feature taken away is refused in one line; --sched loads.
 . "$(dirname "$0")/lib.sh"
 
 "$EMON" check -j --duration 0.5 >"$TMP/check.json" 2>"$TMP/check.err"
@@ -50,21 +51,43 @@ for i in range(0, len(m), 4096):
 r = resource.getrusage(resource.RUSAGE_SELF)
 open(sys.argv[1], "w").write(f"{r.ru_minflt + r.ru_majflt}\n")
 PY
-"$EMON" stat -v -x, -e page-faults -- "$PY3" "$TMP/faults.py" "$TMP/faults" 2>"$TMP/pf.err"
-check "stat -e page-faults exits 0" [ $? -eq 0 ]
-got=$(awk -F, '$3 == "page-faults" { print $1; exit }' "$TMP/pf.err")
-path=$([ "$(row bpf_rdonly_cast)" = ok ] && echo "in place" || echo "bpf_perf_event_read")
-[ "${EMON_SWITCH_EVENTS:-}" = counters ] && path="its counter (EMON_SWITCH_EVENTS=counters)"
-echo "      page-faults read $path: $got; the process's own: $(cat "$TMP/faults")"
-check "page-faults ($path) = the process's own minor + major faults within 1% + 300 (its exit's)" \
-	"$PY3" -c '
+# faults OFF: page-faults counted with EMON_KFEATURE_OFF=OFF (the path a
+# kernel without those features takes, on this one)
+faults() {
+	local got path said
+	EMON_KFEATURE_OFF=$1 "$EMON" stat -v -x, -e page-faults -- "$PY3" "$TMP/faults.py" \
+		"$TMP/faults" 2>"$TMP/pf.err"
+	check "stat -e page-faults${1:+ with $1 off} exits 0" [ $? -eq 0 ]
+	got=$(awk -F, '$3 == "page-faults" { print $1; exit }' "$TMP/pf.err")
+	path="in place"
+	[ "$(row bpf_rdonly_cast)" = ok ] && [ "$1" != bpf_rdonly_cast ] ||
+		path=bpf_perf_event_read
+	[ "${EMON_SWITCH_EVENTS:-}" = counters ] && path="its counter (EMON_SWITCH_EVENTS=counters)"
+	echo "      page-faults read $path: $got; the process's own: $(cat "$TMP/faults")"
+	check "page-faults ($path) = the process's own minor + major faults within 1% + 300 (its exit's)" \
+		"$PY3" -c '
 import sys
 a, b = float(sys.argv[1]), float(sys.argv[2])
 print(f"      {a:.0f} vs {b:.0f}: {abs(a - b):.0f} apart (tolerance {0.01 * b + 300:.0f})")
 sys.exit(0 if abs(a - b) <= 0.01 * b + 300 else 1)' "${got:-0}" "$(cat "$TMP/faults")"
-said=$(grep -c "no bpf_rdonly_cast" "$TMP/pf.err")
-check "-v names the slower path exactly when it is taken ($said line)" \
-	[ "$said" -eq "$([ "$path" = bpf_perf_event_read ] && echo 1 || echo 0)" ]
+	said=$(grep -c "no bpf_rdonly_cast" "$TMP/pf.err")
+	check "-v names the slower path exactly when it is taken ($said line)" \
+		[ "$said" -eq "$([ "$path" = bpf_perf_event_read ] && echo 1 || echo 0)" ]
+}
+faults ""
+faults bpf_rdonly_cast
+
+# a kernel without a needed feature: one line naming it and the first
+# Linux that has it, exit 1, nothing left behind
+base=$(bpf_max_ids)
+for f in tp_btf "task storage" get_current_task_btf perf_event_read_value "test-run on a CPU"; do
+	EMON_KFEATURE_OFF=$f "$EMON" stat -a -e cpu-clock --timeout 100 >/dev/null 2>"$TMP/lack.err"
+	rc=$?
+	check "without $f: exit 1, one line naming it and its Linux ($(cat "$TMP/lack.err"))" \
+		[ $rc -eq 1 ] && [ "$(wc -l <"$TMP/lack.err")" -eq 1 ] &&
+		grep -q "lacks $f (Linux [0-9.]* or later)" "$TMP/lack.err"
+done
+check "no BPF program, map or link left behind" [ -z "$(bpf_orphans "$base")" ]
 
 "$EMON" stat --sched -e cpu-clock -- true 2>"$TMP/sched.err"
 check "--sched loads on this kernel$(head -1 "$TMP/sched.err" | sed 's/^./: &/')" [ $? -eq 0 ]
