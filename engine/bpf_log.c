@@ -2,9 +2,11 @@
 /*
  * libbpf's messages (engine/bpf_log.h). A failed load prints, at warning
  * level, the program's name and the verifier's whole log between
- * "-- BEGIN PROG LOAD LOG --" and "-- END PROG LOAD LOG --"; an extern
- * the kernel lacks is one line naming it. The tail of it is kept: the
- * verifier's verdict is the line before its "processed N insns".
+ * "-- BEGIN PROG LOAD LOG --" and "-- END PROG LOAD LOG --", all in one
+ * message; an extern the kernel lacks is one line naming it. Each
+ * message is read as it comes: of a log, the program's name and the
+ * verifier's verdict (its last line before "processed N insns"), of any
+ * other, the line itself when it is not the failure's echo.
  * The kernel says EACCES for a program its verifier refuses and EPERM
  * for a missing privilege, so only EPERM means permission.
  */
