@@ -20,7 +20,18 @@ ret=0
 for k in $kernels; do
 	t0=$(date +%s)
 	echo "vm: the counting tests on Debian 12's Linux $k (QEMU guest): $tests"
-	tests/vm/vm.sh -k "$k" -t "${EMON_VM_LIMIT:-900}" -- tests/run.sh --integration "$tests"
+	# the guest's figures too (each check's "A vs B: P% (tolerance ...)"
+	# line): its test logs live in its overlay and go with it
+	tests/vm/vm.sh -k "$k" -t "${EMON_VM_LIMIT:-900}" -- bash -c '
+		rm -rf "$OUTPUT/test-logs"	# the host'"'"'s, seen through the overlay
+		tests/run.sh --integration "$1"; rc=$?
+		echo "vm: the figures in Linux $(uname -r):"
+		for f in "$OUTPUT"/test-logs/integration_*.log; do
+			t=${f##*/integration_}
+			awk -v t="${t%.log}" "fig { sub(/^ +/, \"\", fig); print \"   \" t \": \" \$0 \": \" fig; fig = \"\" }
+				/tolerance/ { fig = \$0 }" "$f"
+		done
+		exit $rc' guest "$tests"
 	rc=$?
 	echo "vm: Linux $k: $([ $rc -eq 0 ] && echo passed || echo "FAILED (exit $rc)") in $(($(date +%s) - t0)) s"
 	[ $rc -eq 0 ] || ret=1
