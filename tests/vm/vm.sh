@@ -9,8 +9,11 @@
 # EMON_VM_APPEND adds kernel arguments.
 # The kernel package is fetched once (tests/vm/kernel.sh) into the VM cache
 # ($OUTPUT/vm, or EMON_VM_CACHE), with an initramfs made from
-# busybox-static and the kernel's own 9p, virtio and overlay modules. KVM
-# is used where /dev/kvm works, else TCG (EMON_VM_ACCEL=tcg forces it).
+# busybox-static and the kernel's own 9p, virtio and overlay modules. The
+# guest runs under TCG: nested KVM hangs or fails its MSRs inside some
+# hypervisors (Firecracker here); EMON_VM_ACCEL=kvm tries it. arm64 takes
+# EMON_VM_BUSYBOX_ARM64 (a static arm64 busybox) and, for now, runs only
+# what needs no userland of its own: this tree's is x86-64.
 # Exit status: the command's; 124 past the limit; 125 when the guest did
 # not boot or never ran the command (then the console's last lines).
 set -uo pipefail
