@@ -46,6 +46,7 @@
 #include <bpf/bpf.h>
 #include "daemon/dirs.h"
 #include "daemon/selfmon.h"
+#include "engine/features.h"
 #include "engine/session.h"
 #include "common/log.h"
 
@@ -143,26 +144,22 @@ static int selfmon__pin(struct selfmon *s, uid_t uid)
 	return 0;
 }
 
-/* Pidfds of threads (PIDFD_THREAD) came with Linux 6.9. */
+/* Pidfds of threads (PIDFD_THREAD): the kernel feature table's probe. */
 static int selfmon__check_kernel(void)
 {
-	int fd = syscall(SYS_pidfd_open, (pid_t)syscall(SYS_gettid), PIDFD_THREAD);
+	const struct kfeature *f = &kfeatures__get()[KF_PIDFD_THREAD];
 	struct utsname u;
-	int err;
 
-	if (fd < 0) {
-		err = -errno;
-		if (err == -EINVAL)	/* the flag is unknown: before 6.9 */
-			pr_err("--threads needs pidfds of threads (Linux 6.9 or later), which "
-			       "Linux %s lacks", uname(&u) ? "?" : u.release);
-		else
-			pr_err("--threads needs pidfds of threads (Linux 6.9 or later): %s",
-			       strerror(-err));
-		/* not bad input: the kernel lacks it */
-		return err == -EINVAL ? -EOPNOTSUPP : err;
+	if (f->have)
+		return 0;
+	if (f->unknown) {
+		pr_err("--threads needs pidfds of threads (Linux %s or later): %s",
+		       f->since, strerror(-f->err));
+		return f->err;
 	}
-	close(fd);
-	return 0;
+	pr_err("--threads needs pidfds of threads (Linux %s or later), which Linux %s lacks",
+	       f->since, uname(&u) ? "?" : u.release);
+	return -EOPNOTSUPP;	/* not bad input: the kernel lacks it */
 }
 
 int selfmon__open(struct selfmon **sp, const struct selfmon_opts *o,

@@ -57,10 +57,12 @@ static int tp_nargs(const struct btf *btf, const char *tp)
 	return t && btf_is_func_proto(t) ? btf_vlen(t) - 1 : -1;	/* less __data */
 }
 
+/* A probe's answer: 1 there, 0 not, -errno when the probe failed. */
 static void set(enum kfeature_id id, int probe)
 {
 	table[id].have = probe == 1;
 	table[id].unknown = probe < 0;
+	table[id].err = probe < 0 ? probe : 0;
 }
 
 /*
@@ -98,7 +100,7 @@ static int probe_pidfd_thread(void)
 	int fd = syscall(SYS_pidfd_open, (pid_t)syscall(SYS_gettid), O_EXCL);
 
 	if (fd < 0)
-		return errno == EINVAL ? 0 : -1;
+		return errno == EINVAL ? 0 : -errno;
 	close(fd);
 	return 1;
 }
@@ -113,7 +115,7 @@ static void kfeatures__probe(void)
 	set(KF_BTF, btf ? 1 : 0);
 	if (!btf) {
 		for (int i = KF_BTF + 1; i < KF_NR; i++)
-			table[i].unknown = true;
+			set(i, -ENOENT);
 		return;
 	}
 	set(KF_TP_BTF, btf__find_by_name_kind(btf, "btf_trace_sched_switch",

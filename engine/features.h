@@ -34,6 +34,7 @@ struct kfeature {
 	const char *without;	/* what happens without it */
 	bool have;
 	bool unknown;		/* the probe itself failed (not root?) */
+	int err;		/* with unknown: its -errno */
 };
 
 /* The table, probed on first use (thread-unsafe: call it before threads). */
