@@ -470,17 +470,19 @@ cg_tree() {
 	(cd "$CGROOT" && find . -mindepth 1 -type d | sort)
 }
 
-# jsum_counter FILE SCOPE KEY EVENT: that counter summed over all intervals
-# (with -I each row is a delta), 0 when there is no such row
+# jsum_counter FILE SCOPE KEY EVENT [SECTION]: that counter (or SECTION's
+# field: sched) summed over all intervals (with -I each row is a delta),
+# 0 when there is no such row
 jsum_counter() {
 	"$PY3" -c '
 import json, sys
 f, scope, key, ev = sys.argv[1:5]
+sec = sys.argv[5] if len(sys.argv) > 5 else "counters"
 s = 0
 for line in open(f):
     r = json.loads(line)
     if r["scope"] == scope and str(r["key"]) == key:
-        s += r["counters"].get(ev) or 0
+        s += r.get(sec, {}).get(ev) or 0
 print(s)' "$@"
 }
 

@@ -55,32 +55,19 @@ g, lo, hi, tol, sl = map(float, sys.argv[1:6])
 print(f"      {g:.6g} in [{lo:.6g}, {hi:.6g}] (tolerance {tol}% + {sl:.6g})")
 sys.exit(0 if lo * (1 - tol / 100) - sl <= g <= hi * (1 + tol / 100) + sl else 1)' "$@"
 }
-# sum SCOPE KEY SECTION FIELD: that field summed over the rows
-sum() {
-	"$PY3" -c '
-import json, sys
-scope, key, sec, f = sys.argv[2:6]
-n = 0
-for l in open(sys.argv[1]):
-    r = json.loads(l)
-    if r["scope"] == scope and str(r["key"]) == key and r.get(sec, {}).get(f) is not None:
-        n += r[sec][f]
-print(n)' "$TMP/g.jsonl" "$@"
-}
-
 gated -p "$WPID"
 check "-p: the process's task-clock within 8% of its thread's runtime over the gate (+ steal + untraced)" \
-	near_steal "$(sum command "$WPID" counters task-clock)" "$RUN_IN" 8 "$SLACK"
+	near_steal "$(jsum_counter "$TMP/g.jsonl" command "$WPID" task-clock)" "$RUN_IN" 8 "$SLACK"
 check "-p --sched: on-CPU between the thread's runtime over the gate and around emon-perf (1% + steal + untraced)" \
-	bracket "$(sum command "$WPID" sched on_cpu_ns)" "$RUN_IN" "$RUN_OUT" 1 "$SLACK"
+	bracket "$(jsum_counter "$TMP/g.jsonl" command "$WPID" on_cpu_ns sched)" "$RUN_IN" "$RUN_OUT" 1 "$SLACK"
 check "-p: context-switches between the thread's over the command and around emon-perf (+-2)" \
-	bracket "$(sum command "$WPID" counters context-switches)" "$SW_IN" "$SW_OUT" 0 2
+	bracket "$(jsum_counter "$TMP/g.jsonl" command "$WPID" context-switches)" "$SW_IN" "$SW_OUT" 0 2
 
 gated -t "$TID"
 check "-t: the thread's task-clock within 8% of its runtime over the gate (+ steal + untraced)" \
-	near_steal "$(sum command "$TID" counters task-clock)" "$RUN_IN" 8 "$SLACK"
+	near_steal "$(jsum_counter "$TMP/g.jsonl" command "$TID" task-clock)" "$RUN_IN" 8 "$SLACK"
 check "-t: context-switches between the thread's over the command and around emon-perf (+-2)" \
-	bracket "$(sum command "$TID" counters context-switches)" "$SW_IN" "$SW_OUT" 0 2
+	bracket "$(jsum_counter "$TMP/g.jsonl" command "$TID" context-switches)" "$SW_IN" "$SW_OUT" 0 2
 kill "$WPID" 2>/dev/null
 wait "$WPID" 2>/dev/null
 finish
