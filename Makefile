@@ -66,16 +66,19 @@ SKELS := $(patsubst bpf/%.bpf.c,$(O)/%.skel.h,$(BPF_SRCS))
 # The userspace layers, lowest first, each a folder and an archive
 # ($(O)/lib<layer>.a); a layer includes only itself and those below it
 # (tests/layering.sh checks it in make test): common <- pmu, rapl, libemon
-# <- engine <- daemon <- cli. libemon's socket client (libemon/sock.c),
-# which the engine's daemon source shares, comes from libemon.a below.
+# <- engine <- front <- the commands (cli/<command>/, daemon/) <- cli/main.c.
+# A layer's sources are found in its sub-folders too (daemon/socket/,
+# cli/stat/, ...); their objects mirror the tree under $(O)/obj.
+# libemon's socket client (libemon/sock.c), which the front ends' daemon
+# source shares, comes from libemon.a below.
 # Everything but main() is in them, and the tests link them.
-LAYERS := common pmu rapl engine daemon cli
-$(foreach l,$(LAYERS),$(eval $(l)_SRCS := $(filter-out cli/main.c,$(wildcard $(l)/*.c))))
+LAYERS := common pmu rapl engine front daemon cli
+$(foreach l,$(LAYERS),$(eval $(l)_SRCS := $(filter-out cli/main.c,$(sort $(shell find $(l) -name '*.c')))))
 LIB_SRCS := $(foreach l,$(LAYERS),$($(l)_SRCS)) libemon/sock.c
 MAIN_OBJ := $(O)/obj/cli/main.o
 # link order: upper layers first
-LIB := $(O)/libcli.a $(O)/libdaemon.a $(O)/libengine.a $(O)/librapl.a \
-	$(O)/libpmu.a $(O)/libemon.a $(O)/libcommon.a
+LIB := $(O)/libcli.a $(O)/libdaemon.a $(O)/libfront.a $(O)/libengine.a \
+	$(O)/librapl.a $(O)/libpmu.a $(O)/libemon.a $(O)/libcommon.a
 
 # libemon: thread self-monitoring for applications, at the top of the
 # tree; plain libc, no libbpf (cc -Iinclude prog.c libemon.a -lpthread).
@@ -384,6 +387,5 @@ clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf $(O) emon-perf $(ASAN_O) $(SELF_LIBS)
 
--include $(wildcard $(O)/obj/*/*.d $(O)/bpf/*.d $(O)/tools/*.d $(O)/tests/*.d \
-	$(O)/pic/*/*.d $(O)/examples/*.d $(O)/tools/selfmon/*.d \
-	$(O)/fuzz/*.d $(O)/fuzz/obj/*/*.d)
+# every dependency file, at any depth ($(O)/obj/daemon/socket/, fuzz/obj/...)
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

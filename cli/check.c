@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include "cli/check.h"
 #include "cli/commands.h"
-#include "cli/errors.h"
-#include "cli/opts.h"
+#include "front/errors.h"
+#include "front/shared_opts.h"
 #include "common/sigwake.h"
 #include "engine/session.h"
 

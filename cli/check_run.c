@@ -25,7 +25,7 @@
 #include "common/log.h"
 #include "common/sigwake.h"
 #include "engine/session.h"
-#include "engine/source.h"
+#include "front/source.h"
 #include "pmu/event.h"
 
 #define SWITCH_ENV "EMON_SWITCH_EVENTS"

@@ -3,7 +3,7 @@
 #define CLI_COMMANDS_H
 
 /* Each returns the process exit status: 0 ok, 1 runtime failure, 2 bad
- * usage or input, an error's by cli__exit_status() (cli/errors.h); stat
+ * usage or input, an error's by cli__exit_status() (front/errors.h); stat
  * in command mode: the command's status. argv[0] is the subcommand's
  * name. */
 int cmd_stat(int argc, char **argv);

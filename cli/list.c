@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/commands.h"
-#include "cli/errors.h"
+#include "front/errors.h"
 #include "cli/metrics_table.h"
 #include "pmu/event.h"
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/commands.h"
-#include "cli/errors.h"
+#include "front/errors.h"
 #include "cli/heap.h"
 
 struct cmd {

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli/commands.h"
-#include "cli/errors.h"
+#include "front/errors.h"
 #include "cli/report.h"
 #include "cli/prom_client.h"
 #include "cli/report_prom.h"

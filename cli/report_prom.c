@@ -189,7 +189,7 @@ static bool server__has_emon(struct prom_client *c)
 }
 
 /* "source: powercap, split by cpu-clock" in the HELP of the system's
- * energy (daemon/metrics.c); best effort: unknown stays NULL. */
+ * energy (daemon/exporter/metrics.c); best effort: unknown stays NULL. */
 static void report__energy_meta(struct report *r, struct prom_client *c)
 {
 	static const char *const names[] = {

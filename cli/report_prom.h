@@ -32,7 +32,7 @@ enum report_fam {
 	RF_NR,
 };
 
-/* How the daemon exports a scope (daemon/metrics.c). */
+/* How the daemon exports a scope (daemon/exporter/metrics.c). */
 struct report_prom_scope {
 	enum scope scope;
 	const char *name;	/* emon_<name>_<family> */

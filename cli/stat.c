@@ -25,7 +25,7 @@
 #include <math.h>
 #include "cli/command.h"
 #include "cli/commands.h"
-#include "cli/errors.h"
+#include "front/errors.h"
 #include "cli/heap.h"
 #include "cli/stat.h"
 #include "common/sigwake.h"

@@ -29,7 +29,7 @@ struct stat_opts {
 	bool append;		/* --append: -o appends */
 	bool quiet;		/* -q: no counts printed */
 	long timeout_ms;
-	/* the engine's options (cli/opts.h); eng.events is set from events */
+	/* the engine's options (front/shared_opts.h); eng.events is set from events */
 	struct engine_opts eng;
 	const char *socket;	/* --socket: the daemon's */
 	bool no_daemon;		/* --no-daemon: own events always */
@@ -48,7 +48,7 @@ struct stat_opts {
 int stat_opts__parse(struct stat_opts *o, int argc, char **argv);
 void stat_opts__free(struct stat_opts *o);
 /* Option c with its argument into o when it is one of the daemon's
- * (cli/opts.h: --socket, --no-daemon): 1, 0 when it is not, -EINVAL
+ * (front/shared_opts.h: --socket, --no-daemon): 1, 0 when it is not, -EINVAL
  * for a bad value (said). stat's and top's. */
 int stat_opts__daemon(struct stat_opts *o, int c, const char *arg);
 

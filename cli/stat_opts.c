@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/commands.h"
-#include "cli/opts.h"
+#include "front/shared_opts.h"
 #include "cli/stat.h"
 
 #define CPU_ONLINE_PATH "/sys/devices/system/cpu/online"

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli/errors.h"
+#include "front/errors.h"
 #include "cli/stat_run.h"
 #include "common/log.h"
 

@@ -3,7 +3,7 @@
  * One run of emon-perf stat, shared by cli/stat.c (the loop, signals)
  * and cli/stat_setup.c (checking and opening what it needs, and closing
  * it); cli/top.c runs one too.
- * Its counts come as snapshots from a source (engine/source.h): its own
+ * Its counts come as snapshots from a source (front/source.h): its own
  * engine or the daemon; an interval is the difference of two.
  */
 #ifndef CLI_STAT_RUN_H
@@ -13,7 +13,7 @@
 #include "cli/command.h"
 #include "cli/stat.h"
 #include "engine/snapshot.h"
-#include "engine/source.h"
+#include "front/source.h"
 #include "pmu/event.h"
 
 struct stat_run {

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli/commands.h"
-#include "cli/errors.h"
+#include "front/errors.h"
 #include "cli/output_metric.h"
 #include "cli/stat_run.h"
 #include "pmu/event.h"

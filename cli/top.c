@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * emon-perf top: a live table of who uses the CPUs and the energy, over
- * the same snapshots as stat (engine/source.h: the daemon when its socket
+ * the same snapshots as stat (front/source.h: the daemon when its socket
  * answers, else an own engine). Every -d seconds the difference of two
  * snapshots becomes stat's rows (cli/stat_rows.c), then one table per
  * view (cli/top_model.c), which the keys sort, filter and fold
@@ -24,8 +24,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli/commands.h"
-#include "cli/errors.h"
-#include "cli/opts.h"
+#include "front/errors.h"
+#include "front/shared_opts.h"
 #include "common/sigwake.h"
 #include "cli/stat_run.h"
 #include "cli/top_draw.h"

@@ -8,7 +8,7 @@
  * path, an option), the function at the library's edge that knows it
  * logs one line with pr_err() and returns -errno; helpers below it that
  * lack the context fill a char err[] for that caller to log. The caller
- * in cli/ adds no second line: cli__exit_status() (cli/errors.c) turns
+ * in cli/ adds no second line: cli__exit_status() (front/errors.c) turns
  * the -errno into the exit status, 2 for bad input, permissions or a
  * missing thing, 1 for the rest; a command's own errors go through
  * cli__fail(), which does both.

@@ -4,7 +4,7 @@
  * mmap'able arrays of self_array_slots slots each, made and frozen here
  * before the load (the first is the outer map's template), and put in
  * self_arrays at their index after it. The daemon binds each to one uid,
- * for good (daemon/selfmon.c), and hands a thread only its own uid's
+ * for good (daemon/threads.c), and hands a thread only its own uid's
  * arrays' fds.
  *
  * All of them now, none later: BPF_MAP_CREATE and BPF_MAP_FREEZE need

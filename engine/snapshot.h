@@ -7,7 +7,7 @@
  * backwards: a key leaves the snapshot only once its totals were added to
  * the "gone" entry of its kind, so differences stay exact.
  *
- * Snapshots come from a source (engine/source.h): the front end's own
+ * Snapshots come from a source (front/source.h): the front end's own
  * engine, or the daemon over its socket. Both hand over the same encoded
  * form (include/emon_proto.h, decoded by snapshot__decode), so a front end
  * cannot tell them apart.

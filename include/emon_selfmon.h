@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The ABI of thread self-monitoring between bpf/selfmon.bpf.h, the daemon
- * (daemon/selfmon.c) and libemon (libemon/selfmon.c): one slot per
+ * (daemon/threads.c) and libemon (libemon/selfmon.c): one slot per
  * registered thread in an mmap'able BPF array of its uid's (one of
  * self_arrays), written by BPF at the thread's switches, read by the
  * thread itself with no syscall. Fixed-width types only; no libc, no

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The client end of the daemon's UNIX socket, shared by libemon
- * (libemon/selfmon.c) and the front ends (engine/source_daemon.c):
+ * (libemon/selfmon.c) and the front ends (front/source_daemon.c):
  * libemon/sock.c is built into both libraries. Plain libc, as all of
  * libemon: the symbols end up in applications linked with libemon.a.
  */

@@ -10,7 +10,7 @@
  */
 #include <errno.h>
 #include "emon_proto.h"
-#include "daemon/server.h"
+#include "daemon/socket/server.h"
 #include "engine/snapshot.h"
 #include "tests/fuzz/fuzz.h"
 

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "daemon/metrics.h"
+#include "daemon/exporter/metrics.h"
 #include "helpers.h"
 
 #define ID1 "9ec39b91f3d70e1beff50a308f77067065ea6be0d91a3378375056cd4422cf3d"

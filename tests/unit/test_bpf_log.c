@@ -10,7 +10,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <bpf/libbpf.h>
-#include "cli/errors.h"
+#include "front/errors.h"
 #include "engine/bpf_log.h"
 #include "engine/session.h"
 #include "helpers.h"

@@ -5,7 +5,7 @@
  * report_prometheus) next to the runtime failures that must stay 1.
  */
 #include <errno.h>
-#include "cli/errors.h"
+#include "front/errors.h"
 #include "helpers.h"
 
 static void test_exit_status(void **state)

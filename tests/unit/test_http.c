@@ -15,8 +15,8 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
-#include "daemon/http.h"
-#include "daemon/webcfg.h"
+#include "daemon/exporter/http.h"
+#include "daemon/exporter/webcfg.h"
 #include "helpers.h"
 
 #define TYPE_TEXT "text/plain; version=0.0.4; charset=utf-8"

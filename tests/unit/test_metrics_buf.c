@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
-#include "daemon/metrics_buf.h"
+#include "daemon/exporter/metrics_buf.h"
 #include "helpers.h"
 
 static void assert_buf(struct mbuf *b, const char *want)

@@ -15,7 +15,7 @@
 #include "cli/output.h"
 #include "cli/output_sched.h"
 #include "cli/report.h"
-#include "daemon/metrics.h"
+#include "daemon/exporter/metrics.h"
 #include "engine/snapshot.h"
 #include "helpers.h"
 

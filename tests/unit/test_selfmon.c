@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "daemon/selfmon.h"
-#include "daemon/server.h"
+#include "daemon/threads.h"
+#include "daemon/socket/server.h"
 #include "libemon/selfmon_int.h"
 #include "helpers.h"
 

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "daemon/http_auth.h"
-#include "daemon/webcfg.h"
+#include "daemon/exporter/http_auth.h"
+#include "daemon/exporter/webcfg.h"
 #include "helpers.h"
 
 /* "pw" at cost 4 ($2y$ as htpasswd writes it, $2b$ as Python's crypt) */

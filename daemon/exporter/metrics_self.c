@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The daemon's own figures on /metrics (the MS_SELF entry of mscopes[]):
+ * what the caller gives (struct metrics_self), the snapshot's overflow
+ * and untraced counts, the series and folds of this render, and the
+ * process_* figures read from /proc/self.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "daemon/exporter/metrics_render.h"
+
+static void self__read(struct render *r)
+{
+	unsigned long ut, st, size, res;
+	char buf[1024], *p;
+	FILE *f;
+
+	f = fopen("/proc/self/stat", "re");
+	if (f) {
+		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+				&ut, &st) == 2) {
+			r->cpu_s = (double)(ut + st) / sysconf(_SC_CLK_TCK);
+			r->has_cpu = true;
+		}
+		fclose(f);
+	}
+	f = fopen("/proc/self/statm", "re");
+	if (f) {
+		if (fscanf(f, "%lu %lu", &size, &res) == 2) {
+			r->rss = (__u64)res * sysconf(_SC_PAGESIZE);
+			r->has_rss = true;
+		}
+		fclose(f);
+	}
+}
+
+/* The figures of /proc/self, and the series self__emit gives:
+ * emon_overflow_total x2 and 9 single series, and those it has. */
+int self__build(struct render *r)
+{
+	self__read(r);
+	r->has_threads = r->self && r->self->thread_slots;
+	r->sc[MS_SELF].nfixed = 11 + r->has_cpu + r->has_rss + 2 * r->has_threads;
+	return 0;
+}
+
+static void scalar__emit(struct render *r, const char *name, const char *type,
+			 const char *unit, const char *help, const char *labels,
+			 double v)
+{
+	family__head(r, name, type, unit, help);
+	mbuf__puts(&r->b, name);
+	if (!strcmp(type, "counter"))
+		mbuf__puts(&r->b, "_total");
+	if (labels)
+		mbuf__puts(&r->b, labels);
+	mbuf__puts(&r->b, " ");
+	if (v >= 0 && v == floor(v) && v < 9007199254740992.0)
+		mbuf__u64(&r->b, (__u64)v);
+	else
+		mbuf__double(&r->b, v);
+	mbuf__puts(&r->b, "\n");
+}
+
+static void build__emit(struct render *r, const char *version)
+{
+	struct mbuf *b = &r->b;
+	const char *help = "emon-perf's version, as a label";
+
+	if (r->om)
+		family__head(r, "emon_build", "info", NULL, help);
+	else
+		family__head(r, "emon_build_info", "gauge", NULL, help);
+	mbuf__puts(b, "emon_build_info{version=\"");
+	mbuf__escaped(b, version ? version : "unknown", true);
+	mbuf__puts(b, "\"} 1\n");
+}
+
+static void overflow__emit(struct render *r)
+{
+	const struct snapshot *s = r->s;
+	struct mbuf *b = &r->b;
+
+	family__head(r, "emon_overflow", "counter", NULL,
+		     "Slices whose cgroup or process found no room in BPF's "
+		     "tables (counted in an overflow row instead)");
+	mbuf__puts(b, "emon_overflow_total{scope=\"cgroup\"} ");
+	mbuf__u64(b, s->stats[EMON_STAT_CGRP_FULL]);
+	mbuf__puts(b, "\nemon_overflow_total{scope=\"process\"} ");
+	mbuf__u64(b, s->stats[EMON_STAT_PROC_FULL]);
+	mbuf__puts(b, "\n");
+}
+
+void self__emit(struct render *r, enum mscope_id id)
+{
+	const struct metrics_self none = {};
+	const struct metrics_self *self = r->self ? r->self : &none;
+	struct metrics *m = r->m;
+
+	(void)id;
+	scalar__emit(r, "emon_scrape_duration_seconds", "gauge", "seconds",
+		     "Time the previous scrape took, in seconds", NULL,
+		     self->scrape_duration_s);
+	scalar__emit(r, "emon_flushes", "counter", NULL,
+		     "Flushes of every CPU so far", NULL, self->flushes);
+	overflow__emit(r);
+	scalar__emit(r, "emon_untraced_seconds", "counter", "seconds",
+		     "CPU time after context switches the kernel did not trace "
+		     "(tasks hidden from tracepoints), whose owner was estimated",
+		     NULL, r->s->stats[EMON_STAT_UNTRACED_NS] / 1e9);
+	scalar__emit(r, "emon_series", "gauge", NULL,
+		     "Series in this scrape", NULL, r->total);
+	scalar__emit(r, "emon_folded_cgroups", "gauge", NULL,
+		     "Cgroups folded into cgroup=\"other\" now", NULL, m->folded);
+	scalar__emit(r, "emon_cgroup_folds", "counter", NULL,
+		     "Cgroups folded into cgroup=\"other\" so far", NULL, m->folds);
+	build__emit(r, self->version);
+	scalar__emit(r, "emon_start_time_seconds", "gauge", "seconds",
+		     "When the daemon started, Unix time in seconds", NULL,
+		     self->start_time_unix);
+	if (r->has_cpu)
+		scalar__emit(r, "process_cpu_seconds", "counter", "seconds",
+			     "Total user and system CPU time spent in seconds",
+			     NULL, r->cpu_s);
+	if (r->has_rss)
+		scalar__emit(r, "process_resident_memory_bytes", "gauge", "bytes",
+			     "Resident memory size in bytes", NULL, r->rss);
+	scalar__emit(r, "emon_clients", "gauge", NULL,
+		     "Clients on the daemon's socket now", NULL, self->clients);
+	if (!r->has_threads)
+		return;
+	scalar__emit(r, "emon_threads", "gauge", NULL,
+		     "Threads registered for self-monitoring now", NULL, self->threads);
+	scalar__emit(r, "emon_thread_slots", "gauge", NULL,
+		     "Self-monitoring slots (serve --threads)", NULL, self->thread_slots);
+}
+

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The answers of a flush: every snapshot request waiting then, the
+ * clients' and /metrics' (server__request_all, from another thread),
+ * shares it, and requests of the same scopes, events and view
+ * (server_peer.c) share one encoding. Unread answers hold memory, bounded by max_held.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "daemon/socket/server_int.h"
+#include "common/log.h"
+
+/*
+ * Snapshot answers that clients have not read yet, and that their
+ * sockets could not take, hold memory: past max_held, requests wait for a
+ * flush until some of it is read (or its reader timed out). One answer is
+ * always allowed, however large.
+ */
+static bool server__held_full(const struct server *s)
+{
+	return s->o.max_held && s->held && s->held >= s->o.max_held;
+}
+
+bool server__want(const struct server *s)
+{
+	bool want;
+
+	pthread_mutex_lock((pthread_mutex_t *)&s->lock);
+	want = (s->npending && !server__held_full(s)) || s->nr_internal;
+	pthread_mutex_unlock((pthread_mutex_t *)&s->lock);
+	return want;
+}
+
+/* What one encoding answers: clients asking the same with the same view. */
+struct answer_key {
+	struct emon_snap_req req;
+	struct snap_view view;
+};
+
+/*
+ * The encoded snapshot for c's request, from this flush: one encoding
+ * shared by every request of the same scopes and events and the same
+ * view (a tree's is its own).
+ */
+static struct payload *answer__get(struct server *s, const struct client *c,
+				   struct payload **shared, struct answer_key *keys,
+				   int *nshared)
+{
+	const struct emon_snap_req *req = &c->req;
+	struct payload *pl;
+	size_t len;
+	void *buf;
+	int i;
+
+	for (i = 0; req->tree < 0 && i < *nshared; i++) {
+		if (keys[i].req.scopes == req->scopes && keys[i].req.events == req->events &&
+		    snap_view__equal(&keys[i].view, &c->view)) {
+			shared[i]->refs++;
+			return shared[i];
+		}
+	}
+	if (server__held_full(s))
+		return NULL;	/* it waits: see server__held_full() */
+	if (engine__encode_view(s->e, req, &c->view, &buf, &len))
+		return NULL;
+	pl = payload__new(buf, len);
+	free(buf);
+	if (pl) {
+		pl->held = &s->held;
+		s->held += len;
+	}
+	if (pl && req->tree < 0 && *nshared < MAX_SHARED) {
+		keys[*nshared] = (struct answer_key){ *req, c->view };
+		shared[(*nshared)++] = pl;
+		pl->refs++;
+	}
+	return pl;
+}
+
+void server__answer(struct server *s, double now, int err)
+{
+	struct internal_req in[MAX_INTERNAL];
+	struct payload *shared[MAX_SHARED];
+	struct answer_key keys[MAX_SHARED];
+	int nin, nshared = 0, deferred = 0;
+
+	for (int i = 0; i < s->o.max_clients; i++) {
+		struct client *c = s->c[i];
+		struct payload *pl;
+		int bad;
+
+		if (!c || !c->pending)
+			continue;
+		pl = err ? NULL : answer__get(s, c, shared, keys, &nshared);
+		if (!pl && !err && server__held_full(s)) {
+			deferred++;
+			continue;	/* pending still, for a later flush */
+		}
+		c->pending = false;
+		s->npending--;
+		if (!pl) {
+			bad = client__error(c, err ? -err : ENOMEM, false, now,
+					    "cannot take a snapshot");
+		} else {
+			bad = client__queue_shared(c, EMON_MSG_SNAPSHOT, pl, now);
+			payload__put(pl);
+		}
+		if (bad)
+			client__close(s, i);
+	}
+	for (int i = 0; i < nshared; i++)
+		payload__put(shared[i]);
+	if (deferred)
+		pr_debug("%d requests wait: %zu bytes of answers unread (--max-held-mb)",
+			 deferred, s->held);
+	pthread_mutex_lock(&s->lock);
+	nin = s->nr_internal;
+	memcpy(in, s->internal, nin * sizeof(in[0]));
+	s->nr_internal = 0;
+	pthread_mutex_unlock(&s->lock);
+	for (int i = 0; i < nin; i++) {
+		struct emon_snap_req req = { .scopes = in[i].scopes, .tree = -1 };
+		void *buf = NULL;
+		size_t len = 0;
+		int e = err ?: engine__encode(s->e, &req, &buf, &len);
+
+		in[i].done(in[i].ctx, buf, len, e);
+	}
+}
+
+int server__request_all(struct server *s, unsigned int scopes,
+			server_done_fn done, void *ctx)
+{
+	__u64 one = 1;
+	int err = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->stopping)
+		err = -ESHUTDOWN;
+	else if (s->nr_internal == MAX_INTERNAL)
+		err = -EBUSY;
+	else
+		s->internal[s->nr_internal++] = (struct internal_req){ scopes, done, ctx };
+	pthread_mutex_unlock(&s->lock);
+	if (!err && write(s->wake_fd, &one, sizeof(one)) < 0)
+		err = -errno;
+	return err;
+}
+
+void server__shutdown(struct server *s)
+{
+	struct internal_req in[MAX_INTERNAL];
+	int nin;
+
+	pthread_mutex_lock(&s->lock);
+	s->stopping = true;
+	nin = s->nr_internal;
+	memcpy(in, s->internal, nin * sizeof(in[0]));
+	s->nr_internal = 0;
+	pthread_mutex_unlock(&s->lock);
+	for (int i = 0; i < nin; i++)
+		in[i].done(in[i].ctx, NULL, 0, -ESHUTDOWN);
+}
