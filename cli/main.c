@@ -5,7 +5,7 @@
 #include <string.h>
 #include "cli/commands.h"
 #include "front/errors.h"
-#include "cli/heap.h"
+#include "front/heap.h"
 
 struct cmd {
 	const char *name;

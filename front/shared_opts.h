@@ -45,7 +45,7 @@ enum {
 /*
  * A front end's way to the daemon, spelled alike in stat and top: their
  * long options (DAEMON_LONG_OPTIONS, codes past the engine's), their
- * lines in --help; stat_opts__daemon() parses them.
+ * lines in --help; front_opts__daemon() parses them.
  */
 enum {
 	OPT_DAEMON_SOCKET = 0x1100,

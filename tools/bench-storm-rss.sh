@@ -3,7 +3,7 @@
 #
 # make bench-memory (root): emon-perf stat's resident memory in a process
 # storm (tools/forker, as tests/integration/process_storm.sh makes it), with
-# its heap settings (cli/heap.c: a fixed mmap threshold, a trim after each
+# its heap settings (front/heap.c: a fixed mmap threshold, a trim after each
 # interval) and with glibc's defaults (EMON_HEAP_DEFAULT=1), ROUNDS pairs
 # taking turns in one run. Each run
 # samples VmRSS every 0.25 s and counts the process rows of each -I 500
@@ -70,18 +70,18 @@ for kind in ("fixed", "default"):
     res = [one(f"{kind}.{r}") for r in range(1, rounds + 1)]
     per[kind] = [x[2] for x in res]
     for busy, peak, kib, grow, rate in res:
-        name = "cli/heap.c" if kind == "fixed" else "glibc's defaults (EMON_HEAP_DEFAULT=1)"
+        name = "front/heap.c" if kind == "fixed" else "glibc's defaults (EMON_HEAP_DEFAULT=1)"
         print(f"| {name} | {rate:,.0f} | {busy:,} | {peak:.0f} | {kib:.1f} | {grow:+.0f} |")
 f, g = statistics.median(per["fixed"]), statistics.median(per["default"])
 print()
-print(f"Median KiB a row: {f:.1f} with cli/heap.c's settings, {g:.1f} with glibc's defaults "
+print(f"Median KiB a row: {f:.1f} with front/heap.c's settings, {g:.1f} with glibc's defaults "
       f"({(1 - f / g) * 100:.0f}% less). tests/integration/process_storm.sh allows 5 KiB a row.")
 PY
 {
 	echo "<!-- bench-memory: begin (tools/bench-storm-rss.sh writes this section) -->"
 	echo "## Memory in a process storm"
 	echo
-	echo "\`make bench-memory\` (tools/bench-storm-rss.sh): \`emon-perf stat -a -G CG --by system,cgroup,process -I 500 -j\` over tools/forker's storm of short processes (${STORM_SECS} s, $(nproc) CPUs), $ROUNDS pairs of runs taking turns: cli/heap.c's settings (a fixed 1 MiB mmap threshold, \`malloc_trim\` after each interval) against glibc's defaults, whose threshold rises each time a large block is freed, after which such blocks come from the heap, whose holes are not given back."
+	echo "\`make bench-memory\` (tools/bench-storm-rss.sh): \`emon-perf stat -a -G CG --by system,cgroup,process -I 500 -j\` over tools/forker's storm of short processes (${STORM_SECS} s, $(nproc) CPUs), $ROUNDS pairs of runs taking turns: front/heap.c's settings (a fixed 1 MiB mmap threshold, \`malloc_trim\` after each interval) against glibc's defaults, whose threshold rises each time a large block is freed, after which such blocks come from the heap, whose holes are not given back."
 	echo
 	cat "$T/table.md"
 	echo "<!-- bench-memory: end -->"

@@ -15,7 +15,7 @@
 #include <math.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "cli/report.h"
+#include "cli/report/report.h"
 #include "tests/fuzz/fuzz.h"
 
 static void report__check_loaded(const struct report *r)

@@ -15,7 +15,7 @@
  */
 #include <errno.h>
 #include <math.h>
-#include "cli/report_prom.h"
+#include "cli/report/report_prom.h"
 #include "tests/fuzz/fuzz.h"
 
 static void report__check_sums(const struct report *r)

@@ -2,7 +2,7 @@
 /*
  * emon-perf stat's command line: argv is "stat" then the input split at
  * NUL bytes, through stat_opts__parse() (getopt_long) and
- * stat_opts__free(), as cmd_stat() runs them; then again on a fresh copy
+ * front_opts__free(), as cmd_stat() runs them; then again on a fresh copy
  * of argv after the first is freed, which must give the same result.
  *
  * Promises: 0, 1 (--help) or -EINVAL; after 0 the values are in range
@@ -15,12 +15,12 @@
 #include <limits.h>
 #include <math.h>
 #include "cli/commands.h"
-#include "cli/stat.h"
+#include "cli/stat/stat.h"
 #include "tests/fuzz/fuzz.h"
 
 #define MAX_ARGS 64
 
-static void check_opts(const struct stat_opts *o, char **argv, int argc)
+static void check_opts(const struct front_opts *o, char **argv, int argc)
 {
 	char norm[PATH_MAX];
 	int i;
@@ -33,7 +33,7 @@ static void check_opts(const struct stat_opts *o, char **argv, int argc)
 	FUZZ_ASSERT(isfinite(o->eng.idle_watts) && o->eng.idle_watts >= 0);
 	FUZZ_ASSERT(!(o->sep && o->json));
 	FUZZ_ASSERT(!o->sep || o->sep[0]);
-	FUZZ_ASSERT(o->nr_cgroups >= 0 && o->nr_cgroups <= STAT_MAX_CGROUPS);
+	FUZZ_ASSERT(o->nr_cgroups >= 0 && o->nr_cgroups <= FRONT_MAX_CGROUPS);
 	for (i = 0; i < o->nr_cgroups; i++) {
 		FUZZ_ASSERT(!cgroup__normalize(o->cgroups[i], norm, sizeof(norm)));
 		FUZZ_ASSERT(!strcmp(norm, o->cgroups[i]));
@@ -56,7 +56,7 @@ static int argv__make(const uint8_t *data, size_t size, char **argv)
 	return n + 1;
 }
 
-static int parse(struct stat_opts *o, char **argv, int argc)
+static int parse(struct front_opts *o, char **argv, int argc)
 {
 	int ret;
 
@@ -75,7 +75,7 @@ static int parse(struct stat_opts *o, char **argv, int argc)
  */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct stat_opts *o = malloc(sizeof(*o));
+	struct front_opts *o = malloc(sizeof(*o));
 	char *argv[MAX_ARGS + 2], events[sizeof(o->events)];
 	int argc, ret, nr_cgroups;
 
@@ -85,14 +85,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ret = parse(o, argv, argc);
 	memcpy(events, o->events, sizeof(events));
 	nr_cgroups = o->nr_cgroups;
-	stat_opts__free(o);
+	front_opts__free(o);
 	fuzz__free(argv, argc);
 
 	argc = argv__make(data, size, argv);
 	FUZZ_ASSERT(parse(o, argv, argc) == ret);
 	FUZZ_ASSERT(!memcmp(events, o->events, sizeof(events)));
 	FUZZ_ASSERT(o->nr_cgroups == nr_cgroups);
-	stat_opts__free(o);
+	front_opts__free(o);
 	fuzz__free(argv, argc);
 	free(o);
 	return 0;

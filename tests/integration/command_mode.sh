@@ -51,7 +51,7 @@ tree_vs_rusage "$TMP/out3.jsonl" "a process that execs from a thread other than 
 "$EMON" stat -e cpu-clock -o /dev/null -- sh -c 'kill -TERM $$'
 check "a command killed by SIGTERM gives 143" [ $? -eq 143 ]
 
-# How the command ends with emon-perf (cli/command.c). With no terminal
+# How the command ends with emon-perf (front/command.c). With no terminal
 # on stdin, stdout or stderr (</dev/null and files here, whatever runs the
 # tests), the command has a process group of its own and signals reach
 # all of it.

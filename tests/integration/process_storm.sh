@@ -115,7 +115,7 @@ print(f"      RSS: {len(s)} samples, first half max {first / 1024:.1f} MiB, "
 # with the processes of one interval, not with the run. Bounded: at most
 # a 32 MiB base and 5 KiB per process row of the busiest interval (3.4-3.8
 # here, 3.7-4.5 with glibc's heap defaults, whose holes once took a CI run
-# to 5.1: make bench-memory, cli/heap.c; every count carries the
+# to 5.1: make bench-memory, front/heap.c; every count carries the
 # scheduler view's block, struct emon_sched, 288 of its 544 bytes, with
 # --sched or not, and a key lives in the engine's totals and in two
 # snapshots, its interval's and the one before); 3 times that

@@ -2,7 +2,7 @@
 /* emon-perf check's judgement of a figure against its reference, and its
  * report's rows. */
 #include <math.h>
-#include "cli/check.h"
+#include "cli/check/check.h"
 #include "helpers.h"
 
 static void test_judge(void **state)

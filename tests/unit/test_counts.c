@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 #include "engine/counts.h"
-#include "cli/rows.h"
+#include "front/rows.h"
 #include "helpers.h"
 
 #define U64_MAX UINT64_MAX

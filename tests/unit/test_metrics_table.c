@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "cli/output_metric.h"
+#include "front/output_formula.h"
 #include "helpers.h"
 
 #define OK(v) { METRIC_OK, (v) }

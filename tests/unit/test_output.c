@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
-#include "cli/output.h"
+#include "front/output.h"
 #include "helpers.h"
 
 enum { EV_CLOCK, EV_CS, EV_CYCLES, EV_INS };

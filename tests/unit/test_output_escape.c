@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli/output.h"
+#include "front/output.h"
 #include "helpers.h"
 
 /* In, the buffer's size, what it becomes. */

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli/commands.h"
-#include "cli/report.h"
+#include "cli/report/report.h"
 #include "helpers.h"
 
 #define EPS 1e-9

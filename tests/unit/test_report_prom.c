@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli/report_prom.h"
+#include "cli/report/report_prom.h"
 #include "helpers.h"
 
 #define EPS 1e-9

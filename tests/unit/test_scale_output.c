@@ -7,8 +7,8 @@
  */
 #include <stdio.h>
 #include <unistd.h>
-#include "cli/output.h"
-#include "cli/stat_hint.h"
+#include "front/output.h"
+#include "cli/stat/stat_hint.h"
 #include "helpers.h"
 
 struct out_case {

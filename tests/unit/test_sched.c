@@ -12,9 +12,9 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "emon_proto.h"
-#include "cli/output.h"
-#include "cli/output_sched.h"
-#include "cli/report.h"
+#include "front/output.h"
+#include "front/output_sched.h"
+#include "cli/report/report.h"
 #include "daemon/exporter/metrics.h"
 #include "engine/snapshot.h"
 #include "helpers.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* stat's targets (cli/stat_targets.c): -C lists against an online file,
+/* stat's targets (front/targets.c): -C lists against an online file,
  * -p and -t lists against the running processes and threads, and the
  * threads --per-thread starts with from a fake /proc. */
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "cli/stat_targets.h"
+#include "front/targets.h"
 #include "helpers.h"
 
 struct cpus_case {

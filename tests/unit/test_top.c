@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * emon-perf top's model (cli/top_model.h), no terminal: columns from rows
+ * emon-perf top's model (cli/top/top_model.h), no terminal: columns from rows
  * (the scheduler view's with --sched), the cgroup tree's subtree sums (the
  * idle task left out of "/"), '-' for what cannot be counted, sorting,
  * filtering, folding, the selection.
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli/top_model.h"
+#include "cli/top/top_model.h"
 #include "helpers.h"
 
 #define MAXR 32

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "cli/commands.h"
+#include "front/errors.h"
+#include "front/formulas.h"
+#include "pmu/event.h"
+
+/* list metrics: stat -M's table, each with its formula and events */
+static int list__metrics(FILE *out)
+{
+	fprintf(out, "%-18s %-28s %s\n", "metric", "unit", "formula");
+	for (size_t i = 0; i < nr_metric_defs; i++) {
+		const struct metric_def *m = &metric_defs[i];
+
+		fprintf(out, "%-18s %-28s %s%s\n", m->name, m->unit, m->formula,
+			m->energy ? " (needs an energy source)" : "");
+	}
+	return 0;
+}
+
+int cmd_list(int argc, char **argv)
+{
+	bool all = false;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "metrics")) {
+			return list__metrics(stdout);
+		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--all")) {
+			all = true;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			printf("Usage: emon-perf list [-v|--all] | list metrics\n\n"
+			       "Events this machine can count; --all adds every event of the\n"
+			       "PMUs libpfm4 finds here and of the kernel's sysfs PMUs.\n"
+			       "'metrics': what stat -M computes, with its formula.\n");
+			return 0;
+		} else {
+			return cli__fail(-EINVAL, "unknown option '%s' for list", argv[i]);
+		}
+	}
+	/* this host's PMUs, not the command line: 1 whatever the errno (its
+	 * -ENOENT is "libpfm4 has no perf PMU") */
+	return pmu__list(stdout, all) ? cli__exit_status(-ENODEV) : 0;
+}

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * emon-perf stat: check the input, find a source of snapshots (the daemon
+ * when it runs and counts what is asked, else an own engine: one event
+ * per CPU per metric and the BPF side), take a first snapshot, and print
+ * the difference to the next one at every -I or at the end.
+ *
+ * Every exit path goes through one cleanup: the source closed (links
+ * destroyed, maps and perf_event fds closed, or the daemon's connection,
+ * which frees its command tree), the command ended and reaped
+ * (front/command.c). The kernel drops BPF links and perf events with the
+ * last fd, so even SIGKILL leaves nothing attached.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <math.h>
+#include "front/command.h"
+#include "cli/commands.h"
+#include "front/errors.h"
+#include "front/heap.h"
+#include "common/sigwake.h"
+#include "cli/stat/stat.h"
+#include "cli/stat/stat_hint.h"
+#include "engine/session.h"
+
+
+/*
+ * Before the command's exec: its tree is followed from its first step.
+ * A tree the daemon will not follow (a uid's --max-trees-per-uid, the
+ * tree map full) would leave the command uncounted: it does not start.
+ */
+static int follow_command(pid_t pid, void *arg)
+{
+	struct front_run *st = arg;
+	int err;
+
+	st->sc.tree_root = pid;
+	if (!st->sc.command_mode)	/* with -a or -G it only sets the time */
+		return 0;
+	err = st->src->ops->track(st->src, pid);
+	if (err)
+		pr_err("the command is not started: its tree cannot be followed: %s",
+		       st->src->why[0] ? st->src->why : strerror(-err));
+	return err;
+}
+
+static int spawn_command(struct front_run *st)
+{
+	int err;
+
+	/*
+	 * Stopped while loading: the command is not started, rather than
+	 * given the signal in its first steps, where a shell may lose it
+	 * (dash, caught while forking a child, waits for that child anyway).
+	 */
+	if (sigwake.count)
+		return 128 + sigwake.last;
+	err = command__spawn(&st->cmd, st->o.cmd, follow_command, st);
+	/* a command that cannot run is the command line's: 2 whatever
+	 * exec's errno (ENOEXEC, EISDIR too) */
+	if (err && st->cmd.exec_failed)
+		return cli__fail(-EINVAL, "cannot run '%s': %s", st->o.cmd[0],
+				 strerror(-err));
+	if (err && st->cmd.not_started)	/* follow_command said why */
+		return cli__exit_status(err);
+	if (err)	/* pipe2 or fork */
+		return cli__fail(err, "cannot start the command: %s", strerror(-err));
+	return 0;
+}
+
+/* The newest snapshot replaces the one kept in st->last. */
+static int take_snapshot(struct front_run *st)
+{
+	struct snapshot s;
+	int err = st->src->ops->snapshot(st->src, &s);
+
+	if (err)
+		return err;
+	if (st->have_last && st->last.mem != st->prev.mem)
+		snapshot__free(&st->last);
+	st->last = s;
+	st->have_last = true;
+	return 0;
+}
+
+/* The interval from prev to last, printed; last becomes prev. */
+static int print_interval(struct front_run *st, double t0)
+{
+	double t = st->last.t, dt = t - st->prev.t;
+	int err;
+
+	aggregate__reset(&st->agg);
+	err = snapshot__diff(&st->last, &st->prev, &st->agg);
+	if (err) {
+		pr_err("reading the counts: %s", strerror(-err));
+		return err;
+	}
+	st->sc.online = st->last.online;
+	st->out.ncpus = 0;
+	for (int cpu = 0; cpu < st->last.ncpus; cpu++)
+		st->out.ncpus += st->last.online[cpu];
+	err = row_set__build(&st->sc, &st->agg, dt, &st->rows);
+	if (err) {
+		pr_err("building rows: %s", strerror(-err));
+		return err;
+	}
+	if (st->agg.no_sys && !st->said_no_sys &&
+	    (st->o.by & (1u << SCOPE_SYSTEM | 1u << SCOPE_CPU | 1u << SCOPE_SOCKET |
+			    1u << SCOPE_DIE | 1u << SCOPE_CORE) || st->sc.energy_on)) {
+		pr_warn("the daemon shows this user its own processes and cgroups only: "
+			"no system, CPU or socket rows and no energy (docs/security.md: "
+			"serve --admin-group, or perf_event_paranoid <= 0)");
+		st->said_no_sys = true;
+	}
+	st->out.ops->interval(&st->out, t - t0, dt, st->rows.rows, st->rows.nr);
+	st->undercounted |= rows__undercounted(&st->out, st->rows.rows, st->rows.nr);
+	snapshot__free(&st->prev);
+	st->prev = st->last;
+	heap__trim();
+	if (fflush(st->out.f) || ferror(st->out.f)) {
+		if (errno == EPIPE)
+			return -EPIPE;
+		pr_err("writing the output: %s", strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+
+/* Signals and the command: true when the run should end now. */
+static bool stat_should_end(struct front_run *st, double now, double deadline)
+{
+	bool done = command__poll(&st->cmd);
+
+	/* the command decides how it ends; a second signal ends us */
+	if (sigwake.count && !st->forwarded &&
+	    command__forward(&st->cmd, sigwake.last, sigwake.by_kernel))
+		st->forwarded = sigwake.count;
+	st->late_wake = command__forward_late(&st->cmd);
+	/* perf -p ends with its processes; with a command, that decides */
+	if (!st->o.cmd && stat_targets__pids_gone(&st->o.tg))
+		done = true;
+	return done || (deadline && now >= deadline) ||
+	       (sigwake.count && sigwake.count > st->forwarded);
+}
+
+/*
+ * The daemon went away (or stopped answering): print what we have, the
+ * counts up to its last answer, and say why. Exit status 1.
+ */
+static int daemon_gone(struct front_run *st, double t0, int err)
+{
+	const char *why = st->src->why[0] ? st->src->why :
+			  err == -ECONNRESET || err == -EPIPE ? "it went away" :
+			  strerror(-err);
+
+	if (st->last.seq > st->prev.seq && st->last.mem != st->prev.mem)
+		print_interval(st, t0);
+	st->out.ops->end(&st->out, st->prev.t - t0);
+	fflush(st->out.f);
+	pr_err("lost the daemon (pid %u, %s): %s; counts up to %.3f s printed",
+	       st->src->meta.pid, st->src->path, why, st->prev.t - t0);
+	return -ECONNRESET;
+}
+
+/*
+ * An own engine is ticked every read period (its maps hold one period
+ * of keys); the daemon ticks itself and is asked for a snapshot every
+ * second, so a daemon that dies leaves its last one to print. Prints
+ * come at every -I mark counted from the start, the last one at the end.
+ */
+static int stat_loop(struct front_run *st)
+{
+	double t0 = st->t0 = st->prev.t, next_print, deadline, next_poll;
+	double ival = st->o.interval_ms / 1e3;
+	bool attached = st->src->ops->fd(st->src) >= 0;
+	int err;
+
+	next_print = ival ? t0 + ival : 0;
+	next_poll = attached ? t0 + 1 : INFINITY;
+	deadline = st->o.timeout_ms ? t0 + st->o.timeout_ms / 1e3 : 0;
+	st->out.ops->begin(&st->out);
+
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = sigwake.fd, .events = POLLIN },
+			{ .fd = st->src->ops->fd(st->src), .events = POLLIN },
+		};
+		double now = session__now(), wake = st->src->ops->next_tick(st->src);
+		bool ending = stat_should_end(st, now, deadline);
+
+		if (next_print && next_print < wake)
+			wake = next_print;
+		if (deadline && deadline < wake)
+			wake = deadline;
+		if (next_poll < wake)
+			wake = next_poll;
+		if (st->late_wake && st->late_wake < wake)
+			wake = st->late_wake;
+		if (!ending && now < wake) {
+			double ms = (wake - now) * 1e3 + 1;
+
+			if (poll(pfd, attached ? 2 : 1, ms > 60000 ? 60000 : (int)ms) > 0) {
+				sigwake__drain();
+				/* the daemon says nothing unasked: that is its end */
+				if (pfd[1].revents)
+					return daemon_gone(st, t0, -ECONNRESET);
+			}
+			continue;
+		}
+		if (!ending && now >= st->src->ops->next_tick(st->src)) {
+			err = st->src->ops->tick(st->src);
+			if (err)
+				return err;
+		}
+		if (ending || (next_print && now >= next_print - 1e-3) || now >= next_poll) {
+			err = take_snapshot(st);
+			if (err)
+				return attached ? daemon_gone(st, t0, err) : err;
+			next_poll = attached ? now + 1 : INFINITY;
+		}
+		if (ending) {
+			if (!st->printed_all && (!ival || st->last.seq > st->prev.seq))
+				err = print_interval(st, t0);
+			st->out.ops->end(&st->out, st->prev.t - t0);
+			fflush(st->out.f);
+			return err;
+		}
+		if (next_print && now >= next_print - 1e-3) {
+			err = print_interval(st, t0);
+			if (err)
+				return err;
+			/*
+			 * --interval-count: the last print ends the run; with a
+			 * command, as perf, the run waits for it, printing no more
+			 */
+			if (st->o.tg.interval_count && ++st->prints == st->o.tg.interval_count) {
+				if (!st->o.cmd) {
+					st->out.ops->end(&st->out, st->prev.t - t0);
+					fflush(st->out.f);
+					return 0;
+				}
+				st->printed_all = true;
+			}
+			while (next_print <= now + 1e-3)
+				next_print += ival;
+			if (st->printed_all)
+				next_print = 0;
+		}
+	}
+}
+
+/*
+ * Why auto found no energy source: worth a line when energy was asked
+ * for (an energy option) or with -v, not on every run of a machine
+ * without RAPL. A source that is there shows in the output itself.
+ */
+static void stat_energy_note(const struct front_run *st)
+{
+	const struct engine_opts *eo = &st->o.eng;
+
+	if (st->src->ops->fd(st->src) >= 0 || !st->src->energy_note[0])
+		return;
+	if (eo->energy || eo->powercap_root || eo->split_by || eo->idle_watts)
+		pr_warn("%s", st->src->energy_note);
+	else
+		pr_debug("%s", st->src->energy_note);
+}
+
+/*
+ * -D: counting starts MS after the command did (perf enables its events
+ * then): the engine ticks meanwhile, and the snapshot at the end of the
+ * delay is the new start. perf's two lines on stderr say when.
+ */
+static int stat_delay(struct front_run *st)
+{
+	double end = session__now() + st->o.tg.delay_ms / 1e3;
+	int err;
+
+	fprintf(stderr, "Events disabled\n");
+	for (;;) {
+		double now = session__now(), wake = st->src->ops->next_tick(st->src);
+
+		if (stat_should_end(st, now, end))
+			break;
+		if (now >= wake) {
+			err = st->src->ops->tick(st->src);
+			if (err)
+				return err;
+			continue;
+		}
+		if (wake > end)
+			wake = end;
+		if (poll(&(struct pollfd){ .fd = sigwake.fd, .events = POLLIN }, 1,
+			 (int)((wake - now) * 1e3) + 1) > 0)
+			sigwake__drain();
+	}
+	fprintf(stderr, "Events enabled\n");
+	err = take_snapshot(st);
+	if (err)
+		return err;
+	snapshot__free(&st->prev);
+	st->prev = st->last;
+	return 0;
+}
+
+static int stat_start(struct front_run *st)
+{
+	int ret = front_run__setup(st, true);
+
+	if (ret)
+		return ret;
+	st->last = st->prev;
+	st->have_last = true;
+	ret = st->o.cmd ? spawn_command(st) : 0;
+	if (!ret && st->o.tg.delay_ms && stat_delay(st))
+		return cli__fail(-EIO, "reading the counts after -D's delay failed");
+	return ret;
+}
+
+int stat__run(struct front_run *st)
+{
+	int ret;
+
+	st->sc.command_mode = st->o.cmd && !st->o.all_cpus && !st->o.nr_cgroups &&
+			      !st->o.tg.nr_pids && !st->o.tg.nr_tids;
+	/* perf --per-thread: thread rows, instead of the system's */
+	if (st->o.tg.per_thread)
+		st->o.aggr |= 1u << SCOPE_THREAD;
+	if (!st->o.by) {
+		/* perf -A, --per-*: those rows instead of the system's */
+		if (!st->sc.command_mode && !st->o.tg.nr_pids && !st->o.tg.nr_tids &&
+		    !st->o.aggr)
+			st->o.by = 1u << SCOPE_SYSTEM;
+		if (st->o.nr_cgroups)
+			st->o.by |= 1u << SCOPE_CGROUP;
+	}
+	st->o.by |= st->o.aggr;
+	/* SIGCHLD: the command ended; EPIPE on a write stops the run */
+	ret = sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, true);
+	if (ret)
+		return cli__exit_status(ret);
+	ret = stat_start(st);
+	if (ret)
+		return ret;
+	ret = stat_loop(st);
+	if (ret == -EPIPE)
+		return 128 + SIGPIPE;	/* the reader went away: as if killed by it */
+	/* counting had started: a failure now is the run's, 1 whatever
+	 * the errno */
+	if (ret)
+		return cli__exit_status(-EIO);
+	if (!st->quiet)
+		stat_energy_note(st);
+	if (!st->quiet && st->undercounted && nmi_watchdog__on(NMI_WATCHDOG_PATH))
+		stat_hint__print(stderr, &st->out);
+	return 0;
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	struct front_run *st = calloc(1, sizeof(*st));
+	int ret;
+
+	if (!st)
+		return cli__exit_status(-ENOMEM);
+	ret = stat_opts__parse(&st->o, argc, argv);
+	if (ret) {
+		ret = cli__parse_status(ret);
+		goto out;
+	}
+	if (st->o.tg.repeat > 1) {
+		long runs = st->o.tg.repeat;
+
+		/* each run parses its own options: these go first */
+		front_run__cleanup(st);
+		free(st);
+		return stat__repeat(argc, argv, runs);
+	}
+	ret = stat__run(st);
+	if (!ret && command__poll(&st->cmd))
+		ret = st->cmd.status;
+out:
+	front_run__cleanup(st);
+	free(st);
+	return ret;
+}

@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* emon-perf stat's options: perf stat's names, checked up front so that bad
+ * input is a one-line error before anything is loaded. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/commands.h"
+#include "front/shared_opts.h"
+#include "cli/stat/stat.h"
+
+#define CPU_ONLINE_PATH "/sys/devices/system/cpu/online"
+#define DEFAULT_EVENTS "cycles,instructions,cpu-clock"
+
+enum {
+	OPT_BY = 256,
+	OPT_TIMEOUT,
+	OPT_SCHED_HIST,
+	OPT_APPEND,
+	OPT_PER_SOCKET,
+	OPT_PER_DIE,
+	OPT_PER_CORE,
+	OPT_INTERVAL_COUNT,
+	OPT_METRIC_ONLY,
+	OPT_PER_THREAD,
+};
+
+static void stat_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: emon-perf stat [options] [-- command [args...]]\n"
+"\n"
+"Counts events with one perf_event per CPU per event, read by a BPF program\n"
+"on every context switch and split per CPU, socket, cgroup and process;\n"
+"cpu-clock, task-clock, context-switches and cpu-migrations come from the\n"
+"switches themselves, with no perf_event.\n"
+"\n"
+"  -e, --event LIST          events, comma-separated (libpfm4 names, perf's\n"
+"                            generic names, raw rNNNN, PMU/term=value/),\n"
+"                            {a,b}:mods opens a group (counted together);\n"
+"                            at most %d events, each member of a group one\n"
+"                            (8 with --sched); default\n"
+"                            " DEFAULT_EVENTS "\n"
+"  -M, --metrics LIST        metrics, comma-separated, each with the events\n"
+"                            it needs ('emon-perf list metrics'); printed\n"
+"                            after '#', <not supported> where an event is\n"
+"      --metric-only         only the -M metrics, one column each\n"
+"  -d, --detailed            also perf's L1-dcache and LLC loads and misses\n"
+"                            (" METRIC_DETAILED_EVENTS "),\n"
+"                            with their miss rates\n"
+"  -a, --all-cpus            whole system (the default without a command)\n"
+"  -p, --pid PIDS            the processes PIDS (comma-separated), all their\n"
+"                            threads and, as perf -p, the children they fork\n"
+"                            from now on (own events; attached: not the\n"
+"                            children); ends when they all have (a command\n"
+"                            only sets the duration)\n"
+"  -t, --tid TIDS            the threads TIDS (comma-separated) only, summed\n"
+"                            into one row (--per-thread: a row each); ends\n"
+"                            when they all have. Own events only (the\n"
+"                            daemon counts threads with serve --max-tids)\n"
+"  -C, --cpu LIST            with -a (implied): only CPUs LIST, perf's list\n"
+"                            syntax (0-3,8); rows system, cpu and socket\n"
+"                            only (cgroup and process totals are not per CPU)\n"
+"  -G, --cgroup LIST         cgroups to report, paths from the cgroup2 root;\n"
+"      --for-each-cgroup LIST  each row includes its descendants (perf -G)\n"
+"      --by LIST             scopes: system,cpu,socket,die,core,cgroup,\n"
+"                            container,pod,namespace,process (default\n"
+"                            system; plus cgroup with -G; the command's tree\n"
+"                            in command mode). --by cgroup without -G: every\n"
+"                            cgroup, its own counts only\n"
+"  -A, --no-aggr             per CPU (--by cpu), as perf\n"
+"      --per-socket          per socket (--by socket)\n"
+"      --per-die             per die (--by die)\n"
+"      --per-core            per core: the CPUs that share one (--by core)\n"
+"      --per-thread          a row per thread, COMM-TID, as perf: with -p\n"
+"                            their processes' threads, with -t those, with\n"
+"                            -a (or no target) every thread that ran\n"
+"  -I, --interval-print MS   print deltas every MS milliseconds (>= 10)\n"
+"      --interval-count N    with -I: stop after N prints (with a command:\n"
+"                            print no more and wait for it, as perf)\n"
+"  -D, --delay MS            start counting MS milliseconds after the start\n"
+"                            (with a command: after it started), as perf -D\n"
+"  -r, --repeat N            run the command N times (1 to 1000) and print\n"
+"                            the mean, each event's ( +- x%% ) (the standard\n"
+"                            deviation of the mean) and the elapsed time's;\n"
+"                            -x adds that percentage after the event name\n"
+"  -x, --field-separator S   CSV output with separator S, perf's columns\n"
+"  -j, --json                JSON lines output\n"
+"  -o, --output FILE         write the counts to FILE (default: stderr, as\n"
+"                            perf, so that a command's stdout stays its own)\n"
+"      --append              with -o: append to FILE\n"
+"  -q, --quiet               print no counts (errors still)\n"
+"      --timeout MS          stop after MS milliseconds\n"
+ENERGY_OPTIONS_USAGE
+RUNTIME_ROOT_USAGE
+"      --max-cgroups N       BPF map entries (cgroup x CPU) per interval\n"
+"      --max-procs N         BPF map entries (process x CPU) per interval;\n"
+"                            beyond them counts go to an overflow row\n"
+"      --max-tids N          BPF map entries (thread x CPU) per interval\n"
+"                            with -t or --per-thread (default 32768)\n"
+"      --sched               the scheduler view per row: on-CPU, run-queue\n"
+"                            wait, sleep and blocked time, migrations,\n"
+"                            wakeups, voluntary and involuntary switches and\n"
+"                            a run-queue latency histogram (log2 us)\n"
+"      --sched-hist          --sched, and text prints each row's histogram\n"
+"      --sched-ms            --sched, with the histogram in milliseconds\n"
+NO_SCALE_USAGE
+DAEMON_OPTIONS_USAGE
+"  -v, --verbose             libbpf and decision messages on stderr\n"
+"  -h, --help                this text\n"
+"\n"
+"When 'emon-perf serve' runs (its socket answers) and counts every event\n"
+"asked for, stat attaches to it: it opens no perf_event and loads no BPF\n"
+"program, and says so on stderr. --energy, --powercap-root, --split-by and\n"
+"--idle-watts need own events; containers' names are the daemon's (serve\n"
+"--runtime-root). --no-scale attaches to a daemon started with it only.\n"
+"\n"
+"With a command and no -a/-G, the command's whole process tree is counted\n"
+"(children included, exited or not) and its exit status is returned. With\n"
+"-a or -G a command only sets the duration. Without a command, runs until\n"
+"SIGINT/SIGTERM or --timeout. Exit status: 0, the command's, 1 runtime\n"
+"failure, 2 bad usage or input.\n", EMON_MAX_EVENTS);
+}
+
+static const struct option long_opts[] = {
+	{ "event",		required_argument, NULL, 'e' },
+	{ "all-cpus",		no_argument,	   NULL, 'a' },
+	{ "cgroup",		required_argument, NULL, 'G' },
+	{ "for-each-cgroup",	required_argument, NULL, 'G' },
+	{ "by",			required_argument, NULL, OPT_BY },
+	{ "no-aggr",		no_argument,	   NULL, 'A' },
+	{ "per-socket",		no_argument,	   NULL, OPT_PER_SOCKET },
+	{ "per-die",		no_argument,	   NULL, OPT_PER_DIE },
+	{ "per-core",		no_argument,	   NULL, OPT_PER_CORE },
+	{ "interval-print",	required_argument, NULL, 'I' },
+	{ "interval-count",	required_argument, NULL, OPT_INTERVAL_COUNT },
+	{ "pid",		required_argument, NULL, 'p' },
+	{ "tid",		required_argument, NULL, 't' },
+	{ "per-thread",		no_argument,	   NULL, OPT_PER_THREAD },
+	{ "cpu",		required_argument, NULL, 'C' },
+	{ "delay",		required_argument, NULL, 'D' },
+	{ "repeat",		required_argument, NULL, 'r' },
+	{ "field-separator",	required_argument, NULL, 'x' },
+	{ "json",		no_argument,	   NULL, 'j' },
+	{ "output",		required_argument, NULL, 'o' },
+	{ "append",		no_argument,	   NULL, OPT_APPEND },
+	{ "quiet",		no_argument,	   NULL, 'q' },
+	{ "timeout",		required_argument, NULL, OPT_TIMEOUT },
+	ENGINE_LONG_OPTIONS,
+	DAEMON_LONG_OPTIONS,
+	{ "sched-hist",		no_argument,	   NULL, OPT_SCHED_HIST },
+	{ "metrics",		required_argument, NULL, 'M' },
+	{ "metric-only",	no_argument,	   NULL, OPT_METRIC_ONLY },
+	{ "detailed",		no_argument,	   NULL, 'd' },
+	COMMON_LONG_OPTIONS
+};
+
+static int parse_by(struct front_opts *o, const char *arg)
+{
+	char *dup = strdup(arg), *save = NULL, *tok;
+	int err = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	if (!*arg) {
+		pr_err("empty --by list");
+		err = -EINVAL;
+	}
+	for (tok = strtok_r(dup, ",", &save); tok && !err;
+	     tok = strtok_r(NULL, ",", &save)) {
+		int s = scope__parse(tok);
+
+		if (s < 0 || s == SCOPE_COMMAND) {
+			pr_err("unknown scope '%s' in --by (system,cpu,socket,die,core,cgroup,container,pod,namespace,process)",
+			       tok);
+			err = -EINVAL;
+			break;
+		}
+		o->by |= 1u << s;
+	}
+	free(dup);
+	return err;
+}
+
+static int parse_cgroups(struct front_opts *o, const char *arg)
+{
+	char *dup = strdup(arg), *p, *tok;
+	char norm[PATH_MAX];
+	int err = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	p = dup;
+	/* strsep, not strtok: "a,,b" has an empty element, an error */
+	while (!err && (tok = strsep(&p, ",")) != NULL) {
+		if (cgroup__normalize(tok, norm, sizeof(norm))) {
+			pr_err("bad cgroup path '%s' for -G", tok);
+			err = -EINVAL;
+		} else if (o->nr_cgroups == FRONT_MAX_CGROUPS) {
+			pr_err("too many cgroups for -G: at most %d", FRONT_MAX_CGROUPS);
+			err = -EINVAL;
+		} else if (!(o->cgroups[o->nr_cgroups++] = strdup(norm))) {
+			err = -ENOMEM;
+		}
+	}
+	free(dup);
+	return err;
+}
+
+static int stat_opts__one(void *ctx, int c, const char *arg)
+{
+	struct front_opts *o = ctx;
+	int r = opts__engine(&o->eng, c, arg) ?: front_opts__daemon(o, c, arg);
+
+	if (r)
+		return r < 0 ? r : 0;
+	switch (c) {
+	case 'e':
+		return opts__events(o->events, sizeof(o->events), arg);
+	case 'a':
+		o->all_cpus = true;
+		return 0;
+	case 'G':
+		return parse_cgroups(o, arg);
+	case OPT_BY:
+		return parse_by(o, arg);
+	case 'A':	/* perf's aggregation flags name scopes */
+		o->aggr |= 1u << SCOPE_CPU;
+		return 0;
+	case OPT_PER_SOCKET:
+		o->aggr |= 1u << SCOPE_SOCKET;
+		return 0;
+	case OPT_PER_DIE:
+		o->aggr |= 1u << SCOPE_DIE;
+		return 0;
+	case OPT_PER_CORE:
+		o->aggr |= 1u << SCOPE_CORE;
+		return 0;
+	case 'I':
+		if (opts__long("-I", arg, 10, LONG_MAX, &o->interval_ms))
+			return -EINVAL;
+		return 0;
+	case 'x':
+		if (!*arg) {
+			pr_err("empty field separator for -x");
+			return -EINVAL;
+		}
+		o->sep = arg;
+		return 0;
+	case 'j':
+		o->json = true;
+		return 0;
+	case 'o':
+		o->output = arg;
+		return 0;
+	case OPT_APPEND:
+		o->append = true;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case OPT_TIMEOUT:
+		return opts__long("--timeout", arg, 1, LONG_MAX, &o->timeout_ms);
+	case 'p':
+		return stat_targets__pids(&o->tg, arg);
+	case 't':
+		return stat_targets__tids(&o->tg, arg);
+	case OPT_PER_THREAD:
+		o->tg.per_thread = true;
+		return 0;
+	case 'C':
+		o->all_cpus = true;	/* perf: -C is system-wide on those CPUs */
+		return stat_targets__cpus(&o->tg, arg, CPU_ONLINE_PATH);
+	case 'D':
+		return opts__long("-D", arg, 1, INT32_MAX, &o->tg.delay_ms);
+	case 'r':
+		return opts__long("-r", arg, 1, STAT_MAX_RUNS, &o->tg.repeat);
+	case OPT_INTERVAL_COUNT:
+		return opts__long("--interval-count", arg, 1, LONG_MAX,
+				  &o->tg.interval_count);
+	case OPT_SCHED_HIST:
+		o->sched_hist = o->eng.sched = true;
+		return 0;
+	case 'M':
+		return opts__events(o->metric_list, sizeof(o->metric_list), arg);
+	case OPT_METRIC_ONLY:
+		o->metric_only = true;
+		return 0;
+	case 'd':
+		o->detailed = true;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* -t and --per-thread (the thread scope): what goes with them. */
+static int stat_opts__check_threads(struct front_opts *o)
+{
+	const struct stat_targets *t = &o->tg;
+
+	if (t->nr_tids && (t->nr_pids || o->all_cpus || o->nr_cgroups)) {
+		pr_err("-t counts threads: it excludes -p, -a, -C and -G");
+		return -EINVAL;
+	}
+	if (t->nr_tids && (o->by || o->aggr)) {
+		pr_err("-t takes no --by and no aggregation but --per-thread");
+		return -EINVAL;
+	}
+	if (t->nr_tids && t->repeat > 1) {
+		pr_err("-r repeats a command: it excludes -t");
+		return -EINVAL;
+	}
+	if (t->per_thread && o->cmd && !t->nr_pids && !t->nr_tids && !o->all_cpus) {
+		/* perf's own rule */
+		pr_err("--per-thread needs -p, -t or -a (a command's threads: -p or -a)");
+		return -EINVAL;
+	}
+	if (t->per_thread && (o->nr_cgroups || t->has_cpus || o->aggr || o->by ||
+			      t->repeat > 1)) {
+		pr_err("--per-thread takes no -G, -C, -r, --by or other aggregation: its rows are threads");
+		return -EINVAL;
+	}
+	/* the thread scope: slots of its own in BPF */
+	if ((t->nr_tids || t->per_thread) && !o->eng.max_tids)
+		o->eng.max_tids = STAT_DEFAULT_MAX_TIDS;
+	return 0;
+}
+
+/* Which targets go together, as perf's do; each refusal says why. */
+static int stat_opts__check_targets(struct front_opts *o)
+{
+	const unsigned int not_per_cpu = (1u << SCOPE_CGROUP) |
+		(1u << SCOPE_CONTAINER) | (1u << SCOPE_PROCESS);
+
+	if (o->tg.interval_count && !o->interval_ms) {
+		pr_err("--interval-count needs -I");
+		return -EINVAL;
+	}
+	if (o->tg.repeat > 1 && (!o->cmd || o->interval_ms || o->tg.nr_pids)) {
+		pr_err("-r repeats a command: it needs one, and excludes -I and -p");
+		return -EINVAL;
+	}
+	if (o->tg.repeat > 1 && (o->by & ((1u << SCOPE_PROCESS) | (1u << SCOPE_CONTAINER)))) {
+		pr_err("-r excludes --by process and container: their rows differ from run to run");
+		return -EINVAL;
+	}
+	if (o->tg.nr_pids && (o->all_cpus || o->nr_cgroups)) {
+		pr_err("-p counts processes: it excludes -a, -C and -G");
+		return -EINVAL;
+	}
+	if (o->tg.nr_pids && (o->by & ~(1u << SCOPE_PROCESS))) {
+		pr_err("-p takes only --by process (the processes' own rows)");
+		return -EINVAL;
+	}
+	if (o->tg.has_cpus && (o->nr_cgroups || (o->by & not_per_cpu))) {
+		pr_err("-C excludes -G and --by cgroup, container and process: their totals are not kept per CPU");
+		return -EINVAL;
+	}
+	return stat_opts__check_threads(o);
+}
+
+/*
+ * The events of -d and -M join -e's: perf's default set when neither -e
+ * nor -M gave any, -d's detailed set and its miss rates, then each
+ * metric's events not there yet.
+ */
+static int stat_opts__metrics(struct front_opts *o)
+{
+	size_t len;
+
+	if (!o->events[0] && !o->metric_list[0])
+		strcpy(o->events, DEFAULT_EVENTS);
+	if (o->detailed) {
+		len = strlen(o->events);
+		snprintf(o->events + len, sizeof(o->events) - len, "%s%s",
+			 len ? "," : "", METRIC_DETAILED_EVENTS);
+		if (opts__events(o->metric_list, sizeof(o->metric_list),
+				 "L1_miss_rate,LLC_miss_rate"))
+			return -EINVAL;
+	}
+	if (o->metric_only && !o->metric_list[0]) {
+		pr_err("--metric-only needs metrics: -M LIST (see 'emon-perf list metrics')");
+		return -EINVAL;
+	}
+	if (!o->metric_list[0])
+		return 0;
+	if (metrics__parse(o->metric_list, o->events, sizeof(o->events),
+			   o->metrics, &o->nr_metrics))
+		return -EINVAL;
+	/* metrics of energy alone (W) need no event: perf's default set */
+	if (!o->events[0])
+		strcpy(o->events, DEFAULT_EVENTS);
+	return 0;
+}
+
+int stat_opts__parse(struct front_opts *o, int argc, char **argv)
+{
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	err = opts__parse(argc, argv, "+e:aAG:I:x:jo:qp:t:C:D:r:vhM:d", long_opts, "stat",
+			  stat_usage, stat_opts__one, o);
+	if (err)
+		return err;
+	if (optind < argc)
+		o->cmd = &argv[optind];
+	err = stat_opts__metrics(o);
+	if (err)
+		return err;
+	if (o->sep && o->json) {
+		pr_err("-x and -j exclude each other");
+		return -EINVAL;
+	}
+	return stat_opts__check_targets(o);
+}
