@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -51,6 +52,25 @@
 
 #define DEFAULT_MAX_CGROUPS 8192
 #define DEFAULT_MAX_PROCS 32768
+
+/* The session's clock, and a CPU's flush (its counters read into the
+ * buffer): what the read (session_read.c) and the CPUs' comebacks
+ * (session_hotplug.c) both use. */
+int session__flush_cpu(struct session *s, int cpu)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU,
+		    .cpu = cpu);
+
+	return bpf_prog_test_run_opts(s->flush_fd, &opts) ? -errno : 0;
+}
+
+double session__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 static __u32 max_u32(__u32 a, __u32 b)
 {

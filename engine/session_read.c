@@ -42,22 +42,6 @@ void session_read__exit(struct session_read *r)
 	memset(r, 0, sizeof(*r));
 }
 
-int session__flush_cpu(struct session *s, int cpu)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU,
-		    .cpu = cpu);
-
-	return bpf_prog_test_run_opts(s->flush_fd, &opts) ? -errno : 0;
-}
-
-double session__now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /*
  * When the interval ended: each CPU's ends where its flush read its
  * counters, as the flush recorded it; the interval's end is their mean,

@@ -21,42 +21,42 @@ static double ratio(double a, double b)
 	return b > 0 && !isnan(a) ? a / b : NAN;
 }
 
-static double m_ratio(const double *in, const struct metric_row *r)
+static double m_ratio(const double *in, const struct formula_row *r)
 {
 	(void)r;
 	return ratio(in[0], in[1]);
 }
 
-static double m_percent(const double *in, const struct metric_row *r)
+static double m_percent(const double *in, const struct formula_row *r)
 {
 	(void)r;
 	return 100.0 * ratio(in[0], in[1]);
 }
 
-static double m_ghz(const double *in, const struct metric_row *r)
+static double m_ghz(const double *in, const struct formula_row *r)
 {
 	(void)r;
 	return ratio(in[0], in[1]);	/* cycles per ns */
 }
 
-static double m_cpus(const double *in, const struct metric_row *r)
+static double m_cpus(const double *in, const struct formula_row *r)
 {
 	return ratio(in[0], r->dt * 1e9);
 }
 
-static double m_watts(const double *in, const struct metric_row *r)
+static double m_watts(const double *in, const struct formula_row *r)
 {
 	(void)in;
 	return ratio(r->energy_j, r->dt);
 }
 
-static double m_nj_per_insn(const double *in, const struct metric_row *r)
+static double m_nj_per_insn(const double *in, const struct formula_row *r)
 {
 	return ratio(r->energy_j * 1e9, in[0]);
 }
 
 /* name, unit, formula, events, group, energy, compute: a metric a line */
-const struct metric_def metric_defs[] = {
+const struct formula_def formula_defs[] = {
 	{ "IPC", "insn per cycle", "instructions / cycles", { "instructions", "cycles" }, true, false, m_ratio },
 	{ "CPI", "cycles per insn", "cycles / instructions", { "cycles", "instructions" }, true, false, m_ratio },
 	{ "frequency", "GHz", "cycles / cpu-clock (ns)", { "cycles", "cpu-clock" }, false, false, m_ghz },
@@ -69,43 +69,43 @@ const struct metric_def metric_defs[] = {
 	{ "J_per_insn", "nJ per insn", "1e9 * energy (J) / instructions", { "instructions" }, false, true, m_nj_per_insn },
 };
 
-const size_t nr_metric_defs = sizeof(metric_defs) / sizeof(metric_defs[0]);
+const size_t nr_formula_defs = sizeof(formula_defs) / sizeof(formula_defs[0]);
 
-const struct metric_def *metric__find(const char *name)
+const struct formula_def *formula__find(const char *name)
 {
-	for (size_t i = 0; i < nr_metric_defs; i++)
-		if (!strcasecmp(metric_defs[i].name, name))
-			return &metric_defs[i];
+	for (size_t i = 0; i < nr_formula_defs; i++)
+		if (!strcasecmp(formula_defs[i].name, name))
+			return &formula_defs[i];
 	return NULL;
 }
 
-void metric__compute(const struct metric_def *m, const struct metric_input *in,
-		     const struct metric_row *r, struct metric_value *out)
+void formula__compute(const struct formula_def *m, const struct formula_input *in,
+		     const struct formula_row *r, struct formula_value *out)
 {
-	double v[METRIC_MAX_INPUTS] = { 0 };
+	double v[FORMULA_MAX_INPUTS] = { 0 };
 	bool counted = true;
 
-	out->state = METRIC_OK;
+	out->state = FORMULA_OK;
 	out->value = NAN;
 	out->why = NULL;
 	if (m->energy && !r->has_energy) {
-		out->state = METRIC_NOT_SUPPORTED;
+		out->state = FORMULA_NOT_SUPPORTED;
 		out->why = "no energy source (--energy)";
 		return;
 	}
-	for (int i = 0; i < METRIC_MAX_INPUTS && m->events[i]; i++) {
-		if (in[i].state == METRIC_NOT_SUPPORTED) {
-			out->state = METRIC_NOT_SUPPORTED;
+	for (int i = 0; i < FORMULA_MAX_INPUTS && m->events[i]; i++) {
+		if (in[i].state == FORMULA_NOT_SUPPORTED) {
+			out->state = FORMULA_NOT_SUPPORTED;
 			out->why = m->events[i];
 			return;
 		}
-		counted &= in[i].state == METRIC_OK;
+		counted &= in[i].state == FORMULA_OK;
 		v[i] = in[i].value;
 	}
 	if (counted)
 		out->value = m->compute(v, r);
 	if (isnan(out->value))
-		out->state = METRIC_NOT_COUNTED;
+		out->state = FORMULA_NOT_COUNTED;
 }
 
 /* Is event name in the comma list events? */
@@ -124,14 +124,14 @@ static bool events__has(const char *events, const char *name)
 }
 
 /* m's events missing from events, appended ({a,b} for a group of two) */
-static int metric__add_events(const struct metric_def *m, char *events,
+static int formula__add_events(const struct formula_def *m, char *events,
 			      size_t size)
 {
-	const char *add[METRIC_MAX_INPUTS];
+	const char *add[FORMULA_MAX_INPUTS];
 	size_t len = strlen(events);
 	int n = 0, w;
 
-	for (int i = 0; i < METRIC_MAX_INPUTS && m->events[i]; i++)
+	for (int i = 0; i < FORMULA_MAX_INPUTS && m->events[i]; i++)
 		if (!events__has(events, m->events[i]))
 			add[n++] = m->events[i];
 	if (!n)
@@ -152,8 +152,8 @@ static int metric__add_events(const struct metric_def *m, char *events,
 	return 0;
 }
 
-int metrics__parse(const char *list, char *events, size_t size,
-		   const struct metric_def **defs, int *nr)
+int formulas__parse(const char *list, char *events, size_t size,
+		   const struct formula_def **defs, int *nr)
 {
 	char *dup = strdup(list), *p = dup, *tok;
 	int err = 0;
@@ -161,7 +161,7 @@ int metrics__parse(const char *list, char *events, size_t size,
 	if (!dup)
 		return -ENOMEM;
 	while (!err && (tok = strsep(&p, ",")) != NULL) {
-		const struct metric_def *m = metric__find(tok);
+		const struct formula_def *m = formula__find(tok);
 		bool dup_name = false;
 
 		for (int i = 0; m && i < *nr; i++)
@@ -172,12 +172,12 @@ int metrics__parse(const char *list, char *events, size_t size,
 			err = -EINVAL;
 		} else if (dup_name) {
 			continue;
-		} else if (*nr == METRIC_MAX) {
-			pr_err("too many metrics for -M: at most %d", METRIC_MAX);
+		} else if (*nr == FORMULA_MAX) {
+			pr_err("too many metrics for -M: at most %d", FORMULA_MAX);
 			err = -EINVAL;
 		} else {
 			defs[(*nr)++] = m;
-			err = metric__add_events(m, events, size);
+			err = formula__add_events(m, events, size);
 		}
 	}
 	free(dup);

@@ -10,7 +10,7 @@
 #include "front/rows.h"
 
 struct output;
-struct metric_def;
+struct formula_def;
 
 struct output_ops {
 	const char *name;
@@ -50,7 +50,7 @@ struct output {
 	bool sched_hist;		/* text: each row's histogram */
 	bool sched_ms;			/* its buckets are ms, not us */
 	/* -M: the metrics (front/output_formula.h); --metric-only: no counts */
-	const struct metric_def *const *metrics;
+	const struct formula_def *const *metrics;
 	int nr_metrics;
 	bool metric_only;
 };

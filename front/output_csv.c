@@ -4,7 +4,7 @@
  * them, so that scripts written for perf parse emon-perf's. No header, one
  * line per row per event:
  *
- *   [TIME,][AGGR,]VALUE,UNIT,EVENT,[CGROUP,]RUN,PCT,METRIC,METRIC_UNIT
+ *   [TIME,][AGGR,]VALUE,UNIT,EVENT,[CGROUP,]RUN,PCT,METRIC,FORMULA_UNIT
  *
  * TIME         with -I only: seconds since the start at the interval's
  *              end, "%16.9f" (blank-padded, as perf's)
@@ -27,7 +27,7 @@
  *              counted or not supported
  * PCT          100 * running / enabled, "%.2f" (100.00 when not counted)
  * METRIC,      perf's shadow metric: CPUs utilized, insn per cycle, GHz,
- * METRIC_UNIT  K/sec..., both empty when there is none
+ * FORMULA_UNIT  K/sec..., both empty when there is none
  *
  * Lines perf has no layout for take perf's -G layout, with the row's
  * cgroup or container key in CGROUP (empty for other rows) and RUN and
@@ -300,12 +300,12 @@ static void csv__energy(struct output *o, const struct row *r,
 static void csv__metrics(struct output *o, const struct row *r, double dt,
 			 struct csv_line *l, const char *cgroup)
 {
-	struct metric_value v;
+	struct formula_value v;
 	char value[64];
 
 	for (int k = 0; k < o->nr_metrics; k++) {
 		row__metric(o, r, dt, o->metrics[k], &v);
-		metric_value__format(&v, 6, value, sizeof(value));
+		formula_value__format(&v, 6, value, sizeof(value));
 		csv__extra(o, l, value, o->metrics[k]->unit, o->metrics[k]->name,
 			   cgroup, "", "");
 	}
@@ -359,7 +359,7 @@ static void csv__begin(struct output *o)
 
 /*
  * perf -A prints event by event, each on every CPU; the other
- * aggregations print row by row. CPU rows come in one run (stat_rows.c).
+ * aggregations print row by row. CPU rows come in one run (front/row_build.c).
  */
 static int csv__cpus(struct output *o, double t, double dt,
 		     const struct row *rows, int n)
@@ -402,7 +402,7 @@ static int thrd_ord__cmp(const void *a, const void *b)
 /*
  * perf --per-thread prints event by event too, each event's threads
  * sorted by its count, the largest first (<not counted> last). Thread
- * rows come in one run (stat_rows_thread.c).
+ * rows come in one run (front/rows_thread.c).
  */
 static int csv__threads(struct output *o, double t, double dt,
 			const struct row *rows, int n)

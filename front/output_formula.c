@@ -11,7 +11,7 @@
 #include <string.h>
 #include "front/output_formula.h"
 
-#define METRIC_COL 16	/* --metric-only's least column width */
+#define FORMULA_COL 16	/* --metric-only's least column width */
 
 /* name is base, or base with modifiers ("cycles:u") */
 static bool name__is(const char *name, const char *base)
@@ -44,35 +44,35 @@ int output__metric_input(const struct output *o, const char *name)
 }
 
 void row__metric(const struct output *o, const struct row *r, double dt,
-		 const struct metric_def *m, struct metric_value *v)
+		 const struct formula_def *m, struct formula_value *v)
 {
-	struct metric_input in[METRIC_MAX_INPUTS] = { 0 };
-	struct metric_row mr = {
+	struct formula_input in[FORMULA_MAX_INPUTS] = { 0 };
+	struct formula_row mr = {
 		.dt = dt,
 		.has_energy = r->has_energy,
 		.energy_j = r->has_energy ? r->energy_j : NAN,
 	};
 	struct row_value rv;
 
-	for (int i = 0; i < METRIC_MAX_INPUTS && m->events[i]; i++) {
+	for (int i = 0; i < FORMULA_MAX_INPUTS && m->events[i]; i++) {
 		int idx = output__metric_input(o, m->events[i]);
 
-		in[i].state = METRIC_NOT_SUPPORTED;
+		in[i].state = FORMULA_NOT_SUPPORTED;
 		if (idx < 0)
 			continue;
 		row__value(o, r, idx, &rv);
 		in[i].value = rv.value;
-		in[i].state = rv.state == VALUE_COUNTED ? METRIC_OK :
-			      rv.state == VALUE_NOT_COUNTED ? METRIC_NOT_COUNTED :
-			      METRIC_NOT_SUPPORTED;
+		in[i].state = rv.state == VALUE_COUNTED ? FORMULA_OK :
+			      rv.state == VALUE_NOT_COUNTED ? FORMULA_NOT_COUNTED :
+			      FORMULA_NOT_SUPPORTED;
 	}
-	metric__compute(m, in, &mr, v);
+	formula__compute(m, in, &mr, v);
 }
 
-const struct metric_def *output__metric_at(const struct output *o, int i)
+const struct formula_def *output__metric_at(const struct output *o, int i)
 {
 	for (int k = 0; k < o->nr_metrics; k++) {
-		const struct metric_def *m = o->metrics[k];
+		const struct formula_def *m = o->metrics[k];
 
 		if (m->events[0] && output__metric_input(o, m->events[0]) == i)
 			return m;
@@ -80,41 +80,41 @@ const struct metric_def *output__metric_at(const struct output *o, int i)
 	return NULL;
 }
 
-void metric_value__format(const struct metric_value *v, int prec, char *buf,
+void formula_value__format(const struct formula_value *v, int prec, char *buf,
 			  size_t size)
 {
-	if (v->state == METRIC_NOT_SUPPORTED)
+	if (v->state == FORMULA_NOT_SUPPORTED)
 		snprintf(buf, size, "<not supported>");
-	else if (v->state == METRIC_NOT_COUNTED)
+	else if (v->state == FORMULA_NOT_COUNTED)
 		snprintf(buf, size, "<not counted>");
 	else
 		snprintf(buf, size, "%.*f", prec, v->value);
 }
 
-static int metric__width(const struct metric_def *m)
+static int formula__width(const struct formula_def *m)
 {
 	int n = strlen(m->unit);
 
-	return n > METRIC_COL ? n : METRIC_COL;
+	return n > FORMULA_COL ? n : FORMULA_COL;
 }
 
-void output_metric__text_header(const struct output *o, const char *prefix,
+void output_formula__text_header(const struct output *o, const char *prefix,
 				int key_width)
 {
 	fprintf(o->f, "%s", prefix);
 	if (key_width)
 		fprintf(o->f, "%-*s ", key_width, "");
 	for (int k = 0; k < o->nr_metrics; k++)
-		fprintf(o->f, " %*s", metric__width(o->metrics[k]),
+		fprintf(o->f, " %*s", formula__width(o->metrics[k]),
 			o->metrics[k]->unit);
 	fputc('\n', o->f);
 }
 
-void output_metric__text_row(const struct output *o, const char *prefix,
+void output_formula__text_row(const struct output *o, const char *prefix,
 			     const char *key, int key_width,
 			     const struct row *r, double dt)
 {
-	struct metric_value v;
+	struct formula_value v;
 	char buf[64];
 
 	fprintf(o->f, "%s", prefix);
@@ -122,8 +122,8 @@ void output_metric__text_row(const struct output *o, const char *prefix,
 		fprintf(o->f, "%-*s ", key_width, key);
 	for (int k = 0; k < o->nr_metrics; k++) {
 		row__metric(o, r, dt, o->metrics[k], &v);
-		metric_value__format(&v, 2, buf, sizeof(buf));
-		fprintf(o->f, " %*s", metric__width(o->metrics[k]), buf);
+		formula_value__format(&v, 2, buf, sizeof(buf));
+		fprintf(o->f, " %*s", formula__width(o->metrics[k]), buf);
 	}
 	fputc('\n', o->f);
 }

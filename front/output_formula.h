@@ -12,25 +12,25 @@
 
 /* Metric m of row r, an interval of dt seconds */
 void row__metric(const struct output *o, const struct row *r, double dt,
-		 const struct metric_def *m, struct metric_value *v);
+		 const struct formula_def *m, struct formula_value *v);
 
 /* The index in o->ev of the event a metric's input name is, or -1 */
 int output__metric_input(const struct output *o, const char *name);
 
 /* The -M metric text shows on event i's line (its first event's), or NULL */
-const struct metric_def *output__metric_at(const struct output *o, int i);
+const struct formula_def *output__metric_at(const struct output *o, int i);
 
 /* "1.23", "<not supported>", "<not counted>"; prec decimals */
-void metric_value__format(const struct metric_value *v, int prec, char *buf,
+void formula_value__format(const struct formula_value *v, int prec, char *buf,
 			  size_t size);
 
 /*
  * --metric-only text: a header of the metrics' units over their columns,
  * then per row its key and values, as perf stat --metric-only.
  */
-void output_metric__text_header(const struct output *o, const char *prefix,
+void output_formula__text_header(const struct output *o, const char *prefix,
 				int key_width);
-void output_metric__text_row(const struct output *o, const char *prefix,
+void output_formula__text_row(const struct output *o, const char *prefix,
 			     const char *key, int key_width,
 			     const struct row *r, double dt);
 

@@ -272,7 +272,7 @@ static void json__pod(FILE *f, const struct row *r)
 static void json__metrics(const struct output *o, const struct row *r,
 			  double dt, FILE *f)
 {
-	struct metric_value v;
+	struct formula_value v;
 
 	fputs(",\"metrics\":{", f);
 	for (int k = 0; k < o->nr_metrics; k++) {

@@ -22,7 +22,7 @@
 #define COUNTS_LEN	18
 #define UNIT_LEN	4
 #define EVNAME_LEN	32
-#define METRIC_LEN	35
+#define FORMULA_LEN	35
 #define KEY_LEN		16	/* the key column's least width */
 #define KEY_MAX_LEN	48	/* and most: longer keys push the comment out */
 #define LINE_LEN	8192
@@ -192,7 +192,7 @@ static void text_row__start(const struct text_row *tr, struct line *l,
 /* perf's " # VALUE UNIT", padded so the running percentage lines up. */
 static void line__metric(struct line *l, const char *val, const char *unit)
 {
-	int pad = METRIC_LEN - 3 - (int)strlen(val) - 1;
+	int pad = FORMULA_LEN - 3 - (int)strlen(val) - 1;
 
 	line__printf(l, " # %s %-*s", val, pad > 0 ? pad : 0, unit);
 }
@@ -202,8 +202,8 @@ static void text_row__event(const struct text_row *tr, int i)
 	const struct row_event *ev = &tr->o->ev[i];
 	const struct row_value *v = &tr->rv.v[i];
 	char count[64], val[64], unit[32];
-	const struct metric_def *m;
-	struct metric_value mv;
+	const struct formula_def *m;
+	struct formula_value mv;
 	struct line l;
 
 	l.len = 0;
@@ -219,14 +219,14 @@ static void text_row__event(const struct text_row *tr, int i)
 			ev->name ? ev->name : "?");
 	if ((m = output__metric_at(tr->o, i))) {	/* -M's, as perf puts it */
 		row__metric(tr->o, tr->r, tr->dt, m, &mv);
-		metric_value__format(&mv, 3, unit, sizeof(unit));
+		formula_value__format(&mv, 3, unit, sizeof(unit));
 		snprintf(val, sizeof(val), "%8s", unit);
 		line__metric(&l, val, m->unit);
 	} else if (row_values__metric(&tr->rv, tr->o, i, tr->dt, val, sizeof(val),
 				      unit, sizeof(unit)))
 		line__metric(&l, val, unit);
 	else
-		line__printf(&l, "%*s", METRIC_LEN, "");
+		line__printf(&l, "%*s", FORMULA_LEN, "");
 	/* perf prints no spread of 0 */
 	if (tr->r->noise && tr->r->noise[i])
 		line__printf(&l, "  ( +-%6.2f%% )", tr->r->noise[i]);
@@ -384,9 +384,9 @@ static void text__interval(struct output *o, double t, double dt,
 		tr.key_width = width;
 		if (o->metric_only) {	/* perf's table: units over values */
 			if (!k)
-				output_metric__text_header(o, tr.prefix,
+				output_formula__text_header(o, tr.prefix,
 							   keyed ? width : 0);
-			output_metric__text_row(o, tr.prefix, tr.key,
+			output_formula__text_row(o, tr.prefix, tr.key,
 						keyed ? width : 0, &rows[k], dt);
 			o->rows_printed++;
 			continue;

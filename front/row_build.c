@@ -2,8 +2,8 @@
 /*
  * From one interval's aggregate to the rows the outputs print: system, the
  * command's tree, CPUs, sockets, dies, cores, cgroups (rolled up their
- * tree for -G), containers, pods and namespaces (stat_rows_pod.c),
- * processes and threads (stat_rows_thread.c), in that order.
+ * tree for -G), containers, pods and namespaces (rows_pod.c),
+ * processes and threads (rows_thread.c), in that order.
  */
 #include <errno.h>
 #include <math.h>
@@ -21,26 +21,6 @@ struct cont_acc {
 	double energy_j;
 };
 
-struct row *row_set__add(struct row_set *rs, enum scope s, const char *key)
-{
-	struct row *r;
-
-	if (rs->nr == rs->cap) {
-		int cap = rs->cap ? rs->cap * 2 : 64;
-		struct row *p = realloc(rs->rows, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		rs->rows = p;
-		rs->cap = cap;
-	}
-	r = &rs->rows[rs->nr++];
-	memset(r, 0, sizeof(*r));
-	r->scope = s;
-	r->key = key;
-	return r;
-}
-
 /* Keys are reserved up front, so pointers into keys stay valid. */
 static int row_set__reserve_keys(struct row_set *rs, int n)
 {
@@ -57,42 +37,9 @@ static int row_set__reserve_keys(struct row_set *rs, int n)
 	return 0;
 }
 
-const char *row_set__key(struct row_set *rs, const char *fmt, ...)
-{
-	char *k = rs->keys[rs->nr_keys++];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(k, sizeof(rs->keys[0]), fmt, ap);
-	va_end(ap);
-	return k;
-}
-
-void row_set__exit(struct row_set *rs)
-{
-	idmap__clear(&rs->g_of, free);
-	free(rs->rows);
-	free(rs->keys);
-	free(rs->conts);
-	free(rs->pods);
-	memset(rs, 0, sizeof(*rs));
-}
-
 static bool want(const struct row_ctx *sc, enum scope s)
 {
 	return sc->opts->by & (1u << s);
-}
-
-/* Energy and power on a row, when a source is active; NAN when no package
- * had a valid reading in the interval. */
-void row_set__energy(const struct row_ctx *sc, const struct aggregate *a,
-		      struct row *r, double joules, double dt)
-{
-	if (!sc->energy_on)
-		return;
-	r->has_energy = true;
-	r->energy_j = a->energy_valid ? joules : NAN;
-	r->power_w = a->energy_valid && dt > 0 ? joules / dt : NAN;
 }
 
 /* -C: only its CPUs count, for every row made of CPUs */

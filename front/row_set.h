@@ -54,7 +54,7 @@ struct row_set {
 int row_set__build(const struct row_ctx *sc, const struct aggregate *a,
 		     double dt, struct row_set *rs);
 void row_set__exit(struct row_set *rs);
-/* For the builders of stat_rows*.c: a row (NULL: no memory), its energy. */
+/* For the builder (row_build.c) and its parts, in row_set.c: a row (NULL: no memory), its energy. */
 struct row *row_set__add(struct row_set *rs, enum scope s, const char *key);
 void row_set__energy(const struct row_ctx *sc, const struct aggregate *a,
 		      struct row *r, double joules, double dt);
@@ -63,13 +63,13 @@ const char *row_set__key(struct row_set *rs, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* perf --per-thread's rows: a row per thread of the targets (-p, -t;
  * every thread that ran without either), and the overflow's
- * (stat_rows_thread.c). */
+ * (rows_thread.c). */
 int row_set__threads(const struct row_ctx *sc, const struct aggregate *a,
 		       struct row_set *rs);
 /* -t without --per-thread: its threads' sum, the row perf -t prints. */
 int row_set__tid_sum(const struct row_ctx *sc, const struct aggregate *a,
 		       struct row_set *rs);
-/* Pod and namespace rows, as --by asks (stat_rows_pod.c). */
+/* Pod and namespace rows, as --by asks (rows_pod.c). */
 int row_set__pods(const struct row_ctx *sc, const struct aggregate *a,
 		    double dt, struct row_set *rs);
 

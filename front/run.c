@@ -191,8 +191,8 @@ static void setup_events(struct front_run *st)
 	st->out.nr_events = l->nr;
 }
 
-/* The event of l that metric input name is, by output_metric.c's rules */
-static const struct pmu_event *metric__event(const struct front_run *st,
+/* The event of l that metric input name is, by output_formula.c's rules */
+static const struct pmu_event *formula__event(const struct front_run *st,
 					     const char *name)
 {
 	int i = output__metric_input(&st->out, name);
@@ -213,13 +213,13 @@ static void setup_metrics(struct front_run *st)
 	st->out.nr_metrics = st->o.nr_metrics;
 	st->out.metric_only = st->o.metric_only;
 	for (int k = 0; k < st->o.nr_metrics; k++) {
-		const struct metric_def *d = st->o.metrics[k];
+		const struct formula_def *d = st->o.metrics[k];
 
 		if (d->energy && !m->energy_on)
 			pr_warn("metric %s is <not supported>: no energy source (--energy)",
 				d->name);
-		for (int i = 0; i < METRIC_MAX_INPUTS && d->events[i]; i++) {
-			const struct pmu_event *e = metric__event(st, d->events[i]);
+		for (int i = 0; i < FORMULA_MAX_INPUTS && d->events[i]; i++) {
+			const struct pmu_event *e = formula__event(st, d->events[i]);
 			int err, cpu = sched_getcpu();	/* one online */
 
 			if (e && st->out.ev[e - st->events.ev].supported)

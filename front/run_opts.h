@@ -33,7 +33,7 @@ struct front_opts {
 	bool sched_hist;	/* --sched-hist: text prints the histograms */
 	struct stat_targets tg;	/* -p, -C, -D, --interval-count */
 	char metric_list[512];	/* -M, comma list; its events join events */
-	const struct metric_def *metrics[METRIC_MAX];
+	const struct formula_def *metrics[FORMULA_MAX];
 	int nr_metrics;
 	bool metric_only;	/* --metric-only */
 	bool detailed;		/* -d */

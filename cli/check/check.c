@@ -26,63 +26,6 @@
 
 enum { OPT_DURATION = 0x1200 };
 
-static const char *const status_names[] = {
-	[CHECK_INFO] = "info", [CHECK_OK] = "ok", [CHECK_WARN] = "warn",
-	[CHECK_SKIP] = "skip", [CHECK_FAIL] = "fail",
-};
-
-const char *check_status__name(enum check_status st)
-{
-	return status_names[st];
-}
-
-struct check_row *check__add(struct check_report *r, enum check_status st,
-			     const char *name, const char *fmt, ...)
-{
-	struct check_row *row;
-	va_list ap;
-
-	if (r->nr >= CHECK_MAX_ROWS)
-		return NULL;
-	row = &r->row[r->nr++];
-	memset(row, 0, sizeof(*row));
-	row->status = st;
-	row->value = NAN;
-	snprintf(row->name, sizeof(row->name), "%s", name);
-	va_start(ap, fmt);
-	vsnprintf(row->reason, sizeof(row->reason), fmt, ap);
-	va_end(ap);
-	return row;
-}
-
-void check_row__figure(struct check_row *row, double value, const char *unit,
-		       const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!row)
-		return;
-	row->value = value;
-	snprintf(row->unit, sizeof(row->unit), "%s", unit);
-	va_start(ap, fmt);
-	vsnprintf(row->figure, sizeof(row->figure), fmt, ap);
-	va_end(ap);
-}
-
-enum check_status check__judge(double got, double ref, const struct check_tol *tol,
-			       double *pct)
-{
-	double diff = got - ref;
-
-	*pct = ref ? diff / ref * 100 : got ? INFINITY : 0;
-	if (!isfinite(got) || !isfinite(ref))
-		return CHECK_FAIL;
-	if (fabs(diff) <= fabs(ref) * tol->ok_pct / 100 + tol->abs_slack)
-		return CHECK_OK;
-	return fabs(diff) <= fabs(ref) * tol->warn_pct / 100 + tol->abs_slack ?
-	       CHECK_WARN : CHECK_FAIL;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -151,7 +94,7 @@ static void print__text(const struct check_report *r, double elapsed)
 	for (int i = 0; i < r->nr; i++) {
 		const struct check_row *row = &r->row[i];
 
-		printf("%-5s %-27s %-30s %s\n", status_names[row->status], row->name,
+		printf("%-5s %-27s %-30s %s\n", check_status__name(row->status), row->name,
 		       row->figure[0] ? row->figure : "-", row->reason);
 		counts[row->status]++;
 	}
@@ -168,7 +111,7 @@ static int print__json(const struct check_report *r, double elapsed, bool failed
 		const struct check_row *row = &r->row[i];
 		json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "status", json_object_new_string(status_names[row->status]));
+		json_object_object_add(o, "status", json_object_new_string(check_status__name(row->status)));
 		json_object_object_add(o, "name", json_object_new_string(row->name));
 		json_object_object_add(o, "value", isfinite(row->value) ?
 				       json_object_new_double(row->value) : NULL);

@@ -11,8 +11,8 @@
 static int list__metrics(FILE *out)
 {
 	fprintf(out, "%-18s %-28s %s\n", "metric", "unit", "formula");
-	for (size_t i = 0; i < nr_metric_defs; i++) {
-		const struct metric_def *m = &metric_defs[i];
+	for (size_t i = 0; i < nr_formula_defs; i++) {
+		const struct formula_def *m = &formula_defs[i];
 
 		fprintf(out, "%-18s %-28s %s%s\n", m->name, m->unit, m->formula,
 			m->energy ? " (needs an energy source)" : "");

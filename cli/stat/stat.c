@@ -365,32 +365,3 @@ int stat__run(struct front_run *st)
 		stat_hint__print(stderr, &st->out);
 	return 0;
 }
-
-int cmd_stat(int argc, char **argv)
-{
-	struct front_run *st = calloc(1, sizeof(*st));
-	int ret;
-
-	if (!st)
-		return cli__exit_status(-ENOMEM);
-	ret = stat_opts__parse(&st->o, argc, argv);
-	if (ret) {
-		ret = cli__parse_status(ret);
-		goto out;
-	}
-	if (st->o.tg.repeat > 1) {
-		long runs = st->o.tg.repeat;
-
-		/* each run parses its own options: these go first */
-		front_run__cleanup(st);
-		free(st);
-		return stat__repeat(argc, argv, runs);
-	}
-	ret = stat__run(st);
-	if (!ret && command__poll(&st->cmd))
-		ret = st->cmd.status;
-out:
-	front_run__cleanup(st);
-	free(st);
-	return ret;
-}

@@ -50,7 +50,7 @@ static void stat_usage(FILE *f)
 "                            after '#', <not supported> where an event is\n"
 "      --metric-only         only the -M metrics, one column each\n"
 "  -d, --detailed            also perf's L1-dcache and LLC loads and misses\n"
-"                            (" METRIC_DETAILED_EVENTS "),\n"
+"                            (" FORMULA_DETAILED_EVENTS "),\n"
 "                            with their miss rates\n"
 "  -a, --all-cpus            whole system (the default without a command)\n"
 "  -p, --pid PIDS            the processes PIDS (comma-separated), all their\n"
@@ -378,7 +378,7 @@ static int stat_opts__metrics(struct front_opts *o)
 	if (o->detailed) {
 		len = strlen(o->events);
 		snprintf(o->events + len, sizeof(o->events) - len, "%s%s",
-			 len ? "," : "", METRIC_DETAILED_EVENTS);
+			 len ? "," : "", FORMULA_DETAILED_EVENTS);
 		if (opts__events(o->metric_list, sizeof(o->metric_list),
 				 "L1_miss_rate,LLC_miss_rate"))
 			return -EINVAL;
@@ -389,7 +389,7 @@ static int stat_opts__metrics(struct front_opts *o)
 	}
 	if (!o->metric_list[0])
 		return 0;
-	if (metrics__parse(o->metric_list, o->events, sizeof(o->events),
+	if (formulas__parse(o->metric_list, o->events, sizeof(o->events),
 			   o->metrics, &o->nr_metrics))
 		return -EINVAL;
 	/* metrics of energy alone (W) need no event: perf's default set */

@@ -16,7 +16,7 @@
 #include "front/output.h"
 #include "cli/top/top_model.h"
 
-#define IDLE_KEY "0"	/* the idle task's process row (stat_rows.c) */
+#define IDLE_KEY "0"	/* the idle task's process row (front/row_build.c) */
 
 const char *top_col__title(enum top_col c)
 {

@@ -677,7 +677,7 @@ static void test_csv_threads_by_event(void **state)
 	out = render(&o, 1.0, 1.0, r, 3, 1.0);
 	assert_int_equal(csv__lines(out, ",", csv_fields, csv_nfields, 32), 6);
 	for (int i = 0; i < 6; i++) {
-		/* AGGR,VALUE,UNIT,EVENT,RUN,PCT,METRIC,METRIC_UNIT: perf's 8 */
+		/* AGGR,VALUE,UNIT,EVENT,RUN,PCT,METRIC,FORMULA_UNIT: perf's 8 */
 		assert_int_equal(csv_nfields[i], 8);
 		assert_string_equal(csv_fields[i][0], want[i][0]);
 		assert_string_equal(csv_fields[i][1], want[i][1]);
@@ -713,7 +713,7 @@ static void test_csv_repeat(void **state)
 
 	(void)state;
 	assert_int_equal(n, 3);
-	/* perf's VALUE,UNIT,EVENT,NOISE,RUN,PCT,METRIC,METRIC_UNIT */
+	/* perf's VALUE,UNIT,EVENT,NOISE,RUN,PCT,METRIC,FORMULA_UNIT */
 	for (int i = 0; i < n; i++)
 		assert_int_equal(csv_nfields[i], 8);
 	assert_string_equal(csv_fields[0][2], "cpu-clock");
