@@ -836,7 +836,7 @@ def limits_notes(b, floor, raw3, net3):
                           "has not seen"),
                          ("print_interval", "building and printing the rows"),
                          ("json__interval", "of which the JSON writer"),
-                         ("stat_rows__build", "the rows (roll-up, naming)"),
+                         ("row_set__build", "the rows (roll-up, naming)"),
                          ("take_interval", "the interval's flush + map read"),
                          ("session__drain", "of which reading the count arrays"),
                          ("aggregate__add", "summing the read into the interval")):
