@@ -4,8 +4,8 @@
  * (system, packages, every cgroup and process, command trees), and its
  * front ends: the local API on a UNIX socket (daemon/socket/server.c; stat,
  * top and libemon attach there) and Prometheus /metrics over HTTP
- * (daemon/exporter/http.c, daemon/exporter/metrics.c). Runs in the foreground, logs to
- * stderr. Set-up needs CAP_BPF + CAP_PERFMON (docs/capabilities.md);
+ * (daemon/exporter/http.c, daemon/exporter/metrics.c). Runs in the
+ * foreground, logs to stderr. Set-up needs CAP_BPF + CAP_PERFMON (docs/capabilities.md);
  * after it the daemon keeps only what its runtime needs, and becomes
  * --user's uid when asked. Capabilities are per thread, so set-up binds
  * the HTTP port without starting libmicrohttpd's thread; that thread

@@ -54,7 +54,8 @@ struct row_set {
 int row_set__build(const struct row_ctx *sc, const struct aggregate *a,
 		     double dt, struct row_set *rs);
 void row_set__exit(struct row_set *rs);
-/* For the builder (row_build.c) and its parts, in row_set.c: a row (NULL: no memory), its energy. */
+/* For the builder (row_build.c) and its parts, in row_set.c: a row (NULL:
+ * no memory), its energy. */
 struct row *row_set__add(struct row_set *rs, enum scope s, const char *key);
 void row_set__energy(const struct row_ctx *sc, const struct aggregate *a,
 		      struct row *r, double joules, double dt);

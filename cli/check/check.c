@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * emon-perf check: a self-check of the host, about 10 s here. Facts
- * first (cli/check/check_host.c), then the validation (cli/check/check_run.c), then
- * one table, or one JSON object with -j. Exit status 0 when no row
- * failed, 1 when one did, 2 for bad usage. A signal ends it early,
- * with the workload, its cgroup and the engine undone.
+ * first (cli/check/check_host.c), then the validation
+ * (cli/check/check_run.c), then one table, or one JSON object with -j.
+ * Exit status 0 when no row failed, 1 when one did, 2 for bad usage. A
+ * signal ends it early, with the workload, its cgroup and the engine
+ * undone.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -111,7 +112,8 @@ static int print__json(const struct check_report *r, double elapsed, bool failed
 		const struct check_row *row = &r->row[i];
 		json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "status", json_object_new_string(check_status__name(row->status)));
+		json_object_object_add(o, "status",
+				       json_object_new_string(check_status__name(row->status)));
 		json_object_object_add(o, "name", json_object_new_string(row->name));
 		json_object_object_add(o, "value", isfinite(row->value) ?
 				       json_object_new_double(row->value) : NULL);

@@ -2,9 +2,10 @@
 /*
  * emon-perf top: a live table of who uses the CPUs and the energy, over
  * the same snapshots as stat (front/source.h: the daemon when its socket
- * answers, else an own engine). Every -d seconds the difference of two
- * snapshots becomes stat's rows (front/row_build.c), then one table per
- * view (cli/top/top_model.c), which the keys sort, filter and fold
+ * answers, else an own engine) through a front-end run (front/run.h).
+ * Every -d seconds the difference of two snapshots becomes the rows stat
+ * prints too (front/row_build.c), then one table per view
+ * (cli/top/top_model.c), which the keys sort, filter and fold
  * (cli/top/top_state.c) and ncurses paints (cli/top/top_draw.c).
  *
  * One cleanup path: the terminal given back first (its modes restored),

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * TLS for /metrics (daemon/exporter/http_tls.h): the files in memory, checked with
- * GnuTLS, and the client certificate's verification per request.
+ * TLS for /metrics (daemon/exporter/http_tls.h): the files in memory,
+ * checked with GnuTLS, and the client certificate's verification per request.
  */
 #define _GNU_SOURCE
 #include <errno.h>
