@@ -80,7 +80,7 @@ const struct formula_def *formula__find(const char *name)
 }
 
 void formula__compute(const struct formula_def *m, const struct formula_input *in,
-		     const struct formula_row *r, struct formula_value *out)
+		      const struct formula_row *r, struct formula_value *out)
 {
 	double v[FORMULA_MAX_INPUTS] = { 0 };
 	bool counted = true;
@@ -125,7 +125,7 @@ static bool events__has(const char *events, const char *name)
 
 /* m's events missing from events, appended ({a,b} for a group of two) */
 static int formula__add_events(const struct formula_def *m, char *events,
-			      size_t size)
+			       size_t size)
 {
 	const char *add[FORMULA_MAX_INPUTS];
 	size_t len = strlen(events);
@@ -153,7 +153,7 @@ static int formula__add_events(const struct formula_def *m, char *events,
 }
 
 int formulas__parse(const char *list, char *events, size_t size,
-		   const struct formula_def **defs, int *nr)
+		    const struct formula_def **defs, int *nr)
 {
 	char *dup = strdup(list), *p = dup, *tok;
 	int err = 0;

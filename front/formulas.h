@@ -62,7 +62,7 @@ const struct formula_def *formula__find(const char *name);
  * denominator), never 0 for either.
  */
 void formula__compute(const struct formula_def *m, const struct formula_input *in,
-		     const struct formula_row *r, struct formula_value *out);
+		      const struct formula_row *r, struct formula_value *out);
 
 /*
  * The events -M LIST needs, appended to the comma list events[size]
@@ -71,7 +71,7 @@ void formula__compute(const struct formula_def *m, const struct formula_input *i
  * (an unknown metric, said with pr_err), -E2BIG when events is full.
  */
 int formulas__parse(const char *list, char *events, size_t size,
-		   const struct formula_def **defs, int *nr);
+		    const struct formula_def **defs, int *nr);
 
 /* -d: perf's detailed events on top of the others */
 #define FORMULA_DETAILED_EVENTS \

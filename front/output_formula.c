@@ -81,7 +81,7 @@ const struct formula_def *output__metric_at(const struct output *o, int i)
 }
 
 void formula_value__format(const struct formula_value *v, int prec, char *buf,
-			  size_t size)
+			   size_t size)
 {
 	if (v->state == FORMULA_NOT_SUPPORTED)
 		snprintf(buf, size, "<not supported>");
@@ -99,7 +99,7 @@ static int formula__width(const struct formula_def *m)
 }
 
 void output_formula__text_header(const struct output *o, const char *prefix,
-				int key_width)
+				 int key_width)
 {
 	fprintf(o->f, "%s", prefix);
 	if (key_width)
@@ -111,8 +111,8 @@ void output_formula__text_header(const struct output *o, const char *prefix,
 }
 
 void output_formula__text_row(const struct output *o, const char *prefix,
-			     const char *key, int key_width,
-			     const struct row *r, double dt)
+			      const char *key, int key_width,
+			      const struct row *r, double dt)
 {
 	struct formula_value v;
 	char buf[64];

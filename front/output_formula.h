@@ -22,16 +22,16 @@ const struct formula_def *output__metric_at(const struct output *o, int i);
 
 /* "1.23", "<not supported>", "<not counted>"; prec decimals */
 void formula_value__format(const struct formula_value *v, int prec, char *buf,
-			  size_t size);
+			   size_t size);
 
 /*
  * --metric-only text: a header of the metrics' units over their columns,
  * then per row its key and values, as perf stat --metric-only.
  */
 void output_formula__text_header(const struct output *o, const char *prefix,
-				int key_width);
+				 int key_width);
 void output_formula__text_row(const struct output *o, const char *prefix,
-			     const char *key, int key_width,
-			     const struct row *r, double dt);
+			      const char *key, int key_width,
+			      const struct row *r, double dt);
 
 #endif

@@ -427,7 +427,7 @@ static struct proc_ref *collect_procs(const struct row_ctx *sc,
 		if ((sc->command_mode || sc->p_tree) && !(e->flags & EMON_PROC_IN_TREE))
 			continue;
 		if (!sc->p_tree && sc->tg && sc->tg->nr_pids &&
-		    !stat_targets__has_pid(sc->tg, s->key.a))
+		    !targets__has_pid(sc->tg, s->key.a))
 			continue;
 		refs[n].tgid = s->key.a;
 		refs[n].e = e;
@@ -470,7 +470,7 @@ static int add_processes(const struct row_ctx *sc, const struct aggregate *a,
 }
 
 int row_set__build(const struct row_ctx *sc, const struct aggregate *a,
-		     double dt, struct row_set *rs)
+		   double dt, struct row_set *rs)
 {
 	struct proc_ref *refs = NULL;
 	struct row *r;

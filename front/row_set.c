@@ -56,7 +56,7 @@ void row_set__exit(struct row_set *rs)
 /* Energy and power on a row, when a source is active; NAN when no package
  * had a valid reading in the interval. */
 void row_set__energy(const struct row_ctx *sc, const struct aggregate *a,
-		      struct row *r, double joules, double dt)
+		     struct row *r, double joules, double dt)
 {
 	if (!sc->energy_on)
 		return;

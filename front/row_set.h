@@ -20,7 +20,7 @@ struct row_ctx {
 	/* -p's processes followed as a tree, with what they fork from the
 	 * start on (an own engine: perf's inherited counters) */
 	bool p_tree;
-	const struct stat_targets *tg;	/* -p's processes, -C's CPUs */
+	const struct targets *tg;	/* -p's processes, -C's CPUs */
 	__u32 tree_root;	/* the command's pid */
 	int ncpus;
 	const bool *online;
@@ -52,13 +52,13 @@ struct row_set {
 /* Build this interval's rows from the aggregate; dt: its length in
  * seconds, for power. 0 or -ENOMEM. */
 int row_set__build(const struct row_ctx *sc, const struct aggregate *a,
-		     double dt, struct row_set *rs);
+		   double dt, struct row_set *rs);
 void row_set__exit(struct row_set *rs);
 /* For the builder (row_build.c) and its parts, in row_set.c: a row (NULL:
  * no memory), its energy. */
 struct row *row_set__add(struct row_set *rs, enum scope s, const char *key);
 void row_set__energy(const struct row_ctx *sc, const struct aggregate *a,
-		      struct row *r, double joules, double dt);
+		     struct row *r, double joules, double dt);
 /* A key for a row, kept in rs until the next build. */
 const char *row_set__key(struct row_set *rs, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -66,12 +66,12 @@ const char *row_set__key(struct row_set *rs, const char *fmt, ...)
  * every thread that ran without either), and the overflow's
  * (rows_thread.c). */
 int row_set__threads(const struct row_ctx *sc, const struct aggregate *a,
-		       struct row_set *rs);
+		     struct row_set *rs);
 /* -t without --per-thread: its threads' sum, the row perf -t prints. */
 int row_set__tid_sum(const struct row_ctx *sc, const struct aggregate *a,
-		       struct row_set *rs);
+		     struct row_set *rs);
 /* Pod and namespace rows, as --by asks (rows_pod.c). */
 int row_set__pods(const struct row_ctx *sc, const struct aggregate *a,
-		    double dt, struct row_set *rs);
+		  double dt, struct row_set *rs);
 
 #endif

@@ -153,7 +153,7 @@ static int pod_storage(struct row_set *rs, size_t n)
 }
 
 int row_set__pods(const struct row_ctx *sc, const struct aggregate *a,
-		    double dt, struct row_set *rs)
+		  double dt, struct row_set *rs)
 {
 	bool pods = sc->opts->by & (1u << SCOPE_POD);
 	bool nss = sc->opts->by & (1u << SCOPE_NAMESPACE);

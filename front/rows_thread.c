@@ -5,7 +5,7 @@
  * (every thread they run, the ones started later too), else every thread
  * that ran (not the idle tasks, tid 0). perf's rows for -p and -t are the threads there were when it
  * started, and one that did not run in an interval is <not counted>
- * there: so are those here (stat_targets.start_thr), with -a only the
+ * there: so are those here (targets.start_thr), with -a only the
  * threads that ran, as perf skips the zeros then. Rows come by their
  * first event's count, the largest first, as perf's text has them (CSV
  * sorts each event's lines by its own count, as perf's does).
@@ -31,12 +31,12 @@ static int thrd_ref__cmp(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-static bool thread_wanted(const struct stat_targets *tg, __u32 tid, __u32 pid)
+static bool thread_wanted(const struct targets *tg, __u32 tid, __u32 pid)
 {
 	if (tg->nr_tids)
-		return stat_targets__has_tid(tg, tid);
+		return targets__has_tid(tg, tid);
 	if (tg->nr_pids)
-		return stat_targets__has_pid(tg, pid);
+		return targets__has_pid(tg, pid);
 	return true;
 }
 
@@ -53,7 +53,7 @@ static bool refs__have(const struct thrd_ref *refs, size_t n, __u32 tid, __u32 p
 static struct thrd_ref *collect_thrds(const struct row_ctx *sc,
 				      const struct aggregate *a, size_t *nr)
 {
-	const struct stat_targets *tg = sc->tg;
+	const struct targets *tg = sc->tg;
 	size_t cap = a->thrds.nr + (tg ? tg->nr_start_thr : 0) + 1, n = 0, ran;
 	struct thrd_ref *refs = calloc(cap, sizeof(*refs));
 	struct idmap_slot *s;
@@ -78,7 +78,7 @@ static struct thrd_ref *collect_thrds(const struct row_ctx *sc,
 	}
 	ran = n;
 	for (int i = 0; tg && i < tg->nr_start_thr; i++) {
-		const struct stat_thread *t = &tg->start_thr[i];
+		const struct target_thread *t = &tg->start_thr[i];
 
 		if (!refs__have(refs, ran, t->tid, t->pid))
 			refs[n++] = (struct thrd_ref){ t->tid, t->pid, NULL, t->comm, -1 };
@@ -89,7 +89,7 @@ static struct thrd_ref *collect_thrds(const struct row_ctx *sc,
 }
 
 int row_set__threads(const struct row_ctx *sc, const struct aggregate *a,
-		       struct row_set *rs)
+		     struct row_set *rs)
 {
 	size_t n;
 	struct thrd_ref *refs = collect_thrds(sc, a, &n);
@@ -126,7 +126,7 @@ out:
 }
 
 int row_set__tid_sum(const struct row_ctx *sc, const struct aggregate *a,
-		       struct row_set *rs)
+		     struct row_set *rs)
 {
 	struct row *r = row_set__add(rs, SCOPE_COMMAND, sc->tg->tid_list);
 	struct idmap_slot *s;
@@ -135,7 +135,7 @@ int row_set__tid_sum(const struct row_ctx *sc, const struct aggregate *a,
 	if (!r)
 		return -ENOMEM;
 	while ((s = idmap__next(&a->thrds, &it)))
-		if (stat_targets__has_tid(sc->tg, s->key.a))
+		if (targets__has_tid(sc->tg, s->key.a))
 			counts__add(&r->counts, &((struct agg_entry *)s->val)->total,
 				    a->nr_events);
 	/* perf: <not counted> when none of them ran */

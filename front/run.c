@@ -193,7 +193,7 @@ static void setup_events(struct front_run *st)
 
 /* The event of l that metric input name is, by output_formula.c's rules */
 static const struct pmu_event *formula__event(const struct front_run *st,
-					     const char *name)
+					      const char *name)
 {
 	int i = output__metric_input(&st->out, name);
 
@@ -343,7 +343,7 @@ int front_run__setup(struct front_run *st, bool hist)
 	ret = ret ?: setup_output(st);
 	/* perf's --per-thread rows: the targets' threads as they are now */
 	if (!ret && st->o.tg.per_thread)
-		ret = cli__exit_status(stat_targets__start_threads(&st->o.tg, "/proc"));
+		ret = cli__exit_status(targets__start_threads(&st->o.tg, "/proc"));
 	ret = ret ?: setup_source(st, hist);
 	ret = ret ?: setup_follow(st);
 	if (ret)
@@ -385,6 +385,6 @@ void front_run__cleanup(struct front_run *st)
 	if (st->have_last && st->last.mem != st->prev.mem)
 		snapshot__free(&st->last);
 	snapshot__free(&st->prev);
-	stat_targets__exit(&st->o.tg);
+	targets__exit(&st->o.tg);
 	front_opts__free(&st->o);
 }

@@ -31,7 +31,7 @@ struct front_opts {
 	const char *socket;	/* --socket: the daemon's */
 	bool no_daemon;		/* --no-daemon: own events always */
 	bool sched_hist;	/* --sched-hist: text prints the histograms */
-	struct stat_targets tg;	/* -p, -C, -D, --interval-count */
+	struct targets tg;	/* -p, -C, -D, --interval-count */
 	char metric_list[512];	/* -M, comma list; its events join events */
 	const struct formula_def *metrics[FORMULA_MAX];
 	int nr_metrics;

@@ -55,19 +55,19 @@ static int id_list__parse(const char *arg, char opt, const char *what,
 	return 0;
 }
 
-int stat_targets__pids(struct stat_targets *t, const char *arg)
+int targets__pids(struct targets *t, const char *arg)
 {
 	t->pid_list = arg;
 	return id_list__parse(arg, 'p', "pid", t->pids, STAT_MAX_PIDS, &t->nr_pids);
 }
 
-int stat_targets__tids(struct stat_targets *t, const char *arg)
+int targets__tids(struct targets *t, const char *arg)
 {
 	t->tid_list = arg;
 	return id_list__parse(arg, 't', "thread", t->tids, STAT_MAX_TIDS, &t->nr_tids);
 }
 
-bool stat_targets__has_tid(const struct stat_targets *t, pid_t tid)
+bool targets__has_tid(const struct targets *t, pid_t tid)
 {
 	for (int i = 0; i < t->nr_tids; i++)
 		if (t->tids[i] == tid)
@@ -76,7 +76,7 @@ bool stat_targets__has_tid(const struct stat_targets *t, pid_t tid)
 }
 
 /* A thread's process and name from /proc; false when it is gone. */
-static bool thread__read(const char *proc, pid_t tid, struct stat_thread *th)
+static bool thread__read(const char *proc, pid_t tid, struct target_thread *th)
 {
 	char path[128], buf[512], *p;
 	bool ok = false;
@@ -102,10 +102,10 @@ static bool thread__read(const char *proc, pid_t tid, struct stat_thread *th)
 	return ok;
 }
 
-static int start_thr__add(struct stat_targets *t, const struct stat_thread *th,
+static int start_thr__add(struct targets *t, const struct target_thread *th,
 			  int *cap)
 {
-	struct stat_thread *n;
+	struct target_thread *n;
 
 	if (t->nr_start_thr == *cap) {
 		*cap = *cap ? *cap * 2 : 16;
@@ -118,9 +118,9 @@ static int start_thr__add(struct stat_targets *t, const struct stat_thread *th,
 	return 0;
 }
 
-int stat_targets__start_threads(struct stat_targets *t, const char *proc)
+int targets__start_threads(struct targets *t, const char *proc)
 {
-	struct stat_thread th;
+	struct target_thread th;
 	struct dirent *d;
 	char path[128];
 	int cap = 0, err = 0;
@@ -149,15 +149,15 @@ int stat_targets__start_threads(struct stat_targets *t, const char *proc)
 	return err;
 }
 
-void stat_targets__exit(struct stat_targets *t)
+void targets__exit(struct targets *t)
 {
 	free(t->start_thr);
 	t->start_thr = NULL;
 	t->nr_start_thr = 0;
 }
 
-int stat_targets__cpus(struct stat_targets *t, const char *arg,
-		       const char *online_path)
+int targets__cpus(struct targets *t, const char *arg,
+		  const char *online_path)
 {
 	struct pmu_cpus online;
 	char buf[4096] = "";
@@ -198,7 +198,7 @@ int stat_targets__cpus(struct stat_targets *t, const char *arg,
 	return 0;
 }
 
-bool stat_targets__has_pid(const struct stat_targets *t, pid_t pid)
+bool targets__has_pid(const struct targets *t, pid_t pid)
 {
 	for (int i = 0; i < t->nr_pids; i++)
 		if (t->pids[i] == pid)
@@ -206,7 +206,7 @@ bool stat_targets__has_pid(const struct stat_targets *t, pid_t pid)
 	return false;
 }
 
-bool stat_targets__pids_gone(const struct stat_targets *t)
+bool targets__pids_gone(const struct targets *t)
 {
 	for (int i = 0; i < t->nr_pids; i++)
 		if (pid__alive(t->pids[i]))

@@ -19,12 +19,12 @@
 #define STAT_MAX_RUNS 1000
 
 /* A thread the targets had at the start. */
-struct stat_thread {
+struct target_thread {
 	pid_t tid, pid;
 	char comm[16];
 };
 
-struct stat_targets {
+struct targets {
 	pid_t pids[STAT_MAX_PIDS];	/* -p, as given */
 	int nr_pids;
 	const char *pid_list;		/* -p's argument: the header and row key */
@@ -34,7 +34,7 @@ struct stat_targets {
 	bool per_thread;		/* --per-thread: a row per thread */
 	/* with --per-thread and -p or -t: the threads there were at the
 	 * start, perf's rows (<not counted> for those that never ran) */
-	struct stat_thread *start_thr;
+	struct target_thread *start_thr;
 	int nr_start_thr;
 	bool has_cpus;			/* -C */
 	struct pmu_cpus cpus;
@@ -46,24 +46,24 @@ struct stat_targets {
 };
 
 /* -p "1,2": each an existing process. 0, or -EINVAL said. */
-int stat_targets__pids(struct stat_targets *t, const char *arg);
+int targets__pids(struct targets *t, const char *arg);
 /* -t "1,2": each an existing thread. 0, or -EINVAL said. */
-int stat_targets__tids(struct stat_targets *t, const char *arg);
+int targets__tids(struct targets *t, const char *arg);
 /* Is tid one of -t's? */
-bool stat_targets__has_tid(const struct stat_targets *t, pid_t tid);
+bool targets__has_tid(const struct targets *t, pid_t tid);
 /*
  * The threads of -p's processes, or -t's threads, as /proc has them now
  * (their process and name) into start_thr: perf's --per-thread rows.
  * proc: /proc, or a test's copy. 0 or -ENOMEM.
  */
-int stat_targets__start_threads(struct stat_targets *t, const char *proc);
-void stat_targets__exit(struct stat_targets *t);
+int targets__start_threads(struct targets *t, const char *proc);
+void targets__exit(struct targets *t);
 /* -C "0-3,8": perf's list, each CPU online. 0, or -EINVAL said. */
-int stat_targets__cpus(struct stat_targets *t, const char *arg,
-		       const char *online_path);
+int targets__cpus(struct targets *t, const char *arg,
+		  const char *online_path);
 /* Is pid one of -p's? */
-bool stat_targets__has_pid(const struct stat_targets *t, pid_t pid);
+bool targets__has_pid(const struct targets *t, pid_t pid);
 /* Has every -p process, or every -t thread, ended (perf ends with them)? */
-bool stat_targets__pids_gone(const struct stat_targets *t);
+bool targets__pids_gone(const struct targets *t);
 
 #endif

@@ -147,7 +147,7 @@ static bool stat_should_end(struct front_run *st, double now, double deadline)
 		st->forwarded = sigwake.count;
 	st->late_wake = command__forward_late(&st->cmd);
 	/* perf -p ends with its processes; with a command, that decides */
-	if (!st->o.cmd && stat_targets__pids_gone(&st->o.tg))
+	if (!st->o.cmd && targets__pids_gone(&st->o.tg))
 		done = true;
 	return done || (deadline && now >= deadline) ||
 	       (sigwake.count && sigwake.count > st->forwarded);

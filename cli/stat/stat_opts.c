@@ -266,15 +266,15 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 	case OPT_TIMEOUT:
 		return opts__long("--timeout", arg, 1, LONG_MAX, &o->timeout_ms);
 	case 'p':
-		return stat_targets__pids(&o->tg, arg);
+		return targets__pids(&o->tg, arg);
 	case 't':
-		return stat_targets__tids(&o->tg, arg);
+		return targets__tids(&o->tg, arg);
 	case OPT_PER_THREAD:
 		o->tg.per_thread = true;
 		return 0;
 	case 'C':
 		o->all_cpus = true;	/* perf: -C is system-wide on those CPUs */
-		return stat_targets__cpus(&o->tg, arg, CPU_ONLINE_PATH);
+		return targets__cpus(&o->tg, arg, CPU_ONLINE_PATH);
 	case 'D':
 		return opts__long("-D", arg, 1, INT32_MAX, &o->tg.delay_ms);
 	case 'r':
@@ -301,7 +301,7 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 /* -t and --per-thread (the thread scope): what goes with them. */
 static int stat_opts__check_threads(struct front_opts *o)
 {
-	const struct stat_targets *t = &o->tg;
+	const struct targets *t = &o->tg;
 
 	if (t->nr_tids && (t->nr_pids || o->all_cpus || o->nr_cgroups)) {
 		pr_err("-t counts threads: it excludes -p, -a, -C and -G");
@@ -390,7 +390,7 @@ static int stat_opts__metrics(struct front_opts *o)
 	if (!o->metric_list[0])
 		return 0;
 	if (formulas__parse(o->metric_list, o->events, sizeof(o->events),
-			   o->metrics, &o->nr_metrics))
+			    o->metrics, &o->nr_metrics))
 		return -EINVAL;
 	/* metrics of energy alone (W) need no event: perf's default set */
 	if (!o->events[0])

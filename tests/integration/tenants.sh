@@ -189,7 +189,7 @@ refused "-t of a thread" "may not see thread rows" -t "$rpid"
 # only while the gate is open, and stat's window holds the gate's whole)
 # in a cgroup it owns; -p of its process and -G of that cgroup, each
 # against the thread's schedstat runtime over the gate (5% + steal + the
-# daemon's untraced time over the gate, the two truths, as stat_targets'
+# daemon's untraced time over the gate, the two truths, as targets'
 # attached -p)
 gd=$TMP/w/gate cg2=$(cg_new u2gate)
 mkdir -m 777 "$gd" && chown "$uid2" "$CGROOT$cg2" "$CGROOT$cg2/cgroup.procs"

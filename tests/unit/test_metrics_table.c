@@ -137,7 +137,7 @@ static void test_parse(void **state)
 
 	snprintf(events, sizeof(events), "%s", c->events);
 	assert_int_equal(formulas__parse(c->metrics, events, sizeof(events),
-					defs, &nr), c->ret);
+					 defs, &nr), c->ret);
 	assert_int_equal(nr, c->nr);
 	assert_string_equal(events, c->want);
 }

@@ -38,12 +38,12 @@ static void test_cpus(void **state)
 	const struct cpus_case *c = *state;
 	char path[] = "/tmp/emon-online-XXXXXX";
 	int fd = mkstemp(path);
-	struct stat_targets t = { 0 };
+	struct targets t = { 0 };
 
 	assert_true(fd >= 0);
 	assert_true(dprintf(fd, "%s\n", c->online) > 0);
 	close(fd);
-	assert_int_equal(stat_targets__cpus(&t, c->list, path), c->err);
+	assert_int_equal(targets__cpus(&t, c->list, path), c->err);
 	if (!c->err) {
 		assert_true(t.has_cpus);
 		assert_int_equal(t.nr_cpus, c->nr);
@@ -53,32 +53,32 @@ static void test_cpus(void **state)
 
 static void test_cpus_no_online_file(void **state)
 {
-	struct stat_targets t = { 0 };
+	struct targets t = { 0 };
 
 	(void)state;
-	assert_int_equal(stat_targets__cpus(&t, "0", "/nonexistent/online"), -EINVAL);
+	assert_int_equal(targets__cpus(&t, "0", "/nonexistent/online"), -EINVAL);
 	assert_false(t.has_cpus);
 }
 
 static void test_pids(void **state)
 {
-	struct stat_targets t = { 0 };
+	struct targets t = { 0 };
 	char list[64];
 
 	(void)state;
 	snprintf(list, sizeof(list), "%d,1", (int)getpid());
-	assert_int_equal(stat_targets__pids(&t, list), 0);
+	assert_int_equal(targets__pids(&t, list), 0);
 	assert_int_equal(t.nr_pids, 2);
-	assert_true(stat_targets__has_pid(&t, getpid()));
-	assert_true(stat_targets__has_pid(&t, 1));
-	assert_false(stat_targets__has_pid(&t, 2 * 1000 * 1000 * 1000));
-	assert_false(stat_targets__pids_gone(&t));
+	assert_true(targets__has_pid(&t, getpid()));
+	assert_true(targets__has_pid(&t, 1));
+	assert_false(targets__has_pid(&t, 2 * 1000 * 1000 * 1000));
+	assert_false(targets__pids_gone(&t));
 	/* no such process, and malformed lists */
-	assert_int_equal(stat_targets__pids(&t, "2000000000"), -EINVAL);
-	assert_int_equal(stat_targets__pids(&t, ""), -EINVAL);
-	assert_int_equal(stat_targets__pids(&t, "1,"), -EINVAL);
-	assert_int_equal(stat_targets__pids(&t, "0"), -EINVAL);
-	assert_int_equal(stat_targets__pids(&t, "1x"), -EINVAL);
+	assert_int_equal(targets__pids(&t, "2000000000"), -EINVAL);
+	assert_int_equal(targets__pids(&t, ""), -EINVAL);
+	assert_int_equal(targets__pids(&t, "1,"), -EINVAL);
+	assert_int_equal(targets__pids(&t, "0"), -EINVAL);
+	assert_int_equal(targets__pids(&t, "1x"), -EINVAL);
 }
 
 struct tids_case {
@@ -104,7 +104,7 @@ static const struct tids_case tids_cases[] = {
 
 static void test_tids(void **state)
 {
-	struct stat_targets t = { 0 };
+	struct targets t = { 0 };
 	char list[64];
 
 	(void)state;
@@ -116,15 +116,15 @@ static void test_tids(void **state)
 		else
 			snprintf(list, sizeof(list), "%s", c->list);
 		printf("      -t '%s'\n", list);
-		assert_int_equal(stat_targets__tids(&t, list), c->err);
+		assert_int_equal(targets__tids(&t, list), c->err);
 	}
 	snprintf(list, sizeof(list), "%d,1", (int)getpid());
-	assert_int_equal(stat_targets__tids(&t, list), 0);
+	assert_int_equal(targets__tids(&t, list), 0);
 	assert_int_equal(t.nr_tids, 2);
 	assert_string_equal(t.tid_list, list);
-	assert_true(stat_targets__has_tid(&t, getpid()));
-	assert_false(stat_targets__has_tid(&t, 2));
-	assert_false(stat_targets__pids_gone(&t));
+	assert_true(targets__has_tid(&t, getpid()));
+	assert_false(targets__has_tid(&t, 2));
+	assert_false(targets__pids_gone(&t));
 }
 
 /* dir/TID/status with Name and Tgid; with pid, also dir/PID/task/TID */
@@ -147,7 +147,7 @@ static void fake_thread(const char *dir, int pid, int tid, const char *name)
 	mkdir(path, 0755);
 }
 
-static int thread_at(const struct stat_targets *t, int tid)
+static int thread_at(const struct targets *t, int tid)
 {
 	for (int i = 0; i < t->nr_start_thr; i++)
 		if (t->start_thr[i].tid == tid)
@@ -158,7 +158,7 @@ static int thread_at(const struct stat_targets *t, int tid)
 static void test_start_threads(void **state)
 {
 	char dir[] = "/tmp/emon-proc-XXXXXX", cmd[128];
-	struct stat_targets t = { 0 };
+	struct targets t = { 0 };
 	int i;
 
 	(void)state;
@@ -170,7 +170,7 @@ static void test_start_threads(void **state)
 	/* -p 100: its three threads, their process and names */
 	t.pids[0] = 100;
 	t.nr_pids = 1;
-	assert_int_equal(stat_targets__start_threads(&t, dir), 0);
+	assert_int_equal(targets__start_threads(&t, dir), 0);
 	assert_int_equal(t.nr_start_thr, 3);
 	i = thread_at(&t, 101);
 	assert_true(i >= 0);
@@ -186,10 +186,10 @@ static void test_start_threads(void **state)
 	t.tids[1] = 200;
 	t.tids[2] = 300;
 	t.nr_tids = 3;
-	assert_int_equal(stat_targets__start_threads(&t, dir), 0);
+	assert_int_equal(targets__start_threads(&t, dir), 0);
 	assert_int_equal(t.nr_start_thr, 2);
 	assert_int_equal(t.start_thr[thread_at(&t, 200)].pid, 200);
-	stat_targets__exit(&t);
+	targets__exit(&t);
 	assert_null(t.start_thr);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
