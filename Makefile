@@ -63,24 +63,25 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(O)/%.skel.h,$(BPF_SRCS))
 
-# The userspace layers, lowest first, each a folder and an archive
-# ($(O)/lib<layer>.a); a layer includes only itself and those below it
-# (tests/layering.sh checks it in make test): common <- pmu, rapl, libemon
-# <- engine <- daemon <- cli. libemon's socket client (libemon/sock.c),
-# which the engine's daemon source shares, comes from libemon.a below.
+# The userspace layers, lowest first, each a folder (its rooms are
+# sub-folders) and an archive ($(O)/lib<layer>.a); a layer includes only
+# itself and those below it (tests/layering.sh checks it in make test):
+# common <- proto <- pmu, rapl, libemon <- engine <- daemon <- cli.
+# proto/ is the daemon's socket client, built into libemon.a too.
 # Everything but main() is in them, and the tests link them.
-LAYERS := common pmu rapl engine daemon cli
-$(foreach l,$(LAYERS),$(eval $(l)_SRCS := $(filter-out cli/main.c,$(wildcard $(l)/*.c))))
-LIB_SRCS := $(foreach l,$(LAYERS),$($(l)_SRCS)) libemon/sock.c
+LAYERS := common proto pmu rapl engine daemon cli
+layer_srcs = $(sort $(shell find $(1) -name '*.c'))
+$(foreach l,$(LAYERS),$(eval $(l)_SRCS := $(filter-out cli/main.c,$(call layer_srcs,$(l)))))
+LIB_SRCS := $(foreach l,$(LAYERS),$($(l)_SRCS))
 MAIN_OBJ := $(O)/obj/cli/main.o
 # link order: upper layers first
 LIB := $(O)/libcli.a $(O)/libdaemon.a $(O)/libengine.a $(O)/librapl.a \
-	$(O)/libpmu.a $(O)/libemon.a $(O)/libcommon.a
+	$(O)/libpmu.a $(O)/libemon.a $(O)/libproto.a $(O)/libcommon.a
 
 # libemon: thread self-monitoring for applications, at the top of the
 # tree; plain libc, no libbpf (cc -Iinclude prog.c libemon.a -lpthread).
 # The shared one exports emon_self_* only.
-SELF_SRCS := $(wildcard libemon/*.c)
+SELF_SRCS := $(wildcard libemon/*.c proto/*.c)
 SELF_OBJS := $(patsubst %.c,$(O)/pic/%.o,$(SELF_SRCS))
 SELF_A := $(O)/libemon.a
 SELF_SO := $(O)/libemon.so
@@ -384,6 +385,4 @@ clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf $(O) emon-perf $(ASAN_O) $(SELF_LIBS)
 
--include $(wildcard $(O)/obj/*/*.d $(O)/bpf/*.d $(O)/tools/*.d $(O)/tests/*.d \
-	$(O)/pic/*/*.d $(O)/examples/*.d $(O)/tools/selfmon/*.d \
-	$(O)/fuzz/*.d $(O)/fuzz/obj/*/*.d)
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -20,7 +20,7 @@
 #include "cli/errors.h"
 #include "cli/opts.h"
 #include "common/sigwake.h"
-#include "engine/session.h"
+#include "engine/session/session.h"
 
 #define DEFAULT_DURATION_S 2.5
 

@@ -44,7 +44,7 @@
 #include "daemon/selfmon.h"
 #include "daemon/server.h"
 #include "daemon/webcfg.h"
-#include "engine/session.h"
+#include "engine/session/session.h"
 #include "engine/source.h"
 
 struct serve {

@@ -31,7 +31,7 @@
 #include "common/sigwake.h"
 #include "cli/stat_run.h"
 #include "cli/stat_hint.h"
-#include "engine/session.h"
+#include "engine/session/session.h"
 
 
 /*

@@ -12,7 +12,7 @@
 #include <limits.h>
 #include "cli/command.h"
 #include "cli/stat.h"
-#include "engine/snapshot.h"
+#include "engine/snapshot/snapshot.h"
 #include "engine/source.h"
 #include "pmu/event.h"
 

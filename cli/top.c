@@ -30,7 +30,7 @@
 #include "cli/stat_run.h"
 #include "cli/top_draw.h"
 #include "cli/top_model.h"
-#include "engine/session.h"
+#include "engine/session/session.h"
 
 #define TOP_EVENTS "cycles,instructions,cpu-clock"
 #define FIRST_DELAY_S 0.5

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The house's rules, checked on the source tree (make test, unit mode):
 #  - a room includes only itself and the rooms below it (docs/layout.md):
-#      common <- pmu, rapl, libemon <- engine <- daemon <- cli
+#      common <- proto <- pmu, rapl, libemon <- engine <- daemon <- cli
 #    include/ (the ABI headers, spelled without a folder) is below all,
 #    bpf/ sees only itself and include/; an include that points up or
 #    sideways, or climbs with "../", fails, and so does a project header
@@ -16,10 +16,11 @@ declare -A allowed=(
 	[common]="common"
 	[pmu]="pmu common"
 	[rapl]="rapl common"
-	[libemon]="libemon common"
-	[engine]="engine pmu rapl libemon common"
-	[daemon]="daemon engine pmu rapl libemon common"
-	[cli]="cli daemon engine pmu rapl libemon common"
+	[proto]="proto common"
+	[libemon]="libemon proto common"
+	[engine]="engine pmu rapl libemon proto common"
+	[daemon]="daemon engine pmu rapl libemon proto common"
+	[cli]="cli daemon engine pmu rapl libemon proto common"
 	[bpf]="bpf"
 	[include]="include"
 )
@@ -61,7 +62,7 @@ done
 
 # two headers that include each other
 declare -A incs
-for h in $(find common pmu rapl libemon engine daemon cli include bpf -name '*.h' | sort); do
+for h in $(find common proto pmu rapl libemon engine daemon cli include bpf -name '*.h' | sort); do
 	incs[$h]=$(grep -o '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*"' "$h" |
 		sed 's/.*"\(.*\)"/\1/' | tr '\n' ' ')
 done
@@ -81,7 +82,7 @@ done
 while read -r n f; do
 	[ "$f" = total ] && continue
 	[ "$n" -gt 700 ] && fail "$f has $n lines (at most 700: split it along its seams)"
-done < <(find common pmu rapl libemon engine daemon cli include bpf -name '*.[ch]' -print0 |
+done < <(find common proto pmu rapl libemon engine daemon cli include bpf -name '*.[ch]' -print0 |
 	xargs -0 wc -l)
 
 if [ $bad -gt 0 ]; then

@@ -16,7 +16,7 @@
 #include "cli/output_sched.h"
 #include "cli/report.h"
 #include "daemon/metrics.h"
-#include "engine/snapshot.h"
+#include "engine/snapshot/snapshot.h"
 #include "helpers.h"
 
 static void sched__fill(struct emon_sched *s, __u64 base)
