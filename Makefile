@@ -65,25 +65,27 @@ SKELS := $(patsubst bpf/%.bpf.c,$(O)/%.skel.h,$(BPF_SRCS))
 
 # The userspace layers, lowest first, each a folder and an archive
 # ($(O)/lib<layer>.a); a layer includes only itself and those below it
-# (tests/layering.sh checks it in make test): common <- pmu, rapl, libemon
-# <- engine <- front <- the commands (cli/<command>/, daemon/) <- cli/main.c.
-# A layer's sources are found in its sub-folders too (daemon/socket/,
-# cli/stat/, ...); their objects mirror the tree under $(O)/obj.
-# libemon's socket client (libemon/sock.c), which the front ends' daemon
-# source shares, comes from libemon.a below.
+# (tests/layering.sh checks it in make test): common <- proto <- pmu,
+# rapl, libemon <- engine <- front <- the commands (cli/<command>/,
+# daemon/) <- cli/main.c. A layer's sources are found in its sub-folders
+# too (engine/session/, daemon/socket/, cli/stat/, ...); their objects
+# mirror the tree under $(O)/obj. proto/ is the daemon's socket client,
+# which libemon and the front ends' daemon source share: built into
+# libproto.a and into libemon.a too.
 # Everything but main() is in them, and the tests link them.
-LAYERS := common pmu rapl engine front daemon cli
-$(foreach l,$(LAYERS),$(eval $(l)_SRCS := $(filter-out cli/main.c,$(sort $(shell find $(l) -name '*.c')))))
-LIB_SRCS := $(foreach l,$(LAYERS),$($(l)_SRCS)) libemon/sock.c
+LAYERS := common proto pmu rapl engine front daemon cli
+layer_srcs = $(sort $(shell find $(1) -name '*.c'))
+$(foreach l,$(LAYERS),$(eval $(l)_SRCS := $(filter-out cli/main.c,$(call layer_srcs,$(l)))))
+LIB_SRCS := $(foreach l,$(LAYERS),$($(l)_SRCS))
 MAIN_OBJ := $(O)/obj/cli/main.o
 # link order: upper layers first
 LIB := $(O)/libcli.a $(O)/libdaemon.a $(O)/libfront.a $(O)/libengine.a \
-	$(O)/librapl.a $(O)/libpmu.a $(O)/libemon.a $(O)/libcommon.a
+	$(O)/librapl.a $(O)/libpmu.a $(O)/libemon.a $(O)/libproto.a $(O)/libcommon.a
 
 # libemon: thread self-monitoring for applications, at the top of the
 # tree; plain libc, no libbpf (cc -Iinclude prog.c libemon.a -lpthread).
 # The shared one exports emon_self_* only.
-SELF_SRCS := $(wildcard libemon/*.c)
+SELF_SRCS := $(wildcard libemon/*.c proto/*.c)
 SELF_OBJS := $(patsubst %.c,$(O)/pic/%.o,$(SELF_SRCS))
 SELF_A := $(O)/libemon.a
 SELF_SO := $(O)/libemon.so

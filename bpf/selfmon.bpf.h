@@ -34,7 +34,7 @@
 #include "emon_selfmon.h"
 
 /*
- * One uid's slots; the engine makes and freezes them (engine/session_self.c).
+ * One uid's slots; the engine makes and freezes them (engine/session/self.c).
  * Sizes, not BTF types: clang leaves a struct two pointers deep (the
  * outer map's values) a forward declaration, which libbpf cannot size.
  */

@@ -44,7 +44,7 @@
 #include "daemon/threads.h"
 #include "daemon/socket/server.h"
 #include "daemon/exporter/webcfg.h"
-#include "engine/session.h"
+#include "engine/session/session.h"
 #include "front/source.h"
 
 struct serve {

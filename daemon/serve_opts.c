@@ -338,7 +338,7 @@ static void serve_opts__shares(struct serve_opts *o)
 /*
  * Thread slots: one array per uid (an administrator past its share takes
  * another), --max-threads-per-uid slots each, all made at start-up
- * (engine/session_self.c). By default 16 uids, or as many arrays as
+ * (engine/session/self.c). By default 16 uids, or as many arrays as
  * --threads fills, fewer when there are fewer threads than that.
  */
 static void serve_opts__arrays(struct serve_opts *o)

@@ -3,7 +3,7 @@
  * Thread self-monitoring, the daemon's side (daemon/threads.h).
  *
  * Every uid's threads have slot arrays of their own (docs/security.md):
- * the engine makes them all at start-up (engine/session_self.c: frozen,
+ * the engine makes them all at start-up (engine/session/self.c: frozen,
  * read-only from user space), and the first registration of a uid binds a
  * free one to it for the daemon's life. Never to another uid afterwards:
  * a mapping cannot be taken back, so a process of the first uid could
@@ -46,8 +46,8 @@
 #include <bpf/bpf.h>
 #include "daemon/dirs.h"
 #include "daemon/threads.h"
-#include "engine/features.h"
-#include "engine/session.h"
+#include "engine/session/features.h"
+#include "engine/session/session.h"
 #include "common/log.h"
 
 #ifndef PIDFD_THREAD

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 #include "engine/counts.h"
 #include "common/idmap.h"
-#include "engine/session.h"
+#include "engine/session/session.h"
 
 struct snap_cont;
 
@@ -26,7 +26,7 @@ struct agg_entry {
 	double seen_t;			/* the last read that added to it */
 	int comm_read;			/* the read comm came from */
 	double energy_j;		/* attributed this interval */
-	uid_t owner;			/* engine_opts.owners: see engine_names.c */
+	uid_t owner;			/* engine_opts.owners: see names/names.c */
 	bool owned;			/* owner read */
 	struct counts total;
 };

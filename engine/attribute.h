@@ -12,7 +12,7 @@
 #define ENGINE_ATTRIBUTE_H
 
 #include "engine/aggregate.h"
-#include "engine/session.h"
+#include "engine/session/session.h"
 #include "rapl/energy.h"
 
 struct attr_input {

@@ -16,13 +16,13 @@
  * each of which owns its own state and is handed only what it reads; none
  * calls back into this file, so a tick runs only from here (a tree id
  * that must wait for a read gets it from engine__tree_new()).
- *   engine_retain.c  struct retain: the gone entries, the last pass
- *   engine_trees.c   struct trees: tree ids in use, their commands, when
+ *   retain.c         struct retain: the gone entries, the last pass
+ *   trees.c          struct trees: tree ids in use, their commands, when
  *                    a freed id is clean
- *   engine_names.c   the paths of the totals' cgroup entries
- *   engine_check.c   struct read_check: what reads said once
- *   engine_snap.c    snapshots, encoded from a struct snap_src view
- * The totals (aggregate.c), the session (session*.c) and the energy
+ *   names/names.c    the paths of the totals' cgroup entries
+ *   read_warn.c      struct read_check: what reads said once
+ *   snapshot/encode.c snapshots, encoded from a struct snap_src view
+ * The totals (aggregate.c), the session (session/) and the energy
  * source stay this file's, lent to the pieces for one call.
  */
 #define _GNU_SOURCE
@@ -36,17 +36,17 @@
 #include <bpf/libbpf.h>
 #include "engine/aggregate.h"
 #include "engine/attribute.h"
-#include "engine/cgroup.h"
-#include "engine/container_cache.h"
+#include "engine/names/cgroup.h"
+#include "engine/names/container_cache.h"
 #include "engine/engine.h"
-#include "engine/engine_check.h"
-#include "engine/engine_names.h"
-#include "engine/engine_retain.h"
-#include "engine/engine_snap.h"
-#include "engine/engine_trees.h"
+#include "engine/read_warn.h"
+#include "engine/names/names.h"
+#include "engine/retain.h"
+#include "engine/snapshot/encode.h"
+#include "engine/trees.h"
 #include "common/cpu_topo.h"
 #include "common/log.h"
-#include "engine/session.h"
+#include "engine/session/session.h"
 #include "emon_selfmon.h"
 #include "pmu/event.h"
 #include "rapl/energy.h"

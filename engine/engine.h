@@ -14,9 +14,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "emon_proto.h"
-#include "engine/snap_view.h"
-#include "engine/container_meta.h"
-#include "engine/snapshot.h"
+#include "engine/snapshot/view.h"
+#include "engine/names/container_meta.h"
+#include "engine/snapshot/snapshot.h"
 
 struct engine_opts {
 	const char *events;		/* comma list (pmu/event.h) */
@@ -80,7 +80,7 @@ __u64 engine__seq(const struct engine *e);
  */
 int engine__encode(struct engine *e, const struct emon_snap_req *req,
 		   void **buf, size_t *len);
-/* The same as view may see of it (engine/snap_view.h): entries it may
+/* The same as view may see of it (engine/snapshot/view.h): entries it may
  * not see left out, numbers it may not see zero. */
 int engine__encode_view(struct engine *e, const struct emon_snap_req *req,
 			const struct snap_view *view, void **buf, size_t *len);
@@ -97,7 +97,7 @@ int engine__tree_join(struct engine *e, int tree, pid_t pid);
 /* Thread self-monitoring (bpf/selfmon.bpf.h): the slot arrays, the task
  * storage of registered threads and the program that writes a slot for
  * the daemon; -ENOENT when it is off. */
-struct session_self;	/* engine/session.h */
+struct session_self;	/* engine/session/session.h */
 int engine__self_maps(const struct engine *e, struct session_self *out);
 
 #endif

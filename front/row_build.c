@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "engine/container.h"
+#include "engine/names/container.h"
 #include "front/row_set.h"
 
 /* One container's sums, and the storage its row points to. */
@@ -170,7 +170,7 @@ static int add_places(const struct row_ctx *sc, const struct aggregate *a,
 	return err;
 }
 
-/* The source names cgroups (engine/engine_names.c). */
+/* The source names cgroups (engine/names/names.c). */
 static const char *cgroup_path(const struct agg_entry *e)
 {
 	return e->name ? e->name : "[unknown]";

@@ -8,7 +8,7 @@
 #include <linux/types.h>
 #include "common/cpu_topo.h"
 #include "engine/aggregate.h"
-#include "engine/cgroup.h"
+#include "engine/names/cgroup.h"
 #include "engine/engine.h"
 #include "front/output.h"
 #include "front/run_opts.h"

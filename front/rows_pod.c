@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "engine/container.h"
+#include "engine/names/container.h"
 #include "front/row_set.h"
 #include "common/utf8.h"
 

@@ -12,7 +12,7 @@
 #include <limits.h>
 #include "front/command.h"
 #include "front/row_set.h"
-#include "engine/snapshot.h"
+#include "engine/snapshot/snapshot.h"
 #include "front/source.h"
 #include "pmu/event.h"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include "front/source.h"
-#include "libemon/sock.h"
+#include "proto/sock.h"
 
 /* An answer later than this: the daemon is stuck, we stop waiting. */
 #define ANSWER_TIMEOUT_MS 10000

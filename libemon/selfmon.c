@@ -23,7 +23,7 @@
 #include <sys/syscall.h>
 #include "common/version.h"
 #include "libemon/selfmon_int.h"
-#include "libemon/sock.h"
+#include "proto/sock.h"
 
 #define TIMEOUT_MS 5000
 #define MAX_HELLO (1u << 20)

@@ -26,7 +26,7 @@
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include "rapl/sysfs.h"
+#include "rapl/files.h"
 #include "rapl/topology.h"
 
 #define ENERGY_WARN_LEN 512

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/cpu_topo.h"
-#include "rapl/sysfs.h"
+#include "rapl/files.h"
 #include "rapl/topology.h"
 
 static void cpu_topology__reindex(struct cpu_topology *t)

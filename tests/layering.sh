@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The house's rules, checked on the source tree (make test, unit mode):
 #  - a room includes only itself and the rooms below it (docs/layout.md):
-#      common <- pmu, rapl, libemon <- engine <- front
+#      common <- proto <- pmu, rapl, libemon <- engine <- front
 #        <- the commands: cli/stat, cli/top, cli/report, cli/check,
 #           cli/list and the service, daemon (daemon/socket/ and
 #           daemon/exporter/ are parts of its room) <- cli (main.c)
@@ -22,14 +22,17 @@
 #   tests/layering.sh [ROOT]   (default: the tree this script is in)
 set -u
 cd "${1:-$(dirname "$0")/..}" || exit 2
-lower="front engine pmu rapl libemon common"
+# the product's rooms, and those below the commands
+rooms="common proto pmu rapl libemon engine front daemon cli"
+lower="front engine pmu rapl libemon proto common"
 commands="daemon $(cd cli && find . -mindepth 1 -maxdepth 1 -type d | sed 's|^\./|cli/|' | sort | tr '\n' ' ')"
 declare -A allowed=(
 	[common]="common"
 	[pmu]="pmu common"
 	[rapl]="rapl common"
-	[libemon]="libemon common"
-	[engine]="engine pmu rapl libemon common"
+	[proto]="proto common"
+	[libemon]="libemon proto common"
+	[engine]="engine pmu rapl libemon proto common"
 	[front]="$lower"
 	[cli]="cli $commands $lower"
 	[bpf]="bpf"
@@ -51,7 +54,7 @@ generated=" vmlinux.h emon.skel.h "
 bad=0
 fail() { echo "FAIL: $*"; bad=$((bad + 1)); }
 
-for f in $(find common pmu rapl libemon engine front daemon cli bpf include -name '*.[ch]' 2>/dev/null | sort); do
+for f in $(find $rooms bpf include -name '*.[ch]' 2>/dev/null | sort); do
 	room_of "$f"; from=$room
 	case $f in cli/*/*|cli/main.c|cli/commands.h) ;;
 	cli/*) fail "$f: cli/ holds only main.c and commands.h, a command's files go in its folder (cli/COMMAND/)" ;;
@@ -90,7 +93,7 @@ done
 
 # two headers that include each other
 declare -A incs
-for h in $(find common pmu rapl libemon engine front daemon cli include bpf -name '*.h' | sort); do
+for h in $(find $rooms include bpf -name '*.h' | sort); do
 	incs[$h]=$(grep -o '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*"' "$h" |
 		sed 's/.*"\(.*\)"/\1/' | tr '\n' ' ')
 done
@@ -110,18 +113,14 @@ done
 while read -r n f; do
 	[ "$f" = total ] && continue
 	[ "$n" -gt 700 ] && fail "$f has $n lines (at most 700: split it along its seams)"
-done < <(find common pmu rapl libemon engine front daemon cli include bpf -name '*.[ch]' -print0 |
+done < <(find $rooms include bpf -name '*.[ch]' -print0 |
 	xargs -0 wc -l)
 
 # two product files of one name (list.c in pmu/ and cli/ would be two
-# things called alike); those left are rapl's, renamed on another branch
-names_ok="attribute.c
-sysfs.c
-sysfs.h"
+# things called alike)
 while read -r name; do
-	fail "more than one product file named $name: $(find common pmu rapl libemon engine front daemon cli bpf -name "$name" | tr '\n' ' ')"
-done < <(find common pmu rapl libemon engine front daemon cli bpf -name '*.[ch]' -printf '%f\n' |
-	sort | uniq -d | grep -vxF "$names_ok")
+	fail "more than one product file named $name: $(find $rooms bpf -name "$name" | tr '\n' ' ')"
+done < <(find $rooms bpf -name '*.[ch]' -printf '%f\n' | sort | uniq -d)
 
 # Circles between files: two objects each using a symbol the other
 # defines (from nm of the build's objects whose source is in the tree).

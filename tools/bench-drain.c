@@ -6,12 +6,12 @@
  * then emptied in several ways, each timed REPEAT times (median printed):
  *
  *   and_delete_1024   bpf_map_lookup_and_delete_batch, 1024 per call
- *                     (what engine/session.c did)
+ *                     (what engine/session/session.c did)
  *   and_delete_all    the same, one call for the whole map
  *   lookup_1024       bpf_map_lookup_batch only (read, no delete)
  *   lookup_delete     lookup_batch, then delete_batch of the keys read
  *   per_key           get_next_key + lookup + delete, one key at a time
- *   mmap              what engine/session_read.c does since the count arrays:
+ *   mmap              what engine/session/interval.c does since the count arrays:
  *                     KEYS slots of a BPF_F_MMAPABLE array copied out of
  *                     the mapping and zeroed, no syscall
  *

@@ -33,7 +33,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "engine/session.h"
+#include "engine/session/session.h"
 #include "emon.skel.h"
 #include "tools/tool.h"
 

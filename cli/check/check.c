@@ -21,7 +21,7 @@
 #include "front/errors.h"
 #include "front/shared_opts.h"
 #include "common/sigwake.h"
-#include "engine/session.h"
+#include "engine/session/session.h"
 
 #define DEFAULT_DURATION_S 2.5
 

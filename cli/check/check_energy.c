@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include "cli/check/check_energy.h"
 #include "rapl/energy.h"
-#include "rapl/sysfs.h"
+#include "rapl/files.h"
 
 static double ref__now(void)
 {

@@ -19,12 +19,12 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "cli/check/check.h"
-#include "engine/cgroup.h"
-#include "engine/features.h"
-#include "engine/session.h"
+#include "engine/names/cgroup.h"
+#include "engine/session/features.h"
+#include "engine/session/session.h"
 #include "pmu/event.h"
 #include "rapl/energy.h"
-#include "rapl/sysfs.h"
+#include "rapl/files.h"
 
 #define PMU_ROOT "/sys/bus/event_source/devices"
 
@@ -54,7 +54,7 @@ static void host__kernel(struct check_report *r)
 }
 
 /*
- * The kernel's features, one row each (engine/features.h): those the BPF
+ * The kernel's features, one row each (engine/session/features.h): those the BPF
  * object needs, ok or fail, then those it uses where the kernel has them,
  * ok or the slower path it takes without. Each row's figure is the first
  * Linux version that has the feature.

@@ -24,7 +24,7 @@
 #include "cli/check/check_work.h"
 #include "common/log.h"
 #include "common/sigwake.h"
-#include "engine/session.h"
+#include "engine/session/session.h"
 #include "front/source.h"
 #include "pmu/event.h"
 

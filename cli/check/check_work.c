@@ -30,7 +30,7 @@
 #include <unistd.h>
 #include "cli/check/check_work.h"
 #include "common/log.h"
-#include "engine/cgroup.h"
+#include "engine/names/cgroup.h"
 #include "engine/counts.h"
 #include "pmu/event.h"
 #include "emon_scale.h"

@@ -30,7 +30,7 @@
 #include "common/sigwake.h"
 #include "cli/stat/stat.h"
 #include "cli/stat/stat_hint.h"
-#include "engine/session.h"
+#include "engine/session/session.h"
 
 
 /*

@@ -31,7 +31,7 @@
 #include "front/run.h"
 #include "cli/top/top_draw.h"
 #include "cli/top/top_model.h"
-#include "engine/session.h"
+#include "engine/session/session.h"
 
 #define TOP_EVENTS "cycles,instructions,cpu-clock"
 #define FIRST_DELAY_S 0.5

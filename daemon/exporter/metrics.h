@@ -35,7 +35,7 @@
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include "engine/snapshot.h"
+#include "engine/snapshot/snapshot.h"
 
 #define METRICS_MAX_SERIES_DEFAULT 20000
 

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "daemon/exporter/metrics_render.h"
-#include "engine/container.h"
-#include "engine/container_meta.h"
+#include "engine/names/container.h"
+#include "engine/names/container_meta.h"
 
 /* A cgroup folded into "other" or in a container, as last seen. */
 struct track {

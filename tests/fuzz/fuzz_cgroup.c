@@ -15,7 +15,7 @@
 #include <limits.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "engine/cgroup.h"
+#include "engine/names/cgroup.h"
 #include "tests/fuzz/fuzz.h"
 
 static void check_normalized(const char *p)

@@ -6,7 +6,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
-#include "engine/container.h"
+#include "engine/names/container.h"
 #include "tests/fuzz/fuzz.h"
 
 static bool lower_hex(const char *s, size_t n)

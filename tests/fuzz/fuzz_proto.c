@@ -11,7 +11,7 @@
 #include <errno.h>
 #include "emon_proto.h"
 #include "daemon/socket/server.h"
-#include "engine/snapshot.h"
+#include "engine/snapshot/snapshot.h"
 #include "tests/fuzz/fuzz.h"
 
 static int cpu_pkg[2] = { 0, 0 }, pkg_id[1] = { 0 };

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The kernel's features (engine/features.c) against the kernel itself, on
+# The kernel's features (engine/session/features.c) against the kernel itself, on
 # whatever kernel runs this (the host's, and Debian 12's 6.1 and 6.12 in
 # tests/vm/): check's rows say what the kernel's BTF and the pidfd
 # syscall say; the slower path a missing feature leaves counts what the

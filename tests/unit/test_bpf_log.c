@@ -11,8 +11,8 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 #include "front/errors.h"
-#include "engine/bpf_log.h"
-#include "engine/session.h"
+#include "engine/session/bpf_log.h"
+#include "engine/session/session.h"
 #include "helpers.h"
 
 static libbpf_print_fn_t print_fn;

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "engine/cgroup.h"
+#include "engine/names/cgroup.h"
 #include "helpers.h"
 
 static void test_normalize(void **state)

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "common/log.h"
-#include "engine/container.h"
-#include "engine/container_cache.h"
+#include "engine/names/container.h"
+#include "engine/names/container_cache.h"
 #include "helpers.h"
 
 #define ID1 "9ec39b91f3d70e1beff50a308f77067065ea6be0d91a3378375056cd4422cf3d"

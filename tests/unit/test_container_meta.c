@@ -14,8 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "engine/container.h"
-#include "engine/container_meta.h"
+#include "engine/names/container.h"
+#include "engine/names/container_meta.h"
 #include "helpers.h"
 
 #define FIX "tests/fixtures/runtimes"

@@ -16,7 +16,7 @@
 #include "front/output_sched.h"
 #include "cli/report/report.h"
 #include "daemon/exporter/metrics.h"
-#include "engine/snapshot.h"
+#include "engine/snapshot/snapshot.h"
 #include "helpers.h"
 
 static void sched__fill(struct emon_sched *s, __u64 base)

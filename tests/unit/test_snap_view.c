@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * What one client of the daemon may see (engine/snap_view.h,
+ * What one client of the daemon may see (engine/snapshot/view.h,
  * docs/security.md): a snapshot encoded for an administrator, a tenant
  * (perf_event_paranoid > 0) and a tenant allowed CPU-wide counting,
  * decoded back: which cgroups and processes are in it, and whether the
@@ -8,8 +8,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "engine/engine_snap.h"
-#include "engine/snapshot.h"
+#include "engine/snapshot/encode.h"
+#include "engine/snapshot/snapshot.h"
 #include "helpers.h"
 
 static int cpu_pkg[2] = { 0, 0 };

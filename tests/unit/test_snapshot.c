@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emon_proto.h"
-#include "engine/snapshot.h"
-#include "engine/engine_snap.h"
+#include "engine/snapshot/snapshot.h"
+#include "engine/snapshot/encode.h"
 #include "aggregate_want.h"
 
 static int cpu_pkg[2] = { 0, 0 }, pkg_id[1] = { 3 };
