@@ -2,8 +2,8 @@
 /*
  * What the unit tests share: cmocka and what it needs included before it,
  * ARRAY_SIZE, SEC, and a table's cases run as cmocka tests of their own.
- * Each tests/unit/test_X.c is a program of its own, so the functions here
- * are static.
+ * Each tests/unit/<layer>/test_X.c is a program of its own, so the
+ * functions here are static.
  */
 #ifndef EMON_TESTS_UNIT_HELPERS_H
 #define EMON_TESTS_UNIT_HELPERS_H
