@@ -18,6 +18,8 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define SEC 1000000000ULL	/* a second, in ns */
+/* a shared fixture's function that some of its tests do not call */
+#define __maybe_unused __attribute__((unused))
 
 /*
  * Runs the tests of fixed, then fn once a case of cases (nr of them, size
