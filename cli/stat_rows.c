@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/array.h"
 #include "engine/container.h"
 #include "cli/stat.h"
 
@@ -25,15 +26,8 @@ struct row *row_set__add(struct row_set *rs, enum scope s, const char *key)
 {
 	struct row *r;
 
-	if (rs->nr == rs->cap) {
-		int cap = rs->cap ? rs->cap * 2 : 64;
-		struct row *p = realloc(rs->rows, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		rs->rows = p;
-		rs->cap = cap;
-	}
+	if (array__grow(&rs->rows, &rs->cap, rs->nr + 1, sizeof(*r)))
+		return NULL;
 	r = &rs->rows[rs->nr++];
 	memset(r, 0, sizeof(*r));
 	r->scope = s;
@@ -44,17 +38,8 @@ struct row *row_set__add(struct row_set *rs, enum scope s, const char *key)
 /* Keys are reserved up front, so pointers into keys stay valid. */
 static int row_set__reserve_keys(struct row_set *rs, int n)
 {
-	char (*p)[32];
-
 	rs->nr_keys = 0;
-	if (n <= rs->cap_keys)
-		return 0;
-	p = realloc(rs->keys, n * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	rs->keys = p;
-	rs->cap_keys = n;
-	return 0;
+	return array__grow(&rs->keys, &rs->cap_keys, n, sizeof(*rs->keys));
 }
 
 const char *row_set__key(struct row_set *rs, const char *fmt, ...)
@@ -401,10 +386,10 @@ static int add_containers(const struct stat_ctx *sc, const struct aggregate *a,
 	struct row *r;
 	int n = 0;
 
-	conts = realloc(rs->conts, (a->cgrps.nr + 1) * sizeof(*conts));
-	if (!conts)
+	if (array__grow(&rs->conts, &rs->cap_conts, a->cgrps.nr + 1,
+			sizeof(*conts)))
 		return -ENOMEM;
-	rs->conts = conts;
+	conts = rs->conts;
 	while ((s = idmap__next(&a->cgrps, &it))) {
 		const struct agg_entry *e = s->val;
 		struct cont_acc *c = NULL;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/stat_targets.h"
+#include "common/array.h"
 #include "common/log.h"
 
 static bool pid__alive(pid_t pid)
@@ -103,17 +104,10 @@ static bool thread__read(const char *proc, pid_t tid, struct stat_thread *th)
 }
 
 static int start_thr__add(struct stat_targets *t, const struct stat_thread *th,
-			  int *cap)
+			  size_t *cap)
 {
-	struct stat_thread *n;
-
-	if (t->nr_start_thr == *cap) {
-		*cap = *cap ? *cap * 2 : 16;
-		n = realloc(t->start_thr, *cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		t->start_thr = n;
-	}
+	if (array__grow(&t->start_thr, cap, t->nr_start_thr + 1, sizeof(*th)))
+		return -ENOMEM;
 	t->start_thr[t->nr_start_thr++] = *th;
 	return 0;
 }
@@ -123,7 +117,8 @@ int stat_targets__start_threads(struct stat_targets *t, const char *proc)
 	struct stat_thread th;
 	struct dirent *d;
 	char path[128];
-	int cap = 0, err = 0;
+	size_t cap = 0;
+	int err = 0;
 	DIR *dir;
 
 	t->nr_start_thr = 0;

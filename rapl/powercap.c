@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "common/array.h"
 #include "rapl/energy.h"
 
 #define ZONE_PSYS (-2)		/* rapl_zone.dom of a top-level psys zone */
@@ -47,7 +48,8 @@ struct rapl_zone {
 
 struct powercap {
 	struct rapl_zone *zones;
-	int nr, alloc;
+	int nr;
+	size_t alloc;
 };
 
 int rapl__delta_uj(__u64 prev, __u64 cur, __u64 range, __u64 *delta)
@@ -120,17 +122,8 @@ static int zone__parse_domain(const char *name)
 
 static int powercap__add(struct powercap *pc, const struct rapl_zone *z)
 {
-	struct rapl_zone *n;
-
-	if (pc->nr == pc->alloc) {
-		int alloc = pc->alloc ? pc->alloc * 2 : 8;
-
-		n = realloc(pc->zones, alloc * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		pc->zones = n;
-		pc->alloc = alloc;
-	}
+	if (array__grow(&pc->zones, &pc->alloc, pc->nr + 1, sizeof(*z)))
+		return -ENOMEM;
 	pc->zones[pc->nr++] = *z;
 	return 0;
 }
