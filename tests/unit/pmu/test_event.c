@@ -4,21 +4,14 @@
  * no PMU and no privileges. Per-CPU opening and emon-perf list are
  * test_event_open.c.
  */
-#define _GNU_SOURCE	/* setresuid */
 #include <errno.h>
-#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 #include "pmu/event.h"
 #include "helpers.h"
 
 #define ERRLEN 256
-#define MAX_CPUS 4096
 
 #define assert_contains(haystack, needle) do {				\
 	if (!strstr((haystack), (needle)))				\
