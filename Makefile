@@ -95,8 +95,11 @@ SELF_LIBS := libemon.a libemon.so
 SELF_PROG_SRCS := $(wildcard examples/*.c tools/selfmon/*.c)
 SELF_PROGS := $(patsubst %.c,$(O)/%,$(SELF_PROG_SRCS))
 
-UNIT_SRCS := $(wildcard tests/unit/test_*.c)
-UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRCS))
+# Unit tests by layer: tests/unit/<layer>/test_*.c tests the layer it is in
+# (and includes only it and those below it: tests/layering.sh); each is
+# $(O)/tests/test_* (their names are unique), tests/unit/helpers.h theirs.
+UNIT_SRCS := $(wildcard tests/unit/*/test_*.c)
+UNIT_BINS := $(patsubst %.c,$(O)/tests/%,$(notdir $(UNIT_SRCS)))
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOL_BINS := $(patsubst tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
 
@@ -203,10 +206,13 @@ $(O)/tools/%: tools/%.c $(LIB)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LIBS) -o $@
 
-$(O)/tests/%: tests/unit/%.c $(LIB)
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB) $(LIBS) -lcmocka -o $@
+define unit_test
+$(O)/tests/$(basename $(notdir $(1))): $(1) $(LIB)
+	$$(call msg,CC,$$@)
+	$$(Q)mkdir -p $$(@D)
+	$$(Q)$$(CC) $$(CFLAGS) -Itests/unit $$(LDFLAGS) $$< $$(LIB) $$(LIBS) -lcmocka -o $$@
+endef
+$(foreach t,$(UNIT_SRCS),$(eval $(call unit_test,$(t))))
 
 unit: $(UNIT_BINS)
 

@@ -159,7 +159,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
  * it ends with, not its parent's. Runs in the task's context with migration
  * off but not preemption or interrupts: a sched_switch in between adds to
  * the same entry's counts, never to its header, and a flush in between
- * finds the header whole (proc_first_seen publishes it last).
+ * finds the header whole (slot_first_seen publishes it last).
  */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid)

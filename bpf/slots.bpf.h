@@ -77,6 +77,13 @@ static __always_inline void *proc_slot(__u32 par, __u32 s)
 	return bpf_map_lookup_elem(&proc_data, &k);
 }
 
+static __always_inline void *thrd_slot(__u32 par, __u32 s)
+{
+	__u32 k = par * cfg.max_tids + s;
+
+	return bpf_map_lookup_elem(&thrd_data, &k);
+}
+
 /*
  * A slot found or taken for a key: remember it in the CPU's cache. The
  * entry is emptied first and filled last: a flush between the stores
@@ -97,6 +104,84 @@ static __always_inline __u32 slot_cached(struct slot_cache *c, __u64 id,
 }
 
 /*
+ * A process's header, at its first slice on this CPU in this interval.
+ * Its name is taken here only, not on every switch: a later exec renames
+ * the entry from on_exec.
+ */
+static __always_inline void proc_hdr_fill(struct emon_proc_hdr *h,
+					  const struct emon_proc_key *k,
+					  struct task_struct *task, bool cur)
+{
+	h->key = *k;
+	if (cur)	/* direct BTF loads: no helper call */
+		__builtin_memcpy(h->comm, task->group_leader->comm, EMON_COMM_LEN);
+	else
+		BPF_CORE_READ_STR_INTO(&h->comm, task, group_leader, comm);
+	h->trees = in_trees(k->tgid, task, cur);
+	h->flags = 0;	/* a late on_exec's write may have left one */
+}
+
+/*
+ * A thread's (cfg.max_tids), the same way: its name is the thread's own
+ * comm at its first slice in the interval (perf --per-thread's comm-tid).
+ * task: current (direct loads), or one remembered (probe reads).
+ */
+static __always_inline void thrd_hdr_fill(struct emon_thrd_hdr *h,
+					  const struct emon_thrd_key *k,
+					  struct task_struct *task, bool cur)
+{
+	h->key = *k;
+	if (cur) {
+		h->tgid = task->tgid;
+		__builtin_memcpy(h->comm, task->comm, EMON_COMM_LEN);
+	} else {
+		h->tgid = BPF_CORE_READ(task, tgid);
+		BPF_CORE_READ_STR_INTO(&h->comm, task, comm);
+	}
+}
+
+/*
+ * Rare path: the first slice of a key (kind, a constant: one branch of
+ * each choice is left) on this CPU in this interval: a new slot, its
+ * header whole before the slot is published in the kind's idx map.
+ * on_exec runs with interrupts on, and a flush IPI that lands between the
+ * two finds the slot through proc_idx and counts the running slice there,
+ * then userspace may drain it before on_exec goes on: a header not yet
+ * written there loses that slice from the process's command tree.
+ */
+static __always_inline __u32 slot_first_seen(__u32 kind, __u32 par, __u32 ep,
+					     void *k, struct emon_slot_ref *ref,
+					     struct task_struct *task, bool cur)
+{
+	void *h, *idx;
+	__u32 s;
+
+	if (kind == EMON_KIND_CGRP) {
+		s = slot_alloc(kind, par, cfg.max_cgroups);
+		h = s == NO_SLOT ? NULL : cgrp_slot(par, s);
+		idx = &cgrp_idx;
+	} else if (kind == EMON_KIND_PROC) {
+		s = slot_alloc(kind, par, cfg.max_procs);
+		h = s == NO_SLOT ? NULL : proc_slot(par, s);
+		idx = &proc_idx;
+	} else {
+		s = slot_alloc(kind, par, cfg.max_tids);
+		h = s == NO_SLOT ? NULL : thrd_slot(par, s);
+		idx = &thrd_idx;
+	}
+	if (!h)
+		return NO_SLOT;
+	if (kind == EMON_KIND_CGRP)
+		((struct emon_cgrp_hdr *)h)->key = *(struct emon_cgrp_key *)k;
+	else if (kind == EMON_KIND_PROC)
+		proc_hdr_fill(h, k, task, cur);
+	else
+		thrd_hdr_fill(h, k, task, cur);
+	slot_ref_set(idx, k, ref, par, ep, s);
+	return s;
+}
+
+/*
  * How many levels up a cgroup's ancestry is recorded: a cgroup removed
  * before userspace saw its path still rolls up through parents that never
  * ran anything themselves (a pod's slice between a container and -G).
@@ -109,8 +194,6 @@ static __always_inline __u32 cgrp_first_seen(__u32 par, __u32 ep,
 					     struct emon_slot_ref *ref,
 					     struct task_struct *task)
 {
-	struct emon_cgrp_hdr *h;
-	__u32 s;
 	struct cgroup *cg = BPF_CORE_READ(task, cgroups, dfl_cgrp);
 	struct emon_cgrp_info *info;
 	__u64 id = k->cgid;
@@ -135,48 +218,7 @@ static __always_inline __u32 cgrp_first_seen(__u32 par, __u32 ep,
 		id = info->parent;
 	}
 
-	s = slot_alloc(EMON_KIND_CGRP, par, cfg.max_cgroups);
-	h = s == NO_SLOT ? NULL : cgrp_slot(par, s);
-	if (!h)
-		return NO_SLOT;
-	h->key = *k;
-	slot_ref_set(&cgrp_idx, k, ref, par, ep, s);
-	return s;
-}
-
-/*
- * Rare path: the first slice of a process on this CPU in this interval.
- * Its name is taken here only, not on every switch: a later exec renames
- * the entry from on_exec.
- */
-static __always_inline __u32 proc_first_seen(__u32 par, __u32 ep,
-					     struct emon_proc_key *k,
-					     struct emon_slot_ref *ref,
-					     struct task_struct *task, bool cur)
-{
-	struct emon_proc_hdr *h;
-	__u32 s;
-
-	s = slot_alloc(EMON_KIND_PROC, par, cfg.max_procs);
-	h = s == NO_SLOT ? NULL : proc_slot(par, s);
-	if (!h)
-		return NO_SLOT;
-	/*
-	 * The whole header before the slot is published in proc_idx: on_exec
-	 * runs with interrupts on, and a flush IPI that lands between the two
-	 * finds the slot through proc_idx and counts the running slice there,
-	 * then userspace may drain it before on_exec goes on: a header not yet
-	 * written there loses that slice from the process's command tree.
-	 */
-	h->key = *k;
-	if (cur)	/* direct BTF loads: no helper call */
-		__builtin_memcpy(h->comm, task->group_leader->comm, EMON_COMM_LEN);
-	else
-		BPF_CORE_READ_STR_INTO(&h->comm, task, group_leader, comm);
-	h->trees = in_trees(k->tgid, task, cur);
-	h->flags = 0;	/* a late on_exec's write may have left one */
-	slot_ref_set(&proc_idx, k, ref, par, ep, s);
-	return s;
+	return slot_first_seen(EMON_KIND_CGRP, par, ep, k, ref, task, false);
 }
 
 /*
@@ -228,7 +270,8 @@ static __always_inline __u32 proc_get(struct emon_prev *p, __u32 par, __u32 ep,
 
 	if (s != NO_SLOT)
 		return s;
-	return slot_cached(c, id, ep, proc_first_seen(par, ep, &k, ref, task, cur));
+	s = slot_first_seen(EMON_KIND_PROC, par, ep, &k, ref, task, cur);
+	return slot_cached(c, id, ep, s);
 }
 
 /*
@@ -278,48 +321,11 @@ proc_slot_of(struct emon_prev *p, __u32 par, __u32 ep, __u32 cpu, __u32 tgid,
 		return h;
 	slot_key_wrong(ep);
 	k = (struct emon_proc_key){ .tgid = tgid, .cpu = cpu, .start = start };
-	s = proc_first_seen(par, ep, &k, bpf_map_lookup_elem(&proc_idx, &k), task, cur);
+	s = slot_first_seen(EMON_KIND_PROC, par, ep, &k,
+			    bpf_map_lookup_elem(&proc_idx, &k), task, cur);
 	s = slot_cached(&p->proc_cache[tgid & (SLOT_CACHE - 1)],
 			(__u64)tgid << 32 | start, ep, s);
 	return s == NO_SLOT ? NULL : proc_slot(par, s);
-}
-
-/*
- * The thread scope (cfg.max_tids): a thread's slot, the same way as a
- * process's. Its name is the thread's own comm at its first slice in the
- * interval (perf --per-thread's comm-tid). task: current (direct loads),
- * or one remembered (probe reads).
- */
-static __always_inline void *thrd_slot(__u32 par, __u32 s)
-{
-	__u32 k = par * cfg.max_tids + s;
-
-	return bpf_map_lookup_elem(&thrd_data, &k);
-}
-
-static __always_inline __u32 thrd_first_seen(__u32 par, __u32 ep,
-					     struct emon_thrd_key *k,
-					     struct emon_slot_ref *ref,
-					     struct task_struct *task, bool cur)
-{
-	struct emon_thrd_hdr *h;
-	__u32 s;
-
-	s = slot_alloc(EMON_KIND_THRD, par, cfg.max_tids);
-	h = s == NO_SLOT ? NULL : thrd_slot(par, s);
-	if (!h)
-		return NO_SLOT;
-	/* the whole header before the slot is published: see proc_first_seen */
-	h->key = *k;
-	if (cur) {
-		h->tgid = task->tgid;
-		__builtin_memcpy(h->comm, task->comm, EMON_COMM_LEN);
-	} else {
-		h->tgid = BPF_CORE_READ(task, tgid);
-		BPF_CORE_READ_STR_INTO(&h->comm, task, comm);
-	}
-	slot_ref_set(&thrd_idx, k, ref, par, ep, s);
-	return s;
 }
 
 static __always_inline struct emon_thrd_hdr *
@@ -335,12 +341,14 @@ thrd_slot_of(struct emon_prev *p, __u32 par, __u32 ep, __u32 cpu, __u32 tid,
 	__u32 s = slot_find(c, id, &thrd_idx, &k, par, ep, &ref);
 
 	if (s == NO_SLOT)
-		s = slot_cached(c, id, ep, thrd_first_seen(par, ep, &k, ref, task, cur));
+		s = slot_cached(c, id, ep, slot_first_seen(EMON_KIND_THRD, par,
+							   ep, &k, ref, task, cur));
 	h = s == NO_SLOT ? NULL : thrd_slot(par, s);
 	if (!h || (h->key.tid == tid && h->key.start == start && h->key.cpu == cpu))
 		return h;
 	slot_key_wrong(ep);	/* see proc_slot_of() */
-	s = thrd_first_seen(par, ep, &k, bpf_map_lookup_elem(&thrd_idx, &k), task, cur);
+	s = slot_first_seen(EMON_KIND_THRD, par, ep, &k,
+			    bpf_map_lookup_elem(&thrd_idx, &k), task, cur);
 	s = slot_cached(c, id, ep, s);
 	return s == NO_SLOT ? NULL : thrd_slot(par, s);
 }

@@ -52,6 +52,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "common/array.h"
 #include "front/command.h"
 #include "common/log.h"
 
@@ -274,13 +275,9 @@ static bool command__record_one(pid_t pid, const char *comm, void *arg)
 	for (int i = 0; i < cmd->nr_fwd_seen; i++)
 		if (cmd->fwd_seen[i].pid == pid)
 			return false;
-	if (cmd->nr_fwd_seen == cmd->fwd_cap) {
-		n = realloc(cmd->fwd_seen, (cmd->fwd_cap * 2 + 16) * sizeof(*n));
-		if (!n)
-			return true;	/* the rest go without */
-		cmd->fwd_seen = n;
-		cmd->fwd_cap = cmd->fwd_cap * 2 + 16;
-	}
+	if (array__grow(&cmd->fwd_seen, &cmd->fwd_cap, cmd->nr_fwd_seen + 1,
+			sizeof(*n)))
+		return true;	/* the rest go without */
 	n = &cmd->fwd_seen[cmd->nr_fwd_seen++];
 	n->pid = pid;
 	snprintf(n->comm, sizeof(n->comm), "%s", comm);

@@ -34,7 +34,8 @@ struct command {
 	int fwd_sig;
 	double fwd_until_ms;
 	struct command_seen *fwd_seen;	/* the group's processes as they had it */
-	int nr_fwd_seen, fwd_cap;
+	int nr_fwd_seen;
+	size_t fwd_cap;
 };
 
 /*

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/array.h"
 #include "engine/names/container.h"
 #include "front/row_set.h"
 
@@ -24,17 +25,8 @@ struct cont_acc {
 /* Keys are reserved up front, so pointers into keys stay valid. */
 static int row_set__reserve_keys(struct row_set *rs, int n)
 {
-	char (*p)[32];
-
 	rs->nr_keys = 0;
-	if (n <= rs->cap_keys)
-		return 0;
-	p = realloc(rs->keys, n * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	rs->keys = p;
-	rs->cap_keys = n;
-	return 0;
+	return array__grow(&rs->keys, &rs->cap_keys, n, sizeof(*rs->keys));
 }
 
 static bool want(const struct row_ctx *sc, enum scope s)
@@ -348,10 +340,10 @@ static int add_containers(const struct row_ctx *sc, const struct aggregate *a,
 	struct row *r;
 	int n = 0;
 
-	conts = realloc(rs->conts, (a->cgrps.nr + 1) * sizeof(*conts));
-	if (!conts)
+	if (array__grow(&rs->conts, &rs->cap_conts, a->cgrps.nr + 1,
+			sizeof(*conts)))
 		return -ENOMEM;
-	rs->conts = conts;
+	conts = rs->conts;
 	while ((s = idmap__next(&a->cgrps, &it))) {
 		const struct agg_entry *e = s->val;
 		struct cont_acc *c = NULL;

@@ -10,21 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/idmap.h"
+#include "common/array.h"
 #include "front/row_set.h"
 
 struct row *row_set__add(struct row_set *rs, enum scope s, const char *key)
 {
 	struct row *r;
 
-	if (rs->nr == rs->cap) {
-		int cap = rs->cap ? rs->cap * 2 : 64;
-		struct row *p = realloc(rs->rows, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		rs->rows = p;
-		rs->cap = cap;
-	}
+	if (array__grow(&rs->rows, &rs->cap, rs->nr + 1, sizeof(*r)))
+		return NULL;
 	r = &rs->rows[rs->nr++];
 	memset(r, 0, sizeof(*r));
 	r->scope = s;

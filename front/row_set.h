@@ -38,13 +38,16 @@ struct pod_acc;
 
 struct row_set {
 	struct row *rows;
-	int nr, cap;
+	int nr;
+	size_t cap;
 	char (*keys)[32];	/* storage for numeric keys */
-	int nr_keys, cap_keys;
+	int nr_keys;
+	size_t cap_keys;
 	struct cont_acc *conts;	/* container rows' storage */
 	int nr_conts;
+	size_t cap_conts;
 	struct pod_acc *pods;	/* pod and namespace rows' storage */
-	int cap_pods;
+	size_t cap_pods;
 	struct idmap g_of;	/* cgid -> struct g_list: the -G rows it is in */
 	unsigned long gen;	/* intervals built */
 };

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/array.h"
 #include "engine/names/container.h"
 #include "front/row_set.h"
 #include "common/utf8.h"
@@ -138,18 +139,7 @@ static int pod_list__rows(const struct row_ctx *sc, const struct aggregate *a,
  * pod, and the rows point into it until the next interval. */
 static int pod_storage(struct row_set *rs, size_t n)
 {
-	struct pod_acc *p = rs->pods;
-	size_t cap = rs->cap_pods;
-
-	while (cap < n)
-		cap = cap ? 2 * cap : 64;
-	if (cap != (size_t)rs->cap_pods)
-		p = reallocarray(rs->pods, cap, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	rs->pods = p;
-	rs->cap_pods = cap;
-	return 0;
+	return array__grow(&rs->pods, &rs->cap_pods, n, sizeof(*rs->pods));
 }
 
 int row_set__pods(const struct row_ctx *sc, const struct aggregate *a,

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/array.h"
 #include "front/targets.h"
 #include "common/log.h"
 
@@ -103,17 +104,10 @@ static bool thread__read(const char *proc, pid_t tid, struct target_thread *th)
 }
 
 static int start_thr__add(struct targets *t, const struct target_thread *th,
-			  int *cap)
+			  size_t *cap)
 {
-	struct target_thread *n;
-
-	if (t->nr_start_thr == *cap) {
-		*cap = *cap ? *cap * 2 : 16;
-		n = realloc(t->start_thr, *cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		t->start_thr = n;
-	}
+	if (array__grow(&t->start_thr, cap, t->nr_start_thr + 1, sizeof(*th)))
+		return -ENOMEM;
 	t->start_thr[t->nr_start_thr++] = *th;
 	return 0;
 }
@@ -123,7 +117,8 @@ int targets__start_threads(struct targets *t, const char *proc)
 	struct target_thread th;
 	struct dirent *d;
 	char path[128];
-	int cap = 0, err = 0;
+	size_t cap = 0;
+	int err = 0;
 	DIR *dir;
 
 	t->nr_start_thr = 0;

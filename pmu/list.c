@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 /* linux/perf_event.h (via event.h) first: libpfm4 then skips its copy */
+#include "common/array.h"
 #include "common/log.h"
 #include "pmu/event.h"
 #include <perfmon/pfmlib_perf_event.h>
@@ -31,7 +32,8 @@ struct list_row {
 
 struct list_rows {
 	struct list_row *row;
-	int nr, cap;
+	int nr;
+	size_t cap;
 	bool denied;			/* some probe got EACCES/EPERM */
 };
 
@@ -108,7 +110,7 @@ static void list_row__probe_pmus(struct list_row *r, const struct pmu_event *e)
 static int list_rows__add(struct list_rows *rows, const char *name)
 {
 	char pfm_name[sizeof("perf::") + LIST_NAMES_LEN], err[256];
-	struct list_row *r, *grown;
+	struct list_row *r;
 	struct pmu_event e;
 	int i, ret;
 
@@ -127,14 +129,10 @@ static int list_rows__add(struct list_rows *rows, const char *name)
 			goto out;
 		}
 	}
-	if (rows->nr == rows->cap) {
-		rows->cap = rows->cap ? 2 * rows->cap : 64;
-		grown = realloc(rows->row, rows->cap * sizeof(*grown));
-		if (!grown) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		rows->row = grown;
+	if (array__grow(&rows->row, &rows->cap, rows->nr + 1,
+			sizeof(*rows->row))) {
+		ret = -ENOMEM;
+		goto out;
 	}
 	r = &rows->row[rows->nr++];
 	snprintf(r->names, sizeof(r->names), "%s", name);
@@ -290,7 +288,8 @@ static int pmu_info__cmp(const void *a, const void *b)
 static int pmus__print(FILE *out, bool verbose)
 {
 	pfm_pmu_info_t *pmus = NULL, pinfo;
-	int nr = 0, cap = 0, i, ret = 0;
+	int nr = 0, i, ret = 0;
+	size_t cap = 0;
 	pfm_pmu_t p;
 
 	pfm_for_all_pmus(p) {
@@ -299,16 +298,9 @@ static int pmus__print(FILE *out, bool verbose)
 		if (pfm_get_pmu_info(p, &pinfo) || !pinfo.is_present ||
 		    pinfo.type == PFM_PMU_TYPE_OS_GENERIC)
 			continue;
-		if (nr == cap) {
-			pfm_pmu_info_t *grown;
-
-			cap = cap ? 2 * cap : 8;
-			grown = realloc(pmus, cap * sizeof(*grown));
-			if (!grown) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			pmus = grown;
+		if (array__grow(&pmus, &cap, nr + 1, sizeof(*pmus))) {
+			ret = -ENOMEM;
+			goto out;
 		}
 		pmus[nr++] = pinfo;
 	}

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "common/array.h"
 #include "rapl/energy.h"
 
 #define PP_PACKAGE (-1)		/* perf_power_event.dom: energy-pkg */
@@ -34,7 +35,8 @@ struct perf_power_event {
 
 struct perf_power {
 	struct perf_power_event *ev;
-	int nr, alloc;
+	int nr;
+	size_t alloc;
 };
 
 static const struct {
@@ -112,17 +114,8 @@ int perf_power__parse_cpus(const char *s, int *cpus, int max)
 
 static int pp__add(struct perf_power *pp, const struct perf_power_event *e)
 {
-	struct perf_power_event *n;
-
-	if (pp->nr == pp->alloc) {
-		int alloc = pp->alloc ? pp->alloc * 2 : 8;
-
-		n = realloc(pp->ev, alloc * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		pp->ev = n;
-		pp->alloc = alloc;
-	}
+	if (array__grow(&pp->ev, &pp->alloc, pp->nr + 1, sizeof(*e)))
+		return -ENOMEM;
 	pp->ev[pp->nr++] = *e;
 	return 0;
 }

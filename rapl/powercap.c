@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "common/array.h"
 #include "rapl/energy.h"
 
 #define ZONE_PSYS (-2)		/* rapl_zone.dom of a top-level psys zone */
@@ -47,7 +48,8 @@ struct rapl_zone {
 
 struct powercap {
 	struct rapl_zone *zones;
-	int nr, alloc;
+	int nr;
+	size_t alloc;
 };
 
 int rapl__delta_uj(__u64 prev, __u64 cur, __u64 range, __u64 *delta)
@@ -120,17 +122,8 @@ static int zone__parse_domain(const char *name)
 
 static int powercap__add(struct powercap *pc, const struct rapl_zone *z)
 {
-	struct rapl_zone *n;
-
-	if (pc->nr == pc->alloc) {
-		int alloc = pc->alloc ? pc->alloc * 2 : 8;
-
-		n = realloc(pc->zones, alloc * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		pc->zones = n;
-		pc->alloc = alloc;
-	}
+	if (array__grow(&pc->zones, &pc->alloc, pc->nr + 1, sizeof(*z)))
+		return -ENOMEM;
 	pc->zones[pc->nr++] = *z;
 	return 0;
 }
@@ -217,6 +210,29 @@ out:
 	return ret;
 }
 
+/*
+ * Probe z, a zone of pc under dir, and keep it: 1 when kept, 0 when it has
+ * no counter (left out), or an error with err said.
+ */
+static int powercap__keep(struct energy_source *s, struct powercap *pc,
+			  const char *dir, struct rapl_zone *z,
+			  char *err, size_t errlen)
+{
+	int ret = zone__probe(s, dir, z, err, errlen);
+
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	ret = powercap__add(pc, z);
+	if (ret) {
+		zone__close(z);
+		snprintf(err, errlen, "out of memory");
+		return ret;
+	}
+	return 1;
+}
+
 static int powercap__sub_zones(struct energy_source *s, struct powercap *pc,
 			       const char *dir, const char *zname, int phys_id,
 			       char *err, size_t errlen)
@@ -242,19 +258,10 @@ static int powercap__sub_zones(struct energy_source *s, struct powercap *pc,
 		if (z.dom < 0)
 			continue;	/* a domain we do not report */
 		z.phys_id = phys_id;
-		ret = zone__probe(s, sub, &z, err, errlen);
-		if (ret == -ENOENT) {
-			ret = 0;
-			continue;
-		}
-		if (ret)
+		ret = powercap__keep(s, pc, sub, &z, err, errlen);
+		if (ret < 0)
 			goto out;
-		ret = powercap__add(pc, &z);
-		if (ret) {
-			zone__close(&z);
-			snprintf(err, errlen, "out of memory");
-			goto out;
-		}
+		ret = 0;
 	}
 out:
 	for (i = 0; i < n; i++)
@@ -293,30 +300,21 @@ static int powercap__zone(struct energy_source *s, struct powercap *pc,
 		energy_source__warn(s, "%s: unknown zone '%s' left out", dir, name);
 		goto out;
 	}
-	ret = zone__probe(s, dir, &z, err, errlen);
-	if (ret == -ENOENT) {
-		ret = 0;
+	ret = powercap__keep(s, pc, dir, &z, err, errlen);
+	if (ret <= 0)
 		goto out;
-	}
-	if (ret)
-		goto out;
+	ret = 0;
 	if (z.dom == ZONE_PACKAGE) {
+		/* kept already: a failure closes every zone of pc */
 		ret = cpu_topology__add_package(&s->topo, z.phys_id);
 		if (ret < 0) {
 			snprintf(err, errlen, "more than %d packages under %s",
 				 ENERGY_MAX_PACKAGES, root);
 			goto out;
 		}
-	}
-	ret = powercap__add(pc, &z);
-	if (ret) {
-		zone__close(&z);
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	if (z.dom == ZONE_PACKAGE)
 		ret = powercap__sub_zones(s, pc, dir, zname, z.phys_id,
 					  err, errlen);
+	}
 out:
 	return ret;
 }

@@ -18,7 +18,16 @@
 #    symbol the other defines (nm), but the few named below with why;
 #    skipped, and said, when nothing is built;
 #  - no two product files share a name;
-#  - no hand-written product file over 700 lines.
+#  - no hand-written file over 700 lines: the product's, and tests/'
+#    and tools/ (all but tests/fixtures/ and the fuzzers' corpora);
+#  - a unit test, tests/unit/<room>/, includes only the product headers of
+#    its room and those below it (the map below), the ABI headers, and the
+#    tests' own (tests/unit/helpers.h, a header beside it); two unit tests
+#    never share a name (each is $(O)/tests/test_X);
+#  - a growable array grows by common/array (array__grow): a raw realloc
+#    (or reallocarray) in the product says why not in a comment
+#    "not array__grow: REASON" on its line or the line above
+#    (docs/layout.md lists them).
 #   tests/layering.sh [ROOT]   (default: the tree this script is in)
 set -u
 cd "${1:-$(dirname "$0")/..}" || exit 2
@@ -168,9 +177,67 @@ else
 	echo "layering: no objects in $obj, circles between files not checked"
 	circles=""
 fi
+# tests/ and tools/ under the same size rule; copies of other programs'
+# files (tests/fixtures/) and the fuzzers' corpora are data
+while read -r n f; do
+	[ "$f" = total ] && continue
+	[ "$n" -gt 700 ] && fail "$f has $n lines (at most 700: split it along its seams)"
+done < <(find tests tools -type f -not -path 'tests/fixtures/*' \
+	-not -path 'tests/fuzz/corpus/*' -not -path '*/__pycache__/*' -print0 |
+	xargs -0 wc -l)
+
+# unit tests by room: tests/unit/<room>/test_*.c includes what its room may
+declare -A unit_names
+for f in $(find tests/unit -name '*.[ch]' | sort); do
+	rel=${f#tests/unit/}
+	case $rel in
+	helpers.h) continue ;;
+	*/*/*) fail "$f: a unit test is tests/unit/<room>/NAME, one level down"; continue ;;
+	*/*) room=${rel%%/*} ;;
+	*) fail "$f: a unit test goes in the folder of the room it tests, tests/unit/<room>/"; continue ;;
+	esac
+	if [ -z "${allowed[$room]+x}" ] || [ "$room" = bpf ] || [ "$room" = include ]; then
+		fail "$f: tests/unit/$room/ is not a room of the product"
+		continue
+	fi
+	base=$(basename "$f")
+	if [[ $base == test_*.c ]]; then
+		[ -n "${unit_names[$base]+x}" ] &&
+			fail "$f and ${unit_names[$base]}: two unit tests named ${base%.c}"
+		unit_names[$base]=$f
+	fi
+	while IFS=: read -r line inc; do
+		inc=${inc#*\"}; inc=${inc%%\"*}
+		case $inc in
+		*../*) fail "$f:$line includes \"$inc\": no climbing with ../" ;;
+		*/*)
+			[ -e "include/$inc" ] && continue
+			[[ " ${allowed[$room]} " == *" ${inc%%/*} "* ]] ||
+				fail "$f:$line includes \"$inc\": a unit test of $room/ may include only ${allowed[$room]} and include/" ;;
+		*)
+			[ -e "include/$inc" ] || [ -e "tests/unit/$room/$inc" ] ||
+				[ "$inc" = helpers.h ] ||
+				fail "$f:$line includes \"$inc\", which is neither in include/ nor a test's own header" ;;
+		esac
+	done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" | cut -d: -f1,2)
+done
+
+# one growth rule: a raw realloc says why it is not array__grow
+while read -r l; do fail "$l"; done < <(
+	for room in $rooms; do
+		for f in $(find "$room" -name '*.[ch]' 2>/dev/null | sort); do
+			[ "$f" = common/array.c ] && continue	# the rule itself
+			awk -v f="$f" '
+				/[^a-z_]realloc(array)?[[:space:]]*\(/ && !/not array__grow: ./ &&
+				    prev !~ /not array__grow: ./ {
+					printf "%s:%d: a raw realloc: grow with array__grow (common/array.h), or say \"not array__grow: REASON\" beside it\n", f, FNR
+				}
+				{ prev = $0 }' "$f"
+		done
+	done)
 
 if [ $bad -gt 0 ]; then
 	echo "layering: $bad problem(s)"
 	exit 1
 fi
-echo "layering: every include points down, no header pair includes each other, ${circles}no two files of one name, no file over 700 lines"
+echo "layering: every include points down (unit tests' too), no header pair includes each other, ${circles}no two files of one name, no file over 700 lines (tests/ and tools/ too), no raw realloc without its reason"

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <curl/curl.h>
+#include "common/array.h"
 #include "cli/commands.h"
 #include "cli/report/prom_client.h"
 
@@ -27,24 +28,15 @@ struct body {
 static size_t body__write(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct body *b = arg;
-	size_t n = size * nmemb;
-	char *buf;
+	size_t n = size * nmemb, need = b->len + n + 1;
 
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 64 * 1024;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		if (cap > BODY_MAX) {
-			b->too_big = true;
-			return 0;
-		}
-		buf = realloc(b->buf, cap);
-		if (!buf)
-			return 0;
-		b->buf = buf;
-		b->cap = cap;
+	if (need > BODY_MAX) {
+		b->too_big = true;
+		return 0;
 	}
+	/* 64 KiB at first, then doubled */
+	if (array__grow(&b->buf, &b->cap, need < 64 * 1024 ? 64 * 1024 : need, 1))
+		return 0;
 	memcpy(b->buf + b->len, data, n);
 	b->len += n;
 	b->buf[b->len] = '\0';

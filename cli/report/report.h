@@ -57,7 +57,7 @@ struct report_key {
 struct report_table {
 	struct report_key *keys;
 	int nr;
-	int alloc;
+	size_t alloc;
 	struct json_object *index;	/* key -> position in keys */
 };
 
@@ -94,7 +94,7 @@ struct report {
 	struct report_table tab[SCOPE_NR];
 	double *times;		/* distinct interval ends, sorted */
 	int nr_times;
-	int alloc_times;
+	size_t alloc_times;
 	double duration;	/* the last interval's end, seconds */
 	int nr_rows;
 	bool has_energy;	/* some row has energy_j */

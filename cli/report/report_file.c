@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
+#include "common/array.h"
 #include "cli/report/report.h"
 
 /* One row of the recording, pointing into the parsed JSON object. */
@@ -155,19 +156,11 @@ static int report_row__parse(struct report_row *row, struct json_object *o,
 
 static int report__add_time(struct report *r, double t)
 {
-	double *times;
-
 	if (r->nr_times && r->times[r->nr_times - 1] == t)
 		return 0;
-	if (r->nr_times == r->alloc_times) {
-		int alloc = r->alloc_times ? r->alloc_times * 2 : 64;
-
-		times = realloc(r->times, alloc * sizeof(*times));
-		if (!times)
-			return -ENOMEM;
-		r->times = times;
-		r->alloc_times = alloc;
-	}
+	if (array__grow(&r->times, &r->alloc_times, r->nr_times + 1,
+			sizeof(*r->times)))
+		return -ENOMEM;
 	r->times[r->nr_times++] = t;
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
+#include "common/array.h"
 #include "cli/report/report.h"
 
 /* The counter a ranking sorts by; RANK_ENERGY has none. */
@@ -133,15 +134,8 @@ static struct report_key *report_table__add(struct report_table *t,
 
 	if (!t->index && !(t->index = json_object_new_object()))
 		return NULL;
-	if (t->nr == t->alloc) {
-		int alloc = t->alloc ? t->alloc * 2 : 16;
-
-		k = realloc(t->keys, alloc * sizeof(*k));
-		if (!k)
-			return NULL;
-		t->keys = k;
-		t->alloc = alloc;
-	}
+	if (array__grow(&t->keys, &t->alloc, t->nr + 1, sizeof(*k)))
+		return NULL;
 	k = &t->keys[t->nr];
 	memset(k, 0, sizeof(*k));
 	k->key = strdup(key);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/array.h"
 #include "front/output.h"
 #include "cli/top/top_model.h"
 
@@ -199,19 +200,9 @@ static struct top_row *top_table__add(struct top_table *t, const char *key,
 {
 	struct top_row *r;
 
-	if (t->nr == t->cap) {
-		int cap = t->cap ? t->cap * 2 : 64;
-		struct top_row *p = realloc(t->rows, cap * sizeof(*p));
-		int *s = realloc(t->shown, cap * sizeof(*s));
-
-		if (p)
-			t->rows = p;
-		if (s)
-			t->shown = s;
-		if (!p || !s)
-			return NULL;
-		t->cap = cap;
-	}
+	if (array__grow(&t->rows, &t->cap, t->nr + 1, sizeof(*r)) ||
+	    array__grow(&t->shown, &t->cap_shown, t->nr + 1, sizeof(*t->shown)))
+		return NULL;
 	r = &t->rows[t->nr];
 	memset(r, 0, sizeof(*r));
 	r->parent = -1;

@@ -58,9 +58,11 @@ struct top_table {
 	enum top_view view;
 	bool sched;		/* the scheduler view's columns too */
 	struct top_row *rows;
-	int nr, cap;
+	int nr;
+	size_t cap;
 	int *shown;		/* row indices to paint, in order */
 	int nr_shown;
+	size_t cap_shown;
 };
 
 /* Host-wide figures for the header. */
@@ -100,6 +102,7 @@ struct top_state {
 	int first;		/* the first shown row on screen */
 	char **collapsed;	/* cgroup paths whose subtrees are hidden */
 	int nr_collapsed;
+	size_t cap_collapsed;
 };
 
 /* Keys, as the drawing side hands them over (printable ones as is). */

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/array.h"
 #include "cli/top/top_model.h"
 
 void top_state__init(struct top_state *s)
@@ -38,8 +39,6 @@ bool top_state__is_collapsed(const struct top_state *s, const char *key)
 
 static void set_collapsed(struct top_state *s, const char *key, bool on)
 {
-	char **p;
-
 	for (int i = 0; i < s->nr_collapsed; i++) {
 		if (strcmp(s->collapsed[i], key))
 			continue;
@@ -51,11 +50,10 @@ static void set_collapsed(struct top_state *s, const char *key, bool on)
 	}
 	if (!on)
 		return;
-	p = realloc(s->collapsed, (s->nr_collapsed + 1) * sizeof(*p));
-	if (!p)
+	if (array__grow(&s->collapsed, &s->cap_collapsed, s->nr_collapsed + 1,
+			sizeof(*s->collapsed)))
 		return;
-	s->collapsed = p;
-	if ((p[s->nr_collapsed] = strdup(key)))
+	if ((s->collapsed[s->nr_collapsed] = strdup(key)))
 		s->nr_collapsed++;
 }
 

@@ -5,28 +5,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/array.h"
 #include "common/utf8.h"
 #include "daemon/exporter/metrics_buf.h"
 
 bool mbuf__reserve(struct mbuf *b, size_t n)
 {
-	size_t cap;
-	char *p;
+	size_t need = b->len + n + 1;	/* the NUL too */
 
 	if (b->err)
 		return false;
-	if (b->len + n < b->cap)	/* room for the NUL too */
+	if (need <= b->cap)
 		return true;
-	cap = b->cap ? b->cap : 4096;
-	while (cap <= b->len + n)
-		cap *= 2;
-	p = realloc(b->p, cap);
-	if (!p) {
+	/* a page at first, then doubled */
+	if (array__grow(&b->p, &b->cap, need < 4096 ? 4096 : need, 1)) {
 		b->err = -ENOMEM;
 		return false;
 	}
-	b->p = p;
-	b->cap = cap;
 	return true;
 }
 

@@ -15,7 +15,7 @@
 # socket stays root's, the directory it made is nobody's, so that it
 # removes both at exit. Bad --user and a widening
 # EMON_PERF_KEEP_CAPS: exit 2 before anything loads. (That a thread
-# started before the drop is caught is tests/unit/test_privs.c's: a
+# started before the drop is caught is tests/unit/daemon/test_privs.c's: a
 # real thread, no knob in the product.)
 . "$(dirname "$0")/lib.sh"
 

@@ -2,8 +2,8 @@
 /*
  * What the unit tests share: cmocka and what it needs included before it,
  * ARRAY_SIZE, SEC, and a table's cases run as cmocka tests of their own.
- * Each tests/unit/test_X.c is a program of its own, so the functions here
- * are static.
+ * Each tests/unit/<layer>/test_X.c is a program of its own, so the
+ * functions here are static.
  */
 #ifndef EMON_TESTS_UNIT_HELPERS_H
 #define EMON_TESTS_UNIT_HELPERS_H
@@ -18,6 +18,8 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define SEC 1000000000ULL	/* a second, in ns */
+/* a shared fixture's function that some of its tests do not call */
+#define __maybe_unused __attribute__((unused))
 
 /*
  * Runs the tests of fixed, then fn once a case of cases (nr of them, size
