@@ -92,7 +92,10 @@ void aggregate__exit(struct aggregate *a)
 static void entry__add(const struct aggregate *a, struct agg_entry *e,
 		       const struct counts *c)
 {
-	counts__add(&e->total, c, a->nr_events);
+	if (a->sched_off)
+		counts__add_events(&e->total, c, a->nr_events);
+	else
+		counts__add(&e->total, c, a->nr_events);
 }
 
 /* Note entry e of (id, id2) in a fresh list (see struct aggregate). */

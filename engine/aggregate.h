@@ -64,6 +64,10 @@ struct aggregate {
 	struct agg_entry **ovf_tree;	/* [ntrees] */
 	__u64 stats[EMON_STAT_NR];
 	int reads;
+	/* reads carry no scheduler view (it is zero): only events are
+	 * added, not the view's 36 words (set by the engine when --sched
+	 * is off; a sum is the same either way) */
+	bool sched_off;
 	/*
 	 * What the last aggregate__add left for the names and owners
 	 * (engine_names.c), in the read's order, so that they need no

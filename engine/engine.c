@@ -345,6 +345,7 @@ static int setup_session(struct engine *e, struct session_opts *so)
 			    so->nr_events) ||
 	    aggregate__init_trees(&e->agg, e->o.max_trees))
 		return -ENOMEM;
+	e->agg.sched_off = !e->sess.sched;
 	if (e->o.name_cgroups)
 		e->agg.fresh = AGG_FRESH_NAMES | (e->o.owners ? AGG_FRESH_OWNERS : 0);
 	if (e->energy)
@@ -556,11 +557,15 @@ static void adapt_period(struct engine *e)
 /* Let the keys go that engine_opts.retain_s lets go (gone entries). */
 static int engine__retain(struct engine *e)
 {
+	double pass = e->retain.pruned_t;
 	int err = retain__run(&e->retain, &e->agg, e->cgroot, &e->o, e->last_t,
 			      e->snap_t);
 
-	/* the containers whose cgroups all went a while ago */
-	cont_cache__prune(&e->conts, &e->agg.cgrps, e->last_t);
+	/* the containers whose cgroups all went a while ago: with the
+	 * daemon's pass (every few seconds, not at every read: it walks
+	 * every cgroup) */
+	if (e->o.retain_s < 0 || e->retain.pruned_t != pass)
+		cont_cache__prune(&e->conts, &e->agg.cgrps, e->last_t);
 	return err;
 }
 
