@@ -7,6 +7,8 @@
 #ifndef COMMON_PROCFS_H
 #define COMMON_PROCFS_H
 
+#include <linux/types.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -16,5 +18,27 @@
  * process is gone or the line cannot be read.
  */
 char *procfs__stat(pid_t pid, char *buf, size_t len);
+
+/*
+ * The owner of /proc/PID (the kernel makes it the process's euid while it
+ * is dumpable, root when not) if pid is still the process that started
+ * at start: the low 32 bits of its CLOCK_MONOTONIC start in ns (the
+ * kernel's start_time of its leader, what BPF keys processes with). 0 and
+ * *uid; -ESRCH when it is gone; -ESTALE when pid is another process's now
+ * (a reused pid: the owner of that one is never given to this one).
+ */
+int procfs__owner(pid_t pid, __u32 start, uid_t *uid);
+
+/*
+ * Can a process whose stat line says it started at ticks (its field 22,
+ * CLOCK_BOOTTIME in clock ticks of hz a second) be the one that started
+ * at start (as above), with CLOCK_BOOTTIME boot_off ns ahead of
+ * CLOCK_MONOTONIC? A tick is 10 ms, so one in about 350 other processes
+ * matches by chance, and only when started within the same tick modulo
+ * 2^32 ns (4.3 s). A suspend since the process started (boot_off grew)
+ * makes it fail: no owner rather than a wrong one.
+ */
+bool procfs__same_start(unsigned long long ticks, long hz, __u64 boot_off,
+			__u32 start);
 
 #endif

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/array.h"
 #include "engine/aggregate.h"
 
 static struct agg_entry *agg_entry__new(void)
@@ -83,13 +84,30 @@ void aggregate__exit(struct aggregate *a)
 	free(a->pkg_energy);
 	free(a->pkg_zone);
 	free(a->pkg_zone_mask);
+	free(a->fresh_cgrp);
+	free(a->fresh_proc);
 	memset(a, 0, sizeof(*a));
 }
 
 static void entry__add(const struct aggregate *a, struct agg_entry *e,
 		       const struct counts *c)
 {
-	counts__add(&e->total, c, a->nr_events);
+	if (a->sched_off)
+		counts__add_events(&e->total, c, a->nr_events);
+	else
+		counts__add(&e->total, c, a->nr_events);
+}
+
+/* Note entry e of (id, id2) in a fresh list (see struct aggregate). */
+static int fresh__push(struct agg_fresh **arr, size_t *nr, size_t *cap,
+		       __u64 id, __u64 id2, struct agg_entry *e, bool exec)
+{
+	int err = array__grow(arr, cap, *nr + 1, sizeof(**arr));
+
+	if (err)
+		return err;
+	(*arr)[(*nr)++] = (struct agg_fresh){ id, id2, e, exec };
+	return 0;
 }
 
 struct agg_entry *aggregate__entry(struct aggregate *a, struct idmap *m,
@@ -117,6 +135,7 @@ struct agg_entry *aggregate__entry(struct aggregate *a, struct idmap *m,
 
 int aggregate__add(struct aggregate *a, const struct session_read *r)
 {
+	a->nr_fresh_cgrp = a->nr_fresh_proc = 0;
 	for (int cpu = 0; cpu < a->ncpus; cpu++) {
 		counts__add(&a->cpu[cpu], &r->cpu[cpu], a->nr_events);
 		entry__add(a, a->ovf_cgrp, &r->ovf_cgrp[cpu]);
@@ -138,6 +157,11 @@ int aggregate__add(struct aggregate *a, const struct session_read *r)
 			return -ENOMEM;
 		entry__add(a, e, &c->c);
 		e->seen_t = r->t;
+		if ((((a->fresh & AGG_FRESH_NAMES) && !e->name) ||
+		     ((a->fresh & AGG_FRESH_OWNERS) && !e->owned)) &&
+		    fresh__push(&a->fresh_cgrp, &a->nr_fresh_cgrp, &a->cap_fresh_cgrp,
+				c->cgid, 0, e, false))
+			return -ENOMEM;
 	}
 	for (size_t i = 0; i < r->nr_proc; i++) {
 		const struct sess_proc *p = &r->proc[i];
@@ -156,6 +180,11 @@ int aggregate__add(struct aggregate *a, const struct session_read *r)
 			e->comm_flags = p->flags;
 			e->comm_read = a->reads;
 		}
+		if ((a->fresh & AGG_FRESH_OWNERS) &&
+		    (!e->owned || (p->flags & EMON_PROC_EXEC)) &&
+		    fresh__push(&a->fresh_proc, &a->nr_fresh_proc, &a->cap_fresh_proc,
+				p->tgid, p->start, e, p->flags & EMON_PROC_EXEC))
+			return -ENOMEM;
 		e->flags |= p->flags;
 		e->trees |= p->trees;
 		entry__add(a, e, &p->c);

@@ -31,6 +31,13 @@ struct agg_entry {
 	struct counts total;
 };
 
+/* An entry aggregate__add's last read made new (struct aggregate.fresh_*). */
+struct agg_fresh {
+	__u64 id, id2;			/* its key */
+	struct agg_entry *e;
+	bool exec;			/* processes: the read saw it exec */
+};
+
 struct aggregate {
 	int ncpus;
 	int npkg;
@@ -57,6 +64,21 @@ struct aggregate {
 	struct agg_entry **ovf_tree;	/* [ntrees] */
 	__u64 stats[EMON_STAT_NR];
 	int reads;
+	/* reads carry no scheduler view (it is zero): only events are
+	 * added, not the view's 36 words (set by the engine when --sched
+	 * is off; a sum is the same either way) */
+	bool sched_off;
+	/*
+	 * What the last aggregate__add left for the names and owners
+	 * (engine_names.c), in the read's order, so that they need no
+	 * lookup per entry per read. With AGG_FRESH_NAMES: the cgroup
+	 * entries with no path yet; with AGG_FRESH_OWNERS: those with no
+	 * owner yet, and the process entries with no owner yet or that the
+	 * read saw exec (an entry may come once per CPU).
+	 */
+	unsigned int fresh;
+	struct agg_fresh *fresh_cgrp, *fresh_proc;
+	size_t nr_fresh_cgrp, cap_fresh_cgrp, nr_fresh_proc, cap_fresh_proc;
 	/* from a snapshot whose system, CPUs, packages and energy were not
 	 * the viewer's to see (snapshot.no_sys): no rows of them */
 	bool no_sys;
@@ -71,6 +93,9 @@ struct aggregate {
 	const struct snap_cont *conts;
 	size_t nr_conts;
 };
+
+#define AGG_FRESH_NAMES		(1U << 0)
+#define AGG_FRESH_OWNERS	(1U << 1)
 
 #define AGG_ZONES 4	/* core, uncore, dram, psys: rapl's ENERGY_DOM_NR */
 

@@ -79,12 +79,10 @@ void counts__delta(struct counts *dst, const struct counts *cur,
 	}
 }
 
-void counts__add(struct counts *dst, const struct counts *src, int nr)
+void counts__add_events(struct counts *dst, const struct counts *src, int nr)
 {
 	int i;
 
-	if (counts__has_sched(nr))
-		sched__add(&dst->s, &src->s);
 	nr = nr_clamp(nr);
 	for (i = 0; i < nr; i++) {
 		dst->c[i].counter += src->c[i].counter;
@@ -92,6 +90,13 @@ void counts__add(struct counts *dst, const struct counts *src, int nr)
 		dst->c[i].running += src->c[i].running;
 		dst->c[i].unrun += src->c[i].unrun;
 	}
+}
+
+void counts__add(struct counts *dst, const struct counts *src, int nr)
+{
+	if (counts__has_sched(nr))
+		sched__add(&dst->s, &src->s);
+	counts__add_events(dst, src, nr);
 }
 
 bool counts__is_zero(const struct counts *c, int nr)

@@ -41,6 +41,9 @@ static inline bool counts__has_sched(int nr)
 void counts__delta(struct counts *dst, const struct counts *cur,
 		   const struct counts *prev, int nr);
 void counts__add(struct counts *dst, const struct counts *src, int nr);
+/* The events alone: counts__add where the scheduler view is off (src's
+ * is zero, so the sum is the same), without its 36 words. */
+void counts__add_events(struct counts *dst, const struct counts *src, int nr);
 bool counts__is_zero(const struct counts *c, int nr);
 /* The same for the scheduler view alone. */
 void sched__delta(struct emon_sched *dst, const struct emon_sched *cur,

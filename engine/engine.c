@@ -45,6 +45,7 @@
 #include "engine/snapshot/encode.h"
 #include "engine/trees.h"
 #include "common/cpu_topo.h"
+#include "common/procfs.h"
 #include "common/log.h"
 #include "engine/session/session.h"
 #include "emon_selfmon.h"
@@ -344,6 +345,9 @@ static int setup_session(struct engine *e, struct session_opts *so)
 			    so->nr_events) ||
 	    aggregate__init_trees(&e->agg, e->o.max_trees))
 		return -ENOMEM;
+	e->agg.sched_off = !e->sess.sched;
+	if (e->o.name_cgroups)
+		e->agg.fresh = AGG_FRESH_NAMES | (e->o.owners ? AGG_FRESH_OWNERS : 0);
 	if (e->energy)
 		cgroup__id(e->cgroot, "/", &e->attr.root_cgid);
 	ret = session__start(&e->sess);
@@ -553,11 +557,15 @@ static void adapt_period(struct engine *e)
 /* Let the keys go that engine_opts.retain_s lets go (gone entries). */
 static int engine__retain(struct engine *e)
 {
+	double pass = e->retain.pruned_t;
 	int err = retain__run(&e->retain, &e->agg, e->cgroot, &e->o, e->last_t,
 			      e->snap_t);
 
-	/* the containers whose cgroups all went a while ago */
-	cont_cache__prune(&e->conts, &e->agg.cgrps, e->last_t);
+	/* the containers whose cgroups all went a while ago: with the
+	 * daemon's pass (every few seconds, not at every read: it walks
+	 * every cgroup) */
+	if (e->o.retain_s < 0 || e->retain.pruned_t != pass)
+		cont_cache__prune(&e->conts, &e->agg.cgrps, e->last_t);
 	return err;
 }
 
@@ -589,10 +597,10 @@ int engine__tick(struct engine *e)
 	e->seq++;
 	e->last_t = e->rd.t;
 	if (e->o.name_cgroups)
-		engine_names__take(&e->names, &e->agg.cgrps, &e->rd, &e->sess,
-				   &e->conts, &e->o.runtime_roots, e->last_t);
+		engine_names__take(&e->names, &e->agg, &e->sess, &e->conts,
+				   &e->o.runtime_roots, e->last_t);
 	if (e->o.name_cgroups && e->o.owners)
-		engine_names__owners(&e->agg.procs, &e->agg.cgrps, &e->rd, e->cgroot);
+		engine_names__owners(&e->agg, e->cgroot, procfs__owner);
 	read_check__clock(&e->check, &e->rd, e->clock_idx, e->ncpus);
 	read_check__stats(&e->check, &e->rd, &e->sess);
 	adapt_period(e);

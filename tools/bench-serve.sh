@@ -18,26 +18,33 @@
 #             configuration once per round in a shuffled order; the
 #             slowdown of a run is against the unmonitored run of its round
 #   cost      the daemon alone with 1,000 live cgroups and 10,000 live
-#             processes (tools/bench-sleepers, each waking every second),
-#             scraped every 15 s over CPU_SECS: its CPU time (utime + stime
-#             of /proc/PID/stat), each scrape's time (curl), its resident
-#             memory (VmRSS, VmHWM)
+#             processes (tools/bench-sleepers, each waking every 200 ms),
+#             /metrics scraped every second over CPU_SECS: its CPU time
+#             (utime + stime of /proc/PID/stat), each scrape's time (curl),
+#             its resident memory (VmRSS, VmHWM); COST_ROUNDS rounds, the
+#             same sleepers throughout. With BENCH_BASE=COMMIT, that
+#             commit's emon-perf too (built from git archive under
+#             $OUTPUT/bench/serve-base), each round running the two in a
+#             shuffled order: side by side in one run, on a noisy machine
 #
 # The monitors and the scraper run on CPU 0, the workloads on the last CPU,
 # as in tools/bench.sh. Knobs (environment): BENCH_REPS (5), BENCH_SECS (2),
-# BENCH_CPU_SECS (90), BENCH_QUICK=1 (a smoke run that leaves
-# BENCHMARKS.md alone unless BENCH_REPORT=1), BENCH_EVENTS.
+# BENCH_CPU_SECS (40), BENCH_COST_ROUNDS (3), BENCH_BASE (none),
+# BENCH_QUICK=1 (a smoke run that leaves BENCHMARKS.md alone unless
+# BENCH_REPORT=1), BENCH_EVENTS.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=tools/bench/lib.sh
 . tools/bench/lib.sh
 RES=$OUTPUT/bench/serve
-REPS=${BENCH_REPS:-5} CPU_SECS=${BENCH_CPU_SECS:-90} REPORT=1
-# cgroups watched, live cgroups and processes, seconds between scrapes
-K=64 NCG=1000 NPROC=10000 SCRAPE_S=15
+REPS=${BENCH_REPS:-5} CPU_SECS=${BENCH_CPU_SECS:-40} REPORT=1
+ROUNDS=${BENCH_COST_ROUNDS:-3} BASE=${BENCH_BASE:-}
+# cgroups watched; live cgroups and processes, how often each process
+# wakes (ms), seconds between scrapes
+K=64 NCG=1000 NPROC=10000 WAKE_MS=200 SCRAPE_S=1
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
-	REPS=${BENCH_REPS:-1} SECS=${BENCH_SECS:-1} CPU_SECS=${BENCH_CPU_SECS:-30}
-	REPORT=${BENCH_REPORT:-0}
+	REPS=${BENCH_REPS:-1} SECS=${BENCH_SECS:-1} CPU_SECS=${BENCH_CPU_SECS:-15}
+	ROUNDS=${BENCH_COST_ROUNDS:-1} REPORT=${BENCH_REPORT:-0}
 fi
 bench_setup "perf curl python3 taskset bc" "pingpong bench-sleepers"
 
@@ -86,7 +93,7 @@ serve_up() {
 	local tag=$1 i
 	shift
 	rm -f "$SOCK"
-	start_bg "$EMON" serve -e "$EVENTS" --socket "$SOCK" --listen "127.0.0.1:$PORT" "$@" \
+	start_bg "${SERVE_BIN:-$EMON}" serve -e "$EVENTS" --socket "$SOCK" --listen "127.0.0.1:$PORT" "$@" \
 		2>"$RES/raw/$tag.serve.err"
 	DPID=$BGPID
 	for ((i = 0; i < 600; i++)); do
@@ -176,12 +183,60 @@ phase_pingpong() {
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 
+# build_base: BASE's emon-perf, built from git archive in $BASEDIR (kept
+# across runs for the same commit); sets BASE_BIN and BASE_SHORT
+build_base() {
+	local dir=$OUTPUT/bench/serve-base commit
+	commit=$(git rev-parse --verify -q "$BASE^{commit}") || die "BENCH_BASE: no commit '$BASE'"
+	BASE_SHORT=$(git rev-parse --short "$commit")
+	BASE_BIN=$dir/emon-perf
+	if [ "$(cat "$dir/.commit" 2>/dev/null)" != "$commit" ] || [ ! -x "$BASE_BIN" ]; then
+		log "cost: building $BASE_SHORT's emon-perf in $dir"
+		rm -rf "$dir"
+		mkdir -p "$dir" || die "cannot create $dir"
+		git archive "$commit" | tar -x -C "$dir" || die "git archive $BASE_SHORT failed"
+		env -u OUTPUT make -C "$dir" -j"$NCPU" emon-perf >"$dir.log" 2>&1 ||
+			die "building $BASE_SHORT failed: see $dir.log"
+		echo "$commit" >"$dir/.commit"
+	fi
+}
+
+# cost_run BIN TAG ROUND: one run of the daemon BIN (the sleepers up)
+cost_run() {
+	local bin=$1 tag=$2 round=$3 t0 c0 n=0 dt c1 r0 err=$RES/raw/cost-$2-$3.serve.err
+	# -v: a line a read ("interval: ..."), so the reads a second are known
+	SERVE_BIN=$bin serve_up "cost-$tag-$round" -v
+	sleep 3	# every sleeper has woken in its view, its first reads done
+	t0=$(date +%s.%N) c0=$(cpu_ticks "$DPID") r0=$(grep -c 'interval:' "$err")
+	while :; do
+		curl -s -o "$RES/raw/scrape.txt" -w '%{time_total}\t%{size_download}\n' \
+			"http://127.0.0.1:$PORT/metrics" >"$RES/raw/scrape.t" || die "scrape failed"
+		n=$((n + 1))
+		printf '%s\t%d\t%d\t%s\t%d\n' "$tag" "$round" "$n" "$(cut -f1-2 "$RES/raw/scrape.t")" \
+			"$(grep -vc '^#' "$RES/raw/scrape.txt")" >>"$RES/scrapes.tsv"
+		dt=$(echo "$(date +%s.%N) - $t0" | bc)
+		[ "$(echo "$dt + $SCRAPE_S > $CPU_SECS" | bc)" = 1 ] && break
+		sleep "$(echo "$t0 + $n * $SCRAPE_S - $(date +%s.%N)" | bc | sed 's/^-.*/0/')"
+	done
+	sleep "$(echo "$t0 + $CPU_SECS - $(date +%s.%N)" | bc | sed 's/^-.*/0/')"
+	c1=$(cpu_ticks "$DPID")
+	dt=$(echo "$(date +%s.%N) - $t0" | bc)
+	printf '%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n' "$tag" "$round" "$dt" \
+		"$(echo "scale=3; ($c1 - $c0) / $(getconf CLK_TCK)" | bc)" \
+		"$(status_kb "$DPID" VmRSS)" "$(status_kb "$DPID" VmHWM)" \
+		"$(grep -c '^emon_cgroup_cpu_clock_seconds_total{' "$RES/raw/scrape.txt")" \
+		"$(($(grep -c 'interval:' "$err") - r0))" >>"$RES/cost.tsv"
+	stop "$DPID"
+}
+
 phase_cost() {
-	local sleepers t0 c0 n=0 dt c1 i
-	log "cost: $NPROC sleepers in $NCG cgroups, waking every second"
+	local sleepers i r b
+	local -A bin=([head]=$EMON)
+	[ -n "$BASE" ] && bin[base]=$BASE_BIN
+	log "cost: $NPROC sleepers in $NCG cgroups, waking every $WAKE_MS ms"
 	: >"$RES/raw/sleepers.out"	# before the job's redirection: the wait below reads it
 	# shellcheck disable=SC2046 # one word per cgroup directory
-	"$TOOLS/bench-sleepers" -n "$NPROC" -p 1000 $(cgdirs "$NCG") >>"$RES/raw/sleepers.out" 2>&1 &
+	"$TOOLS/bench-sleepers" -n "$NPROC" -p "$WAKE_MS" $(cgdirs "$NCG") >>"$RES/raw/sleepers.out" 2>&1 &
 	sleepers=$!
 	BG+=("$sleepers")
 	for ((i = 0; i < 1200; i++)); do
@@ -190,44 +245,36 @@ phase_cost() {
 		sleep 0.1
 	done
 	grep -q ready "$RES/raw/sleepers.out" || die "bench-sleepers did not start"
-	serve_up cost
-	log "cost: the daemon up; a scrape every $SCRAPE_S s for $CPU_SECS s"
-	sleep 3	# every sleeper has woken in its view
-	echo "scrape	seconds	bytes	series" >"$RES/scrapes.tsv"
-	t0=$(date +%s.%N) c0=$(cpu_ticks "$DPID")
-	while :; do
-		curl -s -o "$RES/raw/scrape.txt" -w '%{time_total}\t%{size_download}\n' \
-			"http://127.0.0.1:$PORT/metrics" >"$RES/raw/scrape.t" || die "scrape failed"
-		n=$((n + 1))
-		printf '%d\t%s\t%d\n' "$n" "$(cut -f1-2 "$RES/raw/scrape.t")" \
-			"$(grep -vc '^#' "$RES/raw/scrape.txt")" >>"$RES/scrapes.tsv"
-		dt=$(echo "$(date +%s.%N) - $t0" | bc)
-		[ "$(echo "$dt + $SCRAPE_S > $CPU_SECS" | bc)" = 1 ] && break
-		sleep "$(echo "$t0 + $n * $SCRAPE_S - $(date +%s.%N)" | bc)"
+	echo "bin	round	seconds	cpu_s	rss_kb	hwm_kb	cgroup_series	reads" >"$RES/cost.tsv"
+	echo "bin	round	scrape	seconds	bytes	series" >"$RES/scrapes.tsv"
+	for ((r = 1; r <= ROUNDS; r++)); do
+		for b in $(shuffled "$((700 + r))" "${!bin[@]}"); do
+			log "cost: round $r/$ROUNDS, $b: a scrape every $SCRAPE_S s for $CPU_SECS s"
+			cost_run "${bin[$b]}" "$b" "$r"
+		done
 	done
-	sleep "$(echo "$t0 + $CPU_SECS - $(date +%s.%N)" | bc | sed 's/^-.*/0/')"
-	c1=$(cpu_ticks "$DPID")
-	dt=$(echo "$(date +%s.%N) - $t0" | bc)
 	{
-		echo "seconds	$dt"
-		echo "cpu_s	$(echo "scale=3; ($c1 - $c0) / $(getconf CLK_TCK)" | bc)"
-		echo "rss_kb	$(status_kb "$DPID" VmRSS)"
-		echo "hwm_kb	$(status_kb "$DPID" VmHWM)"
 		echo "cgroups	$NCG"
-		echo "cgroup_series	$(grep -c '^emon_cgroup_cpu_clock_seconds_total{' "$RES/raw/scrape.txt")"
+		echo "wake_ms	$WAKE_MS"
+		echo "scrape_s	$SCRAPE_S"
+		echo "cpu_secs	$CPU_SECS"
+		echo "rounds	$ROUNDS"
 		echo "processes	$(grep -c . "$CGDIR"/c*/cgroup.procs | awk -F: '{ s += $2 } END { print s }')"
-	} >"$RES/cost.tsv"
-	stop "$DPID"
+	} >"$RES/cost_meta.tsv"
 	stop "$sleepers"
 }
 
+[ -n "$BASE" ] && build_base
 {
 	echo "date	$(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "cpu	$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
 	echo "nproc	$NCPU"
 	echo "kernel	$(uname -r)"
 	echo "perf	$(perf --version 2>/dev/null)"
-	echo "commit	$(git rev-parse --short HEAD 2>/dev/null)"
+	echo "commit	$(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD 2>/dev/null || echo '+changes')"
+	echo "base	${BASE_SHORT:-}"
+	# the command line of this run: the knobs set, then make's target
+	echo "cmd	$(env | grep -E '^BENCH_[A-Z_]+=' | sort | tr '\n' ' ')make bench-serve"
 	echo "events	$EVENTS"
 	echo "reps	$REPS"
 	echo "secs	$SECS"

@@ -14,20 +14,19 @@
 #include "engine/aggregate.h"
 #include "engine/names/names.h"
 
-void engine_names__take(struct cgroup_names *names, struct idmap *cgrps,
-			const struct session_read *rd, struct session *sess,
-			struct cont_cache *conts, const struct container_roots *roots,
-			double now)
+void engine_names__take(struct cgroup_names *names, struct aggregate *agg,
+			struct session *sess, struct cont_cache *conts,
+			const struct container_roots *roots, double now)
 {
 	names->gen++;
-	for (size_t i = 0; i < rd->nr_cgrp; i++) {
-		__u64 id = rd->cgrp[i].cgid;
-		struct agg_entry *a = idmap__get(cgrps, id, 0);
+	for (size_t i = 0; i < agg->nr_fresh_cgrp; i++) {
+		struct agg_entry *a = agg->fresh_cgrp[i].e;
 		const char *p;
 
-		if (!a || a->name)
+		if (a->name)
 			continue;
-		p = cgroup_names__path(names, id, session__cgroup_info, sess);
+		p = cgroup_names__path(names, agg->fresh_cgrp[i].id,
+				       session__cgroup_info, sess);
 		a->name = strdup(p ? p : "[unknown]");
 		cont_cache__see(conts, a->name, roots, now);
 	}
@@ -43,25 +42,25 @@ static uid_t owner_of(const char *path)
 	return stat(path, &st) ? (uid_t)-1 : st.st_uid;
 }
 
-void engine_names__owners(struct idmap *procs, struct idmap *cgrps,
-			  const struct session_read *rd, const char *cgroot)
+void engine_names__owners(struct aggregate *agg, const char *cgroot,
+			  engine_owner_fn proc_owner)
 {
 	char path[PATH_MAX];
 
-	for (size_t i = 0; i < rd->nr_proc; i++) {
-		const struct sess_proc *p = &rd->proc[i];
-		struct agg_entry *a = idmap__get(procs, p->tgid, p->start);
+	for (size_t i = 0; i < agg->nr_fresh_proc; i++) {
+		const struct agg_fresh *f = &agg->fresh_proc[i];
+		struct agg_entry *a = f->e;
 
-		if (!a || (a->owned && !(p->flags & EMON_PROC_EXEC)))
+		if (a->owned && !f->exec)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%u", (unsigned int)p->tgid);
-		a->owner = owner_of(path);
+		if (proc_owner((pid_t)f->id, (__u32)f->id2, &a->owner))
+			a->owner = (uid_t)-1;
 		a->owned = true;
 	}
-	for (size_t i = 0; i < rd->nr_cgrp; i++) {
-		struct agg_entry *a = idmap__get(cgrps, rd->cgrp[i].cgid, 0);
+	for (size_t i = 0; i < agg->nr_fresh_cgrp; i++) {
+		struct agg_entry *a = agg->fresh_cgrp[i].e;
 
-		if (!a || a->owned || !a->name)
+		if (a->owned || !a->name)
 			continue;
 		snprintf(path, sizeof(path), "%s%s", cgroot, a->name);
 		a->owner = owner_of(path);

@@ -166,6 +166,22 @@ static int session__take_trees(struct session *s, struct session_read *r, __u32 
 	return err;
 }
 
+/*
+ * Room for need entries, the new ones zeroed: each take_*() below writes
+ * only the session's events and its scheduler view when on, the same
+ * fields of every entry every time, so what it never writes stays zero
+ * without a memset of the whole block (544 bytes) per entry per read.
+ */
+static int grow_zeroed(void *arrp, size_t *cap, size_t need, size_t elem)
+{
+	size_t old = *cap;
+	int err = array__grow(arrp, cap, need, elem);
+
+	if (!err && *cap > old)
+		memset((char *)*(void **)arrp + old * elem, 0, (*cap - old) * elem);
+	return err;
+}
+
 /* A slot's scheduler view, after its counts (when on). */
 static void take_sched(struct counts *c, const void *counts, int nr, bool on)
 {
@@ -181,7 +197,6 @@ static void take_cgrp(struct session_read *r, const void *slot, int nr, bool sch
 
 	e->cgid = h->key.cgid;
 	e->cpu = h->key.cpu;
-	memset(&e->c, 0, sizeof(e->c));
 	memcpy(e->c.c, (const char *)slot + sizeof(*h), sizeof(struct emon_count) * nr);
 	take_sched(&e->c, (const char *)slot + sizeof(*h), nr, sched);
 }
@@ -198,7 +213,6 @@ static void take_proc(struct session_read *r, const void *slot, int nr, bool sch
 	e->comm[sizeof(e->comm) - 1] = '\0';
 	e->flags = h->flags;
 	e->trees = h->trees;
-	memset(&e->c, 0, sizeof(e->c));
 	memcpy(e->c.c, (const char *)slot + sizeof(*h), sizeof(struct emon_count) * nr);
 	take_sched(&e->c, (const char *)slot + sizeof(*h), nr, sched);
 }
@@ -214,7 +228,6 @@ static void take_thrd(struct session_read *r, const void *slot, int nr)
 	e->tgid = h->tgid;
 	memcpy(e->comm, h->comm, sizeof(e->comm));
 	e->comm[sizeof(e->comm) - 1] = '\0';
-	memset(&e->c, 0, sizeof(e->c));
 	memcpy(e->c.c, (const char *)slot + sizeof(*h), sizeof(struct emon_count) * nr);
 }
 
@@ -235,11 +248,11 @@ static int session__drain(struct session *s, struct session_read *r,
 		n = a->max;
 	base = (char *)a->mem + (size_t)par * a->max * a->stride;
 	if (kind == EMON_KIND_CGRP)
-		err = array__grow(&r->cgrp, &r->cap_cgrp, r->nr_cgrp + n, sizeof(*r->cgrp));
+		err = grow_zeroed(&r->cgrp, &r->cap_cgrp, r->nr_cgrp + n, sizeof(*r->cgrp));
 	else if (kind == EMON_KIND_PROC)
-		err = array__grow(&r->proc, &r->cap_proc, r->nr_proc + n, sizeof(*r->proc));
+		err = grow_zeroed(&r->proc, &r->cap_proc, r->nr_proc + n, sizeof(*r->proc));
 	else
-		err = array__grow(&r->thrd, &r->cap_thrd, r->nr_thrd + n, sizeof(*r->thrd));
+		err = grow_zeroed(&r->thrd, &r->cap_thrd, r->nr_thrd + n, sizeof(*r->thrd));
 	if (err)
 		return err;
 	for (__u32 i = 0; i < n; i++) {

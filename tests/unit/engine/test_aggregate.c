@@ -264,6 +264,44 @@ static void test_energy_split(void **state)
 	aggregate__exit(&a);
 }
 
+/* sched_off (the engine's when --sched is off): the same sums, without
+ * the scheduler view's words. */
+static void test_aggregate_sched_off(void **state)
+{
+	struct sess_proc pr[] = {
+		{ .tgid = 5, .cpu = 0, .start = 1 },
+		{ .tgid = 5, .cpu = 1, .start = 1 },
+	};
+	struct counts cpu[2] = {}, none[2] = {};
+	struct session_read r = {
+		.cpu = cpu, .ovf_cgrp = none, .ovf_proc = none,
+		.proc = pr, .nr_proc = 2,
+	};
+	static const int cpu_pkg[2];
+	struct aggregate on, off;
+	struct agg_entry *a, *b;
+
+	(void)state;
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 3; k++)
+			pr[i].c.c[k] = (struct emon_count){ 10 * (i + 1) + k, 7, 5, 1 };
+	assert_int_equal(aggregate__init(&on, 2, 1, cpu_pkg, 3), 0);
+	assert_int_equal(aggregate__init(&off, 2, 1, cpu_pkg, 3), 0);
+	off.sched_off = true;
+	for (int n = 0; n < 3; n++) {
+		assert_int_equal(aggregate__add(&on, &r), 0);
+		assert_int_equal(aggregate__add(&off, &r), 0);
+	}
+	a = idmap__get(&on.procs, 5, 1);
+	b = idmap__get(&off.procs, 5, 1);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_memory_equal(&a->total, &b->total, sizeof(a->total));
+	assert_int_equal(b->total.c[2].counter, 3 * (12 + 22));
+	aggregate__exit(&on);
+	aggregate__exit(&off);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -271,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_aggregate_split),
 		cmocka_unit_test(test_aggregate_unknown_cpu),
 		cmocka_unit_test(test_aggregate_pid_reuse),
+		cmocka_unit_test(test_aggregate_sched_off),
 		cmocka_unit_test(test_energy_split),
 	};
 
