@@ -292,8 +292,12 @@ static enum http_auth_result basic_auth__check(struct http_server *h,
 	enum http_auth_result res;
 	char *user, *pass = NULL;
 
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
 	user = MHD_basic_auth_get_username_password(c, &pass);
-	res = http_auth__check(h->auth, user, pass, mono_now());
+	res = http_auth__check(h->auth, ci ? ci->client_addr : NULL, user, pass,
+			       mono_now());
 	if (pass)
 		explicit_bzero(pass, strlen(pass));
 	MHD_free(user);

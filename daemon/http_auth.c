@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <gnutls/crypto.h>
 #include "daemon/http_auth.h"
 
@@ -20,11 +21,23 @@ struct remembered {
 	double until;				/* 0: empty */
 };
 
+struct bucket {
+	double tokens, last;	/* last -1: never taken from (full) */
+};
+
+/* A client address's own bucket: IPv4, or an IPv6 /64 (one host's) */
+struct source {
+	unsigned char key[9];	/* family byte, then 4 or 8 address bytes */
+	double seen;		/* 0: empty */
+	struct bucket b;
+};
+
 struct http_auth {
 	struct webcfg_user *users;
 	size_t nr_users;
 	struct remembered cache[CACHE_SLOTS];
-	double tokens, last;	/* the rate limit's bucket */
+	struct bucket all;	/* every source's checks: the CPU bound */
+	struct source src[HTTP_AUTH_SOURCES];
 	unsigned long checks;
 	struct crypt_data cd;	/* 32 KiB: kept, not on the stack */
 };
@@ -49,8 +62,7 @@ int http_auth__new(struct http_auth **ap, const struct webcfg *w)
 			goto fail;
 		}
 	}
-	a->tokens = HTTP_AUTH_BURST;
-	a->last = -1;
+	a->all = (struct bucket){ .tokens = HTTP_AUTH_ALL_BURST, .last = -1 };
 	*ap = a;
 	return 0;
 fail:
@@ -123,16 +135,80 @@ static void cache__add(struct http_auth *a, const unsigned char *digest,
 	r->until = now + HTTP_AUTH_CACHE_S;
 }
 
-static bool bucket__take(struct http_auth *a, double now)
+/* The bucket refilled to now; true if it holds a token (not taken). */
+static bool bucket__has(struct bucket *b, double now, double rate, double burst)
 {
-	if (a->last >= 0 && now > a->last)
-		a->tokens += (now - a->last) * HTTP_AUTH_RATE;
-	if (a->tokens > HTTP_AUTH_BURST)
-		a->tokens = HTTP_AUTH_BURST;
-	a->last = now;
-	if (a->tokens < 1)
+	if (b->last < 0)
+		b->tokens = burst;
+	else if (now > b->last)
+		b->tokens += (now - b->last) * rate;
+	if (b->tokens > burst)
+		b->tokens = burst;
+	b->last = now;
+	return b->tokens >= 1;
+}
+
+/* sa's key: its family, then an IPv4 address or an IPv6 /64 (v4-mapped
+ * ones as IPv4); anything else (no address: the tests) one key. */
+static void source__key(const struct sockaddr *sa, unsigned char key[9])
+{
+	memset(key, 0, 9);
+	if (sa && sa->sa_family == AF_INET) {
+		key[0] = 4;
+		memcpy(key + 1, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+	} else if (sa && sa->sa_family == AF_INET6) {
+		const struct in6_addr *a6 = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+
+		if (IN6_IS_ADDR_V4MAPPED(a6)) {
+			key[0] = 4;
+			memcpy(key + 1, a6->s6_addr + 12, 4);
+		} else {
+			key[0] = 6;
+			memcpy(key + 1, a6->s6_addr, 8);
+		}
+	}
+}
+
+/* sa's bucket: its own, else an empty one, else the longest unseen's */
+static struct bucket *source__bucket(struct http_auth *a, const struct sockaddr *sa,
+				     double now)
+{
+	unsigned char key[9];
+	struct source *s = NULL;
+
+	source__key(sa, key);
+	for (int i = 0; i < HTTP_AUTH_SOURCES; i++) {
+		struct source *c = &a->src[i];
+
+		if (c->seen && !memcmp(c->key, key, sizeof(key))) {
+			s = c;
+			break;
+		}
+		if (!s || c->seen < s->seen)
+			s = c;
+	}
+	if (memcmp(s->key, key, sizeof(key)) || !s->seen) {
+		memcpy(s->key, key, sizeof(key));
+		s->b = (struct bucket){ .last = -1 };
+	}
+	s->seen = now > 0 ? now : 1e-9;
+	return &s->b;
+}
+
+/*
+ * A check takes a token from its source's bucket and one from the
+ * bucket of all: a client that sends wrong passwords empties its own,
+ * and leaves the others' checks to the rest of the CPU bound.
+ */
+static bool bucket__take(struct http_auth *a, const struct sockaddr *sa, double now)
+{
+	struct bucket *b = source__bucket(a, sa, now);
+
+	if (!bucket__has(b, now, HTTP_AUTH_RATE, HTTP_AUTH_BURST) ||
+	    !bucket__has(&a->all, now, HTTP_AUTH_ALL_RATE, HTTP_AUTH_ALL_BURST))
 		return false;
-	a->tokens -= 1;
+	b->tokens -= 1;
+	a->all.tokens -= 1;
 	return true;
 }
 
@@ -147,8 +223,8 @@ static bool bcrypt__check(struct http_auth *a, const char *pass, const char *has
 	return out && strlen(out) == n && same(out, hash, n);
 }
 
-enum http_auth_result http_auth__check(struct http_auth *a, const char *user,
-				       const char *pass, double now)
+enum http_auth_result http_auth__check(struct http_auth *a, const struct sockaddr *src,
+				       const char *user, const char *pass, double now)
 {
 	unsigned char digest[DIGEST_LEN];
 	const struct webcfg_user *u = NULL;
@@ -162,7 +238,7 @@ enum http_auth_result http_auth__check(struct http_auth *a, const char *user,
 		return HTTP_AUTH_BUSY;
 	if (cache__has(a, digest, now))
 		return HTTP_AUTH_OK;
-	if (!bucket__take(a, now))
+	if (!bucket__take(a, src, now))
 		return HTTP_AUTH_BUSY;
 	for (size_t i = 0; i < a->nr_users && !u; i++)
 		if (!strcmp(a->users[i].name, user))
