@@ -281,6 +281,7 @@ static int serve_opts__web(struct serve_opts *o)
 			pr_err("bad --web-config: %s", err);
 			return -EINVAL;
 		}
+		webcfg__warn_readable(&o->web, o->web_config);
 	}
 	/* plain /metrics: loopback only (any local user reads it still) */
 	if (!webcfg__secured(o->web_config ? &o->web : NULL) &&
