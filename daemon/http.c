@@ -23,6 +23,7 @@
 #include <microhttpd.h>
 #include "daemon/http.h"
 #include "daemon/http_auth.h"
+#include "daemon/http_conns.h"
 #include "daemon/http_tls.h"
 #include "common/log.h"
 
@@ -31,8 +32,9 @@
 #endif
 #define HTTP_REALM "emon-perf"
 
-#define HTTP_CONN_LIMIT 64u
-#define HTTP_PER_IP_LIMIT 32u
+/* libmicrohttpd's own limits, above http_conns.h's (which evicts to stay
+ * within them): an evicted connection counts until its next poll */
+#define HTTP_CONN_LIMIT ((unsigned int)HTTP_CONN_SLOTS)
 #define HTTP_TIMEOUT_S 10u
 #define HTTP_CONN_MEMORY ((size_t)64 * 1024)
 
@@ -59,6 +61,7 @@ struct http_server {
 	struct http_tls tls;
 	struct http_auth *auth;		/* NULL: no basic auth */
 	int fd;		/* bound, not yet handed to libmicrohttpd; -1 after */
+	struct http_conns conns;	/* the polling thread's */
 };
 
 static void set_err(char *err, size_t len, const char *fmt, ...)
@@ -350,6 +353,7 @@ static enum MHD_Result http__request(void *cls, struct MHD_Connection *c,
 
 	(void)version;
 	(void)upload;
+	http_conns__busy(&h->conns, c, true, 0);
 	if (!*req_cls && request__refused(h, c, &ret))
 		return ret;
 	if (!root && !metrics)
@@ -375,6 +379,48 @@ static enum MHD_Result http__request(void *cls, struct MHD_Connection *c,
 		return reply(c, MHD_HTTP_OK, TYPE_HTML, index_html,
 			     MHD_RESPMEM_PERSISTENT);
 	return metrics__reply(h, c);
+}
+
+/* ---- the connections (daemon/http_conns.h) ---- */
+
+static enum MHD_Result conn__accept(void *cls, const struct sockaddr *sa, socklen_t len)
+{
+	struct http_server *h = cls;
+
+	(void)len;
+	if (http_conns__admit(&h->conns, sa, mono_now()))
+		return MHD_YES;
+	pr_debug("http: a connection refused: %d busy connections", HTTP_CONNS);
+	return MHD_NO;
+}
+
+static void conn__notify(void *cls, struct MHD_Connection *c, void **socket_ctx,
+			 enum MHD_ConnectionNotificationCode toe)
+{
+	struct http_server *h = cls;
+	const union MHD_ConnectionInfo *fd, *addr;
+
+	(void)socket_ctx;
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		http_conns__closed(&h->conns, c);
+		return;
+	}
+	fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	addr = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (fd && addr)
+		http_conns__started(&h->conns, c, fd->connect_fd, addr->client_addr,
+				    mono_now());
+}
+
+/* A request answered (or given up): its connection idle from now */
+static void request__done(void *cls, struct MHD_Connection *c, void **req_cls,
+			  enum MHD_RequestTerminationCode toe)
+{
+	struct http_server *h = cls;
+
+	(void)req_cls;
+	(void)toe;
+	http_conns__busy(&h->conns, c, false, mono_now());
 }
 
 /* libmicrohttpd's messages (only with -v: MHD_USE_ERROR_LOG) */
@@ -430,11 +476,13 @@ static struct MHD_Daemon *daemon__start(struct http_server *h, int fd)
 	else
 		tls[0].option = MHD_OPTION_END;
 	/* the logger first: MHD complains about the options before it */
-	return MHD_start_daemon(flags, 0, NULL, NULL, http__request, h,
+	return MHD_start_daemon(flags, 0, conn__accept, h, http__request, h,
 				MHD_OPTION_EXTERNAL_LOGGER, http__log, NULL,
 				MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
+				MHD_OPTION_NOTIFY_CONNECTION, conn__notify, h,
+				MHD_OPTION_NOTIFY_COMPLETED, request__done, h,
 				MHD_OPTION_CONNECTION_LIMIT, HTTP_CONN_LIMIT,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT, HTTP_PER_IP_LIMIT,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, HTTP_CONN_LIMIT,
 				MHD_OPTION_CONNECTION_TIMEOUT, HTTP_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, HTTP_CONN_MEMORY,
 				MHD_OPTION_ARRAY, tls,

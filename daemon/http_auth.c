@@ -9,9 +9,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <netinet/in.h>
 #include <gnutls/crypto.h>
 #include "daemon/http_auth.h"
+#include "daemon/http_conns.h"
 
 #define CACHE_SLOTS 16
 #define DIGEST_LEN 32		/* SHA-256 */
@@ -148,27 +148,6 @@ static bool bucket__has(struct bucket *b, double now, double rate, double burst)
 	return b->tokens >= 1;
 }
 
-/* sa's key: its family, then an IPv4 address or an IPv6 /64 (v4-mapped
- * ones as IPv4); anything else (no address: the tests) one key. */
-static void source__key(const struct sockaddr *sa, unsigned char key[9])
-{
-	memset(key, 0, 9);
-	if (sa && sa->sa_family == AF_INET) {
-		key[0] = 4;
-		memcpy(key + 1, &((const struct sockaddr_in *)sa)->sin_addr, 4);
-	} else if (sa && sa->sa_family == AF_INET6) {
-		const struct in6_addr *a6 = &((const struct sockaddr_in6 *)sa)->sin6_addr;
-
-		if (IN6_IS_ADDR_V4MAPPED(a6)) {
-			key[0] = 4;
-			memcpy(key + 1, a6->s6_addr + 12, 4);
-		} else {
-			key[0] = 6;
-			memcpy(key + 1, a6->s6_addr, 8);
-		}
-	}
-}
-
 /* sa's bucket: its own, else an empty one, else the longest unseen's */
 static struct bucket *source__bucket(struct http_auth *a, const struct sockaddr *sa,
 				     double now)
@@ -176,7 +155,7 @@ static struct bucket *source__bucket(struct http_auth *a, const struct sockaddr 
 	unsigned char key[9];
 	struct source *s = NULL;
 
-	source__key(sa, key);
+	http_conns__key(sa, key);
 	for (int i = 0; i < HTTP_AUTH_SOURCES; i++) {
 		struct source *c = &a->src[i];
 
