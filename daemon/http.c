@@ -24,6 +24,7 @@
 #include "daemon/http.h"
 #include "daemon/http_auth.h"
 #include "daemon/http_conns.h"
+#include "daemon/http_peer.h"
 #include "daemon/http_tls.h"
 #include "common/log.h"
 
@@ -62,6 +63,8 @@ struct http_server {
 	struct http_auth *auth;		/* NULL: no basic auth */
 	int fd;		/* bound, not yet handed to libmicrohttpd; -1 after */
 	struct http_conns conns;	/* the polling thread's */
+	bool by_uid;			/* plain, on loopback: root and gid only */
+	gid_t gid;
 };
 
 static void set_err(char *err, size_t len, const char *fmt, ...)
@@ -326,6 +329,12 @@ static bool request__refused(struct http_server *h, struct MHD_Connection *c,
 			     MHD_RESPMEM_MUST_COPY);
 		return true;
 	}
+	if (h->by_uid && !http_conns__local_ok(&h->conns, c)) {
+		*ret = reply(c, MHD_HTTP_FORBIDDEN, TYPE_PLAIN,
+			     "403 forbidden: plain /metrics is for root and --metrics-group "
+			     "(docs/security.md)\n", MHD_RESPMEM_PERSISTENT);
+		return true;
+	}
 	if (!h->auth)
 		return false;
 	res = basic_auth__check(h, c);
@@ -407,9 +416,16 @@ static void conn__notify(void *cls, struct MHD_Connection *c, void **socket_ctx,
 	}
 	fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	addr = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	if (fd && addr)
-		http_conns__started(&h->conns, c, fd->connect_fd, addr->client_addr,
-				    mono_now());
+	if (!fd || !addr)
+		return;
+	http_conns__started(&h->conns, c, fd->connect_fd, addr->client_addr, mono_now());
+	if (h->by_uid) {
+		uid_t uid;
+
+		http_conns__set_local_ok(&h->conns, c,
+					 !http_peer__uid(addr->client_addr, h->port, &uid) &&
+					 http_peer__allowed(uid, h->gid));
+	}
 }
 
 /* A request answered (or given up): its connection idle from now */
@@ -595,6 +611,12 @@ int http__start_web(struct http_server **hp, const char *spec,
 		*hp = NULL;
 	}
 	return ret;
+}
+
+void http__by_uid(struct http_server *h, gid_t gid)
+{
+	h->by_uid = true;
+	h->gid = gid;
 }
 
 int http__port(const struct http_server *h)

@@ -120,3 +120,18 @@ void http_conns__busy(struct http_conns *t, struct MHD_Connection *c, bool busy,
 	if (!busy)
 		e->since = now;
 }
+
+void http_conns__set_local_ok(struct http_conns *t, struct MHD_Connection *c, bool ok)
+{
+	struct http_conn *e = conn__find(t, c);
+
+	if (e)
+		e->local_ok = ok;
+}
+
+bool http_conns__local_ok(struct http_conns *t, struct MHD_Connection *c)
+{
+	struct http_conn *e = conn__find(t, c);
+
+	return e && e->local_ok;
+}

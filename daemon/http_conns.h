@@ -29,6 +29,7 @@ struct http_conn {
 	bool busy;			/* a request whole, being answered */
 	bool evicted;			/* shut down, not closed yet */
 	double since;			/* when it came, or its last answer went */
+	bool local_ok;			/* plain /metrics: its uid may read it */
 	unsigned char key[9];		/* its address's (http_auth's keys) */
 };
 
@@ -46,6 +47,9 @@ void http_conns__closed(struct http_conns *t, struct MHD_Connection *c);
 /* c's request is whole (busy) or answered (idle from now). */
 void http_conns__busy(struct http_conns *t, struct MHD_Connection *c, bool busy,
 		      double now);
+/* c may read plain /metrics (http_peer.h), or not (the default). */
+void http_conns__set_local_ok(struct http_conns *t, struct MHD_Connection *c, bool ok);
+bool http_conns__local_ok(struct http_conns *t, struct MHD_Connection *c);
 /* An address's key, as http_auth keys its sources. */
 void http_conns__key(const struct sockaddr *sa, unsigned char key[9]);
 
