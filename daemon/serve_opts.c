@@ -47,6 +47,7 @@ enum {
 	OPT_PIN_DIR,
 	OPT_USER,
 	OPT_ADMIN_GROUP,
+	OPT_METRICS_GROUP,
 	OPT_IDLE_TIMEOUT,
 	OPT_MAX_CLIENTS_UID,
 	OPT_MAX_TREES_UID,
@@ -73,6 +74,7 @@ static const struct option long_opts[] = {
 	{ "pin-dir",		required_argument, NULL, OPT_PIN_DIR },
 	{ "user",		required_argument, NULL, OPT_USER },
 	{ "admin-group",	required_argument, NULL, OPT_ADMIN_GROUP },
+	{ "metrics-group",	required_argument, NULL, OPT_METRICS_GROUP },
 	{ "idle-timeout",	required_argument, NULL, OPT_IDLE_TIMEOUT },
 	{ "max-clients-per-uid", required_argument, NULL, OPT_MAX_CLIENTS_UID },
 	{ "max-trees-per-uid",	required_argument, NULL, OPT_MAX_TREES_UID },
@@ -114,8 +116,11 @@ NO_SCALE_USAGE
 "                            system, as root does; others see their own\n"
 "                            (docs/security.md)\n"
 "      --listen ADDR:PORT    HTTP for /metrics (default " DEFAULT_LISTEN "); none: off.\n"
-"                            Without --web-config: loopback only, and any local\n"
-"                            user can read it\n"
+"                            Without --web-config: loopback only, for root and\n"
+"                            --metrics-group's members (403 to other users)\n"
+"      --metrics-group NAME  who may read plain /metrics on loopback besides root\n"
+"                            (default: --admin-group's members; a local Prometheus\n"
+"                            runs as one of them)\n"
 "      --web-config FILE     TLS and basic auth for /metrics: Prometheus\n"
 "                            exporter-toolkit's web configuration (YAML)\n"
 "      --processes top:N     process series in /metrics: the top N by time\n"
@@ -184,6 +189,8 @@ static int serve_opts__one(void *ctx, int c, const char *arg)
 		return parse_group("--socket-group", arg, &o->gid);
 	case OPT_ADMIN_GROUP:
 		return parse_group("--admin-group", arg, &o->admin_gid);
+	case OPT_METRICS_GROUP:
+		return parse_group("--metrics-group", arg, &o->metrics_gid);
 	case OPT_IDLE_TIMEOUT:
 		return opts__double("--idle-timeout", arg, 0.1, 86400, &o->idle_timeout_s);
 	case OPT_MAX_CLIENTS_UID:
@@ -281,6 +288,7 @@ static int serve_opts__web(struct serve_opts *o)
 			pr_err("bad --web-config: %s", err);
 			return -EINVAL;
 		}
+		webcfg__warn_readable(&o->web, o->web_config);
 	}
 	/* plain /metrics: loopback only (any local user reads it still) */
 	if (!webcfg__secured(o->web_config ? &o->web : NULL) &&
@@ -364,6 +372,7 @@ int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 	o->socket = EMON_DEFAULT_SOCKET;
 	o->gid = (gid_t)-1;
 	o->admin_gid = (gid_t)-1;
+	o->metrics_gid = (gid_t)-2;	/* not given: --admin-group's */
 	o->idle_timeout_s = 60;
 	o->listen = DEFAULT_LISTEN;
 	o->max_series = 20000;

@@ -17,6 +17,7 @@ struct serve_opts {
 	const char *socket;
 	gid_t gid;		/* --socket-group, (gid_t)-1: none */
 	gid_t admin_gid;	/* --admin-group, (gid_t)-1: none */
+	gid_t metrics_gid;	/* --metrics-group, (gid_t)-2: not given */
 	double idle_timeout_s;
 	long max_clients_per_uid, max_trees_per_uid, max_threads_per_uid; /* 0: default */
 	const char *listen;

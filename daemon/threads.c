@@ -118,7 +118,8 @@ static int selfmon__pin(struct selfmon *s, uid_t uid)
 	int err;
 
 	/* bpffs is often 1777: another user may have made it first */
-	err = dirs__make_own(s->dir, 0700, "the pin directory (--pin-dir)", &s->made_dir);
+	err = dirs__make_own(s->dir, 0700, "the pin directory (--pin-dir)", (uid_t)-1,
+			     &s->made_dir);
 	if (err)
 		return err;
 	/* one left by a daemon that was killed: this socket's is ours now,

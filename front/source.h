@@ -74,5 +74,9 @@ int source_local__open(struct source **s, const struct source_opts *o);
 /* 0, or -errno with a one-line reason in why: then no daemon is used. */
 int source_daemon__open(struct source **s, const char *path,
 			const struct source_opts *o, char *why, size_t len);
+/* The same on a connected socket fd, which it owns from then on (closed
+ * on failure too); path only names it in messages. */
+int source_daemon__attach(struct source **s, int fd, const char *path,
+			  char *why, size_t len);
 
 #endif

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -49,8 +50,17 @@ static void sock__take_fds(struct msghdr *mh, int *fd)
 	}
 }
 
+static long long sock__ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
 int emon_sock__recv(int sock, void *buf, size_t len, int timeout_ms, int *fd)
 {
+	long long end = sock__ms() + timeout_ms;
 	char *p = buf;
 
 	while (len) {
@@ -59,7 +69,8 @@ int emon_sock__recv(int sock, void *buf, size_t len, int timeout_ms, int *fd)
 		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 				     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
 		struct pollfd pfd = { .fd = sock, .events = POLLIN };
-		int r = poll(&pfd, 1, timeout_ms);
+		long long left = end - sock__ms();
+		int r = left > 0 ? poll(&pfd, 1, (int)left) : 0;
 		ssize_t n;
 
 		if (r < 0 && errno == EINTR)

@@ -14,8 +14,9 @@
 int emon_sock__connect(const char *path);
 
 /*
- * Read exactly len bytes, waiting at most timeout_ms for each part: 0,
- * -ETIMEDOUT, -ECONNRESET (the peer closed) or -errno. An fd passed
+ * Read exactly len bytes within timeout_ms in all (a peer that sends a
+ * byte now and then cannot hold the reader longer): 0, -ETIMEDOUT,
+ * -ECONNRESET (the peer closed) or -errno. An fd passed
  * with the bytes (SCM_RIGHTS) goes into *fd when fd is given and *fd is
  * still -1; any other is closed.
  */

@@ -203,6 +203,9 @@ struct report_key *report__find(struct report *r, enum scope scope,
 int report_rank__count(enum report_rank rank);
 /* *dst = a copy of src unless equal (src NULL: unchanged); -ENOMEM */
 int report__strset(char **dst, const char *src);
+/* A recording's or a server's free text, printed raw in the header: its
+ * control bytes (terminal escapes) made '?'. */
+void report__scrub(char *s);
 /* A container key's names from the runtime's (cAdvisor's labels, NULL or
  * "" where unknown): namespace/pod/container under Kubernetes, else name;
  * names already known are kept over none. 0 or -ENOMEM. */

@@ -191,6 +191,8 @@ static int report__add_row(struct report *r, const struct report_row *row)
 		return -ENOMEM;
 	if (!r->split_by && report__strset(&r->split_by, row->split_by))
 		return -ENOMEM;
+	report__scrub(r->energy_source);
+	report__scrub(r->split_by);
 	if (row->t > r->duration)
 		r->duration = row->t;
 	return report__add_time(r, row->t);

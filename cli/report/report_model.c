@@ -86,6 +86,13 @@ int report__load(struct report *r, const void *arg)
 	return r->src->load(r, arg);
 }
 
+void report__scrub(char *s)
+{
+	for (; s && *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 int report__strset(char **dst, const char *src)
 {
 	char *s;

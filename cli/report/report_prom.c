@@ -217,8 +217,10 @@ static void report__energy_meta(struct report *r, struct prom_client *c)
 	h = json_object_get_string(help);
 	if ((p = strstr(h, "source: ")) && (r->energy_source = strdup(p + 8)))
 		r->energy_source[strcspn(r->energy_source, ",;")] = '\0';
+	report__scrub(r->energy_source);
 	if ((p = strstr(h, "split by ")))
 		r->split_by = strdup(p + 9);
+	report__scrub(r->split_by);
 	json_object_put(data);
 }
 

@@ -23,6 +23,8 @@
 #include <microhttpd.h>
 #include "daemon/exporter/http.h"
 #include "daemon/exporter/http_auth.h"
+#include "daemon/exporter/http_conns.h"
+#include "daemon/exporter/http_peer.h"
 #include "daemon/exporter/http_tls.h"
 #include "common/log.h"
 
@@ -31,8 +33,9 @@
 #endif
 #define HTTP_REALM "emon-perf"
 
-#define HTTP_CONN_LIMIT 64u
-#define HTTP_PER_IP_LIMIT 32u
+/* libmicrohttpd's own limits, above http_conns.h's (which evicts to stay
+ * within them): an evicted connection counts until its next poll */
+#define HTTP_CONN_LIMIT ((unsigned int)HTTP_CONN_SLOTS)
 #define HTTP_TIMEOUT_S 10u
 #define HTTP_CONN_MEMORY ((size_t)64 * 1024)
 
@@ -59,6 +62,9 @@ struct http_server {
 	struct http_tls tls;
 	struct http_auth *auth;		/* NULL: no basic auth */
 	int fd;		/* bound, not yet handed to libmicrohttpd; -1 after */
+	struct http_conns conns;	/* the polling thread's */
+	bool by_uid;			/* plain, on loopback: root and gid only */
+	gid_t gid;
 };
 
 static void set_err(char *err, size_t len, const char *fmt, ...)
@@ -292,8 +298,12 @@ static enum http_auth_result basic_auth__check(struct http_server *h,
 	enum http_auth_result res;
 	char *user, *pass = NULL;
 
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
 	user = MHD_basic_auth_get_username_password(c, &pass);
-	res = http_auth__check(h->auth, user, pass, mono_now());
+	res = http_auth__check(h->auth, ci ? ci->client_addr : NULL, user, pass,
+			       mono_now());
 	if (pass)
 		explicit_bzero(pass, strlen(pass));
 	MHD_free(user);
@@ -317,6 +327,12 @@ static bool request__refused(struct http_server *h, struct MHD_Connection *c,
 		snprintf(msg, sizeof(msg), "403 forbidden: %s\n", why);
 		*ret = reply(c, MHD_HTTP_FORBIDDEN, TYPE_PLAIN, msg,
 			     MHD_RESPMEM_MUST_COPY);
+		return true;
+	}
+	if (h->by_uid && !http_conns__local_ok(&h->conns, c)) {
+		*ret = reply(c, MHD_HTTP_FORBIDDEN, TYPE_PLAIN,
+			     "403 forbidden: plain /metrics is for root and --metrics-group "
+			     "(docs/security.md)\n", MHD_RESPMEM_PERSISTENT);
 		return true;
 	}
 	if (!h->auth)
@@ -346,6 +362,7 @@ static enum MHD_Result http__request(void *cls, struct MHD_Connection *c,
 
 	(void)version;
 	(void)upload;
+	http_conns__busy(&h->conns, c, true, 0);
 	if (!*req_cls && request__refused(h, c, &ret))
 		return ret;
 	if (!root && !metrics)
@@ -371,6 +388,55 @@ static enum MHD_Result http__request(void *cls, struct MHD_Connection *c,
 		return reply(c, MHD_HTTP_OK, TYPE_HTML, index_html,
 			     MHD_RESPMEM_PERSISTENT);
 	return metrics__reply(h, c);
+}
+
+/* ---- the connections (daemon/exporter/http_conns.h) ---- */
+
+static enum MHD_Result conn__accept(void *cls, const struct sockaddr *sa, socklen_t len)
+{
+	struct http_server *h = cls;
+
+	(void)len;
+	if (http_conns__admit(&h->conns, sa, mono_now()))
+		return MHD_YES;
+	pr_debug("http: a connection refused: %d busy connections", HTTP_CONNS);
+	return MHD_NO;
+}
+
+static void conn__notify(void *cls, struct MHD_Connection *c, void **socket_ctx,
+			 enum MHD_ConnectionNotificationCode toe)
+{
+	struct http_server *h = cls;
+	const union MHD_ConnectionInfo *fd, *addr;
+
+	(void)socket_ctx;
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		http_conns__closed(&h->conns, c);
+		return;
+	}
+	fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	addr = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (!fd || !addr)
+		return;
+	http_conns__started(&h->conns, c, fd->connect_fd, addr->client_addr, mono_now());
+	if (h->by_uid) {
+		uid_t uid;
+
+		http_conns__set_local_ok(&h->conns, c,
+					 !http_peer__uid(addr->client_addr, h->port, &uid) &&
+					 http_peer__allowed(uid, h->gid));
+	}
+}
+
+/* A request answered (or given up): its connection idle from now */
+static void request__done(void *cls, struct MHD_Connection *c, void **req_cls,
+			  enum MHD_RequestTerminationCode toe)
+{
+	struct http_server *h = cls;
+
+	(void)req_cls;
+	(void)toe;
+	http_conns__busy(&h->conns, c, false, mono_now());
 }
 
 /* libmicrohttpd's messages (only with -v: MHD_USE_ERROR_LOG) */
@@ -426,11 +492,13 @@ static struct MHD_Daemon *daemon__start(struct http_server *h, int fd)
 	else
 		tls[0].option = MHD_OPTION_END;
 	/* the logger first: MHD complains about the options before it */
-	return MHD_start_daemon(flags, 0, NULL, NULL, http__request, h,
+	return MHD_start_daemon(flags, 0, conn__accept, h, http__request, h,
 				MHD_OPTION_EXTERNAL_LOGGER, http__log, NULL,
 				MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
+				MHD_OPTION_NOTIFY_CONNECTION, conn__notify, h,
+				MHD_OPTION_NOTIFY_COMPLETED, request__done, h,
 				MHD_OPTION_CONNECTION_LIMIT, HTTP_CONN_LIMIT,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT, HTTP_PER_IP_LIMIT,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, HTTP_CONN_LIMIT,
 				MHD_OPTION_CONNECTION_TIMEOUT, HTTP_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, HTTP_CONN_MEMORY,
 				MHD_OPTION_ARRAY, tls,
@@ -543,6 +611,12 @@ int http__start_web(struct http_server **hp, const char *spec,
 		*hp = NULL;
 	}
 	return ret;
+}
+
+void http__by_uid(struct http_server *h, gid_t gid)
+{
+	h->by_uid = true;
+	h->gid = gid;
 }
 
 int http__port(const struct http_server *h)

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 /* Produce the /metrics body (malloc'ed; http frees it); 0 or -errno.
  * Called in the HTTP thread, one call at a time. */
@@ -53,6 +54,10 @@ int http__start_web(struct http_server **h, const char *spec,
 		    const struct webcfg *web, http_metrics_fn fn, void *ctx,
 		    char *err, size_t errlen);
 /* The bound port. */
+/* Plain /metrics (no TLS nor basic auth; on loopback): served to root and
+ * the members of gid (-1: root alone) only, each connection's uid from
+ * the kernel's socket table (daemon/exporter/http_peer.h); 403 to the rest. */
+void http__by_uid(struct http_server *h, gid_t gid);
 int http__port(const struct http_server *h);
 /* Stop serving (waits for the HTTP thread), close the socket, free h. */
 void http__stop(struct http_server *h);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <gnutls/crypto.h>
 #include "daemon/exporter/http_auth.h"
+#include "daemon/exporter/http_conns.h"
 
 #define CACHE_SLOTS 16
 #define DIGEST_LEN 32		/* SHA-256 */
@@ -20,11 +21,23 @@ struct remembered {
 	double until;				/* 0: empty */
 };
 
+struct bucket {
+	double tokens, last;	/* last -1: never taken from (full) */
+};
+
+/* A client address's own bucket: IPv4, or an IPv6 /64 (one host's) */
+struct source {
+	unsigned char key[9];	/* family byte, then 4 or 8 address bytes */
+	double seen;		/* 0: empty */
+	struct bucket b;
+};
+
 struct http_auth {
 	struct webcfg_user *users;
 	size_t nr_users;
 	struct remembered cache[CACHE_SLOTS];
-	double tokens, last;	/* the rate limit's bucket */
+	struct bucket all;	/* every source's checks: the CPU bound */
+	struct source src[HTTP_AUTH_SOURCES];
 	unsigned long checks;
 	struct crypt_data cd;	/* 32 KiB: kept, not on the stack */
 };
@@ -49,8 +62,7 @@ int http_auth__new(struct http_auth **ap, const struct webcfg *w)
 			goto fail;
 		}
 	}
-	a->tokens = HTTP_AUTH_BURST;
-	a->last = -1;
+	a->all = (struct bucket){ .tokens = HTTP_AUTH_ALL_BURST, .last = -1 };
 	*ap = a;
 	return 0;
 fail:
@@ -123,16 +135,59 @@ static void cache__add(struct http_auth *a, const unsigned char *digest,
 	r->until = now + HTTP_AUTH_CACHE_S;
 }
 
-static bool bucket__take(struct http_auth *a, double now)
+/* The bucket refilled to now; true if it holds a token (not taken). */
+static bool bucket__has(struct bucket *b, double now, double rate, double burst)
 {
-	if (a->last >= 0 && now > a->last)
-		a->tokens += (now - a->last) * HTTP_AUTH_RATE;
-	if (a->tokens > HTTP_AUTH_BURST)
-		a->tokens = HTTP_AUTH_BURST;
-	a->last = now;
-	if (a->tokens < 1)
+	if (b->last < 0)
+		b->tokens = burst;
+	else if (now > b->last)
+		b->tokens += (now - b->last) * rate;
+	if (b->tokens > burst)
+		b->tokens = burst;
+	b->last = now;
+	return b->tokens >= 1;
+}
+
+/* sa's bucket: its own, else an empty one, else the longest unseen's */
+static struct bucket *source__bucket(struct http_auth *a, const struct sockaddr *sa,
+				     double now)
+{
+	unsigned char key[9];
+	struct source *s = NULL;
+
+	http_conns__key(sa, key);
+	for (int i = 0; i < HTTP_AUTH_SOURCES; i++) {
+		struct source *c = &a->src[i];
+
+		if (c->seen && !memcmp(c->key, key, sizeof(key))) {
+			s = c;
+			break;
+		}
+		if (!s || c->seen < s->seen)
+			s = c;
+	}
+	if (memcmp(s->key, key, sizeof(key)) || !s->seen) {
+		memcpy(s->key, key, sizeof(key));
+		s->b = (struct bucket){ .last = -1 };
+	}
+	s->seen = now > 0 ? now : 1e-9;
+	return &s->b;
+}
+
+/*
+ * A check takes a token from its source's bucket and one from the
+ * bucket of all: a client that sends wrong passwords empties its own,
+ * and leaves the others' checks to the rest of the CPU bound.
+ */
+static bool bucket__take(struct http_auth *a, const struct sockaddr *sa, double now)
+{
+	struct bucket *b = source__bucket(a, sa, now);
+
+	if (!bucket__has(b, now, HTTP_AUTH_RATE, HTTP_AUTH_BURST) ||
+	    !bucket__has(&a->all, now, HTTP_AUTH_ALL_RATE, HTTP_AUTH_ALL_BURST))
 		return false;
-	a->tokens -= 1;
+	b->tokens -= 1;
+	a->all.tokens -= 1;
 	return true;
 }
 
@@ -147,8 +202,8 @@ static bool bcrypt__check(struct http_auth *a, const char *pass, const char *has
 	return out && strlen(out) == n && same(out, hash, n);
 }
 
-enum http_auth_result http_auth__check(struct http_auth *a, const char *user,
-				       const char *pass, double now)
+enum http_auth_result http_auth__check(struct http_auth *a, const struct sockaddr *src,
+				       const char *user, const char *pass, double now)
 {
 	unsigned char digest[DIGEST_LEN];
 	const struct webcfg_user *u = NULL;
@@ -162,7 +217,7 @@ enum http_auth_result http_auth__check(struct http_auth *a, const char *user,
 		return HTTP_AUTH_BUSY;
 	if (cache__has(a, digest, now))
 		return HTTP_AUTH_OK;
-	if (!bucket__take(a, now))
+	if (!bucket__take(a, src, now))
 		return HTTP_AUTH_BUSY;
 	for (size_t i = 0; i < a->nr_users && !u; i++)
 		if (!strcmp(a->users[i].name, user))

@@ -114,7 +114,10 @@ int http_tls__load(struct http_tls *t, const struct webcfg *w, char *err,
 	memset(t, 0, sizeof(*t));
 	t->client_auth = w->client_auth;
 	snprintf(t->priorities, sizeof(t->priorities),
-		 "NORMAL:-VERS-ALL%s%s",
+		 /* forward secrecy only: no static RSA key exchange; AEAD
+		  * ciphers, no CBC with SHA-1 (Go's defaults, as exporter-toolkit) */
+		 "NORMAL:-VERS-ALL%s%s:-RSA:-CIPHER-ALL:+AES-256-GCM:+AES-128-GCM:"
+		 "+CHACHA20-POLY1305:-SHA1",
 		 w->max_version >= WEBCFG_TLS13 ? ":+VERS-TLS1.3" : "",
 		 w->min_version <= WEBCFG_TLS12 ? ":+VERS-TLS1.2" : "");
 	ret = tls__read(w->cert_file, &t->cert, err, errlen);

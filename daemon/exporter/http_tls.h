@@ -19,7 +19,7 @@
 
 struct http_tls {
 	char *cert, *key, *ca;		/* PEM, NUL-terminated; ca NULL: none */
-	char priorities[96];		/* GnuTLS's, for min/max_version */
+	char priorities[192];		/* GnuTLS's, for min/max_version */
 	enum webcfg_client_auth client_auth;
 };
 

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
+#include <sys/stat.h>
 #include "daemon/exporter/webcfg.h"
+#include "common/log.h"
 
 struct parse {
 	yaml_document_t *doc;
@@ -462,4 +464,21 @@ void webcfg__free(struct webcfg *w)
 bool webcfg__secured(const struct webcfg *w)
 {
 	return w && (w->cert_file || w->nr_users);
+}
+
+/* A secret in a file that others may read: one warning naming it. */
+static void warn_readable(const char *file, const char *what)
+{
+	struct stat st;
+
+	if (file && !stat(file, &st) && (st.st_mode & (S_IRWXG | S_IRWXO)))
+		pr_warn("%s holds %s and has mode %03o: others on this host may read it "
+			"(chmod 600 it)", file, what, (unsigned int)(st.st_mode & 07777));
+}
+
+void webcfg__warn_readable(const struct webcfg *w, const char *file)
+{
+	if (w->nr_users)
+		warn_readable(file, "password hashes (basic_auth_users)");
+	warn_readable(w->key_file, "the TLS private key (key_file)");
 }

@@ -69,4 +69,8 @@ void webcfg__free(struct webcfg *w);
 /* TLS or basic auth on: what makes a non-loopback address safe. */
 bool webcfg__secured(const struct webcfg *w);
 
+/* Warn (one line each) when file, holding basic_auth_users, or the TLS
+ * key file can be read by others than their owner. */
+void webcfg__warn_readable(const struct webcfg *w, const char *file);
+
 #endif

@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -381,6 +382,9 @@ static int make_dir(const char *path, uid_t uid, gid_t gid)
 	if (!p || p == dir)
 		return 0;
 	*p = '\0';
+	err = dirs__check_above(dir, "the socket's directory", uid);
+	if (err)
+		return err;
 	for (p = dir + 1; *p; p++) {
 		if (*p != '/')
 			continue;
@@ -393,7 +397,7 @@ static int make_dir(const char *path, uid_t uid, gid_t gid)
 		}
 		*p = '/';
 	}
-	err = dirs__make_own(dir, 0750, "the socket's directory", &made);
+	err = dirs__make_own(dir, 0750, "the socket's directory", uid, &made);
 	if (err)
 		return err;
 	if (!made || !uid)
@@ -429,6 +433,81 @@ static int clear_stale(const char *path)
 		return -EADDRINUSE;
 	pr_debug("%s: left by a daemon that did not end cleanly: replaced", path);
 	return unlink(path) ? -errno : 0;
+}
+
+/* path's directory (its last '/' made a NUL, "/" for the root) and name */
+static const char *split_path(char *dir, size_t len, const char *path, const char **name)
+{
+	char *p;
+
+	snprintf(dir, len, "%s", path);
+	p = strrchr(dir, '/');
+	*name = path + (p - dir) + 1;
+	if (p == dir)
+		p[1] = '\0';
+	else
+		*p = '\0';
+	return dir;
+}
+
+/*
+ * The socket's directory (and, when made here, its parent) held by fd,
+ * and their inodes: at exit the daemon removes its socket even if a
+ * path above was renamed since, its directory if still under its name,
+ * and nothing of another's that took either name.
+ */
+static int server__hold_dir(struct server *s)
+{
+	char dir[108], parent[108];
+	const char *name, *dname;
+	struct stat st;
+	int err;
+
+	split_path(dir, sizeof(dir), s->path, &name);
+	s->dir_fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->dir_fd < 0 || fstatat(s->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW))
+		goto fail;
+	s->sock_ino = st.st_ino;
+	if (s->made_dir) {
+		split_path(parent, sizeof(parent), dir, &dname);
+		s->parent_fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (s->parent_fd < 0 || fstat(s->dir_fd, &st))
+			goto fail;
+		s->dir_ino = st.st_ino;
+	}
+	return 0;
+fail:
+	err = -errno;
+	pr_err("cannot hold %s's directory: %s", s->path, strerror(-err));
+	unlink(s->path);	/* just bound: ours */
+	return err;
+}
+
+/* What server__hold_dir() held, removed by fd; the fds closed. */
+static void server__remove(struct server *s)
+{
+	char dir[108];
+	const char *name, *dname;
+	struct stat st;
+
+	split_path(dir, sizeof(dir), s->path, &name);
+	if (s->dir_fd >= 0 && !fstatat(s->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) &&
+	    S_ISSOCK(st.st_mode) && st.st_ino == s->sock_ino)
+		unlinkat(s->dir_fd, name, 0);
+	if (s->made_dir && s->parent_fd >= 0) {
+		char parent[108];
+
+		split_path(parent, sizeof(parent), dir, &dname);
+		/* ours, when empty and still under its name; else it stays */
+		if (!fstatat(s->parent_fd, dname, &st, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISDIR(st.st_mode) && st.st_ino == s->dir_ino)
+			unlinkat(s->parent_fd, dname, AT_REMOVEDIR);
+	}
+	if (s->dir_fd >= 0)
+		close(s->dir_fd);
+	if (s->parent_fd >= 0)
+		close(s->parent_fd);
+	s->dir_fd = s->parent_fd = -1;
 }
 
 static int server__bind(struct server *s, uid_t uid, gid_t gid)
@@ -467,7 +546,7 @@ static int server__bind(struct server *s, uid_t uid, gid_t gid)
 		pr_err("cannot listen on %s: %s", s->path, strerror(-err));
 		return err;
 	}
-	return 0;
+	return server__hold_dir(s);
 }
 
 int server__check_path(const char *path)
@@ -493,7 +572,7 @@ int server__open(struct server **sp, const struct server_opts *o,
 		return -ENOMEM;
 	s->o = *o;
 	s->e = e;
-	s->lfd = s->wake_fd = -1;
+	s->lfd = s->wake_fd = s->dir_fd = s->parent_fd = -1;
 	pthread_mutex_init(&s->lock, NULL);
 	/* the caller checked it (server__check_path) */
 	snprintf(s->path, sizeof(s->path), "%s", o->path);
@@ -521,7 +600,6 @@ int server__open(struct server **sp, const struct server_opts *o,
 
 void server__close(struct server *s)
 {
-	char dir[108], *p;
 
 	if (!s)
 		return;
@@ -530,15 +608,8 @@ void server__close(struct server *s)
 			client__close(s, i);
 	if (s->lfd >= 0)
 		close(s->lfd);
-	if (s->path[0]) {
-		unlink(s->path);
-		snprintf(dir, sizeof(dir), "%s", s->path);
-		p = strrchr(dir, '/');
-		if (s->made_dir && p && p != dir) {
-			*p = '\0';
-			rmdir(dir);	/* ours, when empty; else it stays */
-		}
-	}
+	if (s->path[0])
+		server__remove(s);
 	if (s->wake_fd >= 0)
 		close(s->wake_fd);
 	pthread_mutex_destroy(&s->lock);

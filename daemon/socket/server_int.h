@@ -67,6 +67,10 @@ struct server {
 	int lfd, wake_fd;
 	char path[108];
 	bool made_dir;		/* the socket's directory is ours: removed */
+	/* what is removed at exit, by these fds, not by path: the socket's
+	 * directory, its parent (made_dir) and the socket's inode */
+	int dir_fd, parent_fd;
+	ino_t sock_ino, dir_ino;
 	struct payload *hello;	/* every client's first answer */
 	struct client **c;	/* [max_clients], NULL: free */
 	int nr;

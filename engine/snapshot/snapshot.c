@@ -5,6 +5,7 @@
  * may come from another process), and the interval between two of them.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "emon_proto.h"
@@ -54,10 +55,21 @@ int snap_meta__encode(const struct snap_meta *m, void **bufp, size_t *lenp)
 	return 0;
 }
 
-/* A fixed-size name field holds a NUL. */
+/*
+ * A fixed-size name field holds a NUL, and no control byte before it:
+ * the front ends print these names as they are (a terminal escape in a
+ * daemon's energy source would reach the user's terminal).
+ */
 static bool name_ok(const char *s, size_t n)
 {
-	return memchr(s, '\0', n) != NULL;
+	const char *end = memchr(s, '\0', n);
+
+	if (!end)
+		return false;
+	for (; s < end; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
 }
 
 int snap_meta__decode(struct snap_meta *m, const void *buf, size_t len)
@@ -71,7 +83,7 @@ int snap_meta__decode(struct snap_meta *m, const void *buf, size_t len)
 	    h->max_trees > EMON_MAX_TREES ||
 	    len != sizeof(*h) + (h->ncpus + h->npkg) * sizeof(__s32) ||
 	    !name_ok(h->energy_source, sizeof(h->energy_source)) ||
-	    !name_ok(h->split_by, sizeof(h->split_by)))
+	    !name_ok(h->split_by, sizeof(h->split_by)) || !isfinite(h->start_t))
 		return -EBADMSG;
 	m->pid = h->pid;
 	m->ncpus = h->ncpus;
@@ -316,7 +328,10 @@ int snapshot__decode(struct snapshot *s, const struct snap_meta *meta,
 	if (len < sizeof(*h) || h->ncpus != (__u32)meta->ncpus ||
 	    h->npkg != (__u32)meta->npkg || h->nr_events > EMON_MAX_EVENTS ||
 	    h->nr_cgrp > 1u << 26 || h->nr_proc > 1u << 26 || h->nr_cont > 1u << 26 ||
-	    h->nr_thrd > 1u << 26 || (h->nr_thrd && !(h->scopes & EMON_SNAP_THREADS)))
+	    h->nr_thrd > 1u << 26 || (h->nr_thrd && !(h->scopes & EMON_SNAP_THREADS)) ||
+	    !isfinite(h->t) || h->t < 0 ||
+	    /* entries without events cost their decoded size for nothing */
+	    (meta->nr_events && !h->nr_events))
 		return -EBADMSG;
 	blk = h->nr_events * sizeof(struct emon_count) +
 	      (h->flags & EMON_SNAP_SCHED ? sizeof(struct emon_sched) : 0);

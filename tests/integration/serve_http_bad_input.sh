@@ -72,7 +72,7 @@ say(code == "413", f"a chunked GET: {code} (413)")
 code, dt = ask(b"DELETE /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
 say(code == "405", f"DELETE: {code} (405)")
 
-# slow: half a request, then nothing: closed after 10 s of idleness
+# slow: half a request, then nothing: closed after 10 s of idleness at most
 slow = conn(20)
 slow.sendall(b"GET /metr")
 t0 = time.time()
@@ -81,9 +81,9 @@ t0 = time.time()
 for _ in range(50):
     s = conn(); s.sendall(GET + b"\r\n"); s.close()
 
-# 500 connections at once: at most 64 are served at a time (32 from one
-# address), the rest closed at once; the daemon neither stalls nor grows
-# (its fds, checked after)
+# 500 connections at once: at most 64 are held at a time (32 from one
+# address), each new one taking the longest idle one's place; the daemon
+# neither stalls nor grows (its fds, checked after)
 many = []
 for _ in range(500):
     try:
@@ -106,7 +106,8 @@ say(0 < served < 500, f"500 connections at once: {served} served a scrape, the r
 
 out, dt = answer(slow)
 waited = time.time() - t0
-say(status(out) == "closed" and 9 <= waited <= 14, f"a request not whole: closed after {waited:.1f} s (10 s idle limit)")
+# (the 500 below may push it out sooner: it is the longest idle one)
+say(status(out) == "closed" and waited <= 14, f"a request not whole: closed after {waited:.1f} s (the 10 s idle limit, or sooner for a newer connection)")
 
 code, dt = ask(GET + b"Connection: close\r\n\r\n")
 say(code == "200", f"afterwards a scrape answers: {code}")

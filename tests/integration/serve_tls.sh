@@ -37,6 +37,7 @@ extendedKeyUsage=serverAuth" &&
 	leaf stranger other "extendedKeyUsage=clientAuth" ||
 	{ echo "FAIL  openssl could not make the certificates:"; cat "$TMP/openssl.log"; exit 1; }
 chmod 600 "$W"/*.key
+chmod 640 "$W/server.key"	# group-readable: the daemon says so
 
 PASS=s3cret-$$
 HASH=$("$PY3" -W ignore -c 'import crypt, sys
@@ -86,6 +87,17 @@ check "with metrics" grep -q '^emon_flushes_total ' "$TMP/body"
 check "no client certificate: 403" [ "$(code --cacert "$W/ca.crt" -u alice:"$PASS" "$URL")" = 403 ]
 check "one of another CA: 403" [ "$(code --cacert "$W/ca.crt" --cert "$W/stranger.crt" \
 	--key "$W/stranger.key" -u alice:"$PASS" "$URL")" = 403 ]
+# forward secrecy only: a static-RSA or CBC-SHA1 suite is refused at TLS 1.2
+for suite in AES128-SHA AES256-GCM-SHA384 ECDHE-RSA-AES128-SHA; do
+	c=$(code "${TLS[@]}" --tls-max 1.2 --ciphers "$suite" -u alice:"$PASS" "$URL")
+	check "TLS 1.2 with $suite (no forward secrecy, or CBC-SHA1): no handshake ($c)" [ "$c" = 000 ]
+done
+c=$(code "${TLS[@]}" --tls-max 1.2 --ciphers ECDHE-RSA-AES128-GCM-SHA256 -u alice:"$PASS" "$URL")
+check "TLS 1.2 with ECDHE-RSA-AES128-GCM-SHA256: 200 ($c)" [ "$c" = 200 ]
+check "the web config (0644, holding hashes): one warning naming it" \
+	[ "$(grep -c "$W/web.yml holds password hashes (basic_auth_users) and has mode 644" "$TMP/serve.err")" -eq 1 ]
+check "the TLS key (0640): one warning naming it" \
+	[ "$(grep -c "$W/server.key holds the TLS private key (key_file) and has mode 640" "$TMP/serve.err")" -eq 1 ]
 rm -f "$TMP/body"
 c=$(code -u alice:"$PASS" "http://127.0.0.1:$MPORT/metrics")
 check "plain http://: no answer ($c), no metrics" \

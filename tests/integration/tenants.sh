@@ -36,7 +36,7 @@ as_u2() { setpriv --reuid="$uid2" --regid="$gid" --groups="$gid" "$@"; }
 as_admin() { setpriv --reuid="$uid2" --regid="$gid" --groups="$gid,$agid" "$@"; }
 
 # --- directories another user made first ---------------------------------
-mkdir -p "$TMP/nd/run" && chown -R 65534 "$TMP/nd"
+mkdir -p "$TMP/nd/run" && chown 65534 "$TMP/nd/run"	# above it: serve_dirs.sh
 mkdir -p "$TMP/real" && ln -s "$TMP/real" "$TMP/link"
 mkdir -p "$NPIN" && chown 65534 "$NPIN"
 for c in "--socket $TMP/nd/run/e.sock|$TMP/nd/run|owned by uid 65534" \

@@ -6,6 +6,7 @@
  * wrong, unknown user, the memory of right pairs and the rate limit.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <crypt.h>
 #include <errno.h>
 #include <stdio.h>
@@ -159,30 +160,84 @@ static void test_auth(void **state)
 	/* a cost-4 hash of "pw", made here: libcrypt's own, both sides */
 	strcpy(hash, crypt("pw", crypt_gensalt("$2b$", 4, NULL, 0)));
 	a = auth__new(hash);
-	assert_int_equal(http_auth__check(a, NULL, NULL, t), HTTP_AUTH_DENIED);
+	assert_int_equal(http_auth__check(a, NULL, NULL, NULL, t), HTTP_AUTH_DENIED);
 	assert_int_equal(http_auth__checks(a), 0);
-	assert_int_equal(http_auth__check(a, "alice", "wrong", t), HTTP_AUTH_DENIED);
-	assert_int_equal(http_auth__check(a, "mallory", "pw", t), HTTP_AUTH_DENIED);
+	assert_int_equal(http_auth__check(a, NULL, "alice", "wrong", t), HTTP_AUTH_DENIED);
+	assert_int_equal(http_auth__check(a, NULL, "mallory", "pw", t), HTTP_AUTH_DENIED);
 	assert_int_equal(http_auth__checks(a), 2);	/* unknown users cost one too */
-	assert_int_equal(http_auth__check(a, "alice", "pw", t), HTTP_AUTH_OK);
-	assert_int_equal(http_auth__check(a, "alice", "pw", t + 1), HTTP_AUTH_OK);
-	assert_int_equal(http_auth__check(a, "alice", "pw2", t + 1), HTTP_AUTH_DENIED);
+	assert_int_equal(http_auth__check(a, NULL, "alice", "pw", t), HTTP_AUTH_OK);
+	assert_int_equal(http_auth__check(a, NULL, "alice", "pw", t + 1), HTTP_AUTH_OK);
+	assert_int_equal(http_auth__check(a, NULL, "alice", "pw2", t + 1), HTTP_AUTH_DENIED);
 	assert_int_equal(http_auth__checks(a), 4);	/* the second right one remembered */
 	/* a burst of wrong ones: the bucket (4, 1 left, 2 more a second
 	 * later) runs dry at the third */
 	for (int i = 0; i < 3; i++)
-		http_auth__check(a, "alice", "x", t + 1);
-	assert_int_equal(http_auth__check(a, "alice", "x", t + 1), HTTP_AUTH_BUSY);
-	assert_int_equal(http_auth__check(a, "alice", "pw", t + 1), HTTP_AUTH_OK);
-	assert_int_equal(http_auth__check(a, "alice", "x", t + 1.6), HTTP_AUTH_DENIED);
+		http_auth__check(a, NULL, "alice", "x", t + 1);
+	assert_int_equal(http_auth__check(a, NULL, "alice", "x", t + 1), HTTP_AUTH_BUSY);
+	assert_int_equal(http_auth__check(a, NULL, "alice", "pw", t + 1), HTTP_AUTH_OK);
+	assert_int_equal(http_auth__check(a, NULL, "alice", "x", t + 1.6), HTTP_AUTH_DENIED);
 	/* forgotten after HTTP_AUTH_CACHE_S: checked again */
-	assert_int_equal(http_auth__check(a, "alice", "pw", t + 1 + HTTP_AUTH_CACHE_S),
+	assert_int_equal(http_auth__check(a, NULL, "alice", "pw", t + 1 + HTTP_AUTH_CACHE_S),
 			 HTTP_AUTH_OK);
 	assert_int_equal(http_auth__checks(a), 8);
 	http_auth__free(a);
 	/* htpasswd writes $2y$: the same bcrypt */
 	a = auth__new(HASH_Y);
-	assert_int_equal(http_auth__check(a, "alice", "pw", t), HTTP_AUTH_OK);
+	assert_int_equal(http_auth__check(a, NULL, "alice", "pw", t), HTTP_AUTH_OK);
+	http_auth__free(a);
+}
+
+static struct sockaddr_in addr4(const char *ip)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+
+	inet_pton(AF_INET, ip, &sa.sin_addr);
+	return sa;
+}
+
+/*
+ * One client's wrong passwords at 20 a second (issue: they made a right
+ * one from another client get 429): its own bucket runs dry, the other
+ * client's right password is still checked each time it first comes.
+ * Four such clients at once stay within the bound of all.
+ */
+static void test_auth_sources(void **state)
+{
+	struct sockaddr_in mallory = addr4("10.0.0.9"), alice = addr4("10.0.0.1");
+	char hash[CRYPT_OUTPUT_SIZE], pw[16];
+	int busy = 0, mine = 0;
+	struct http_auth *a;
+	unsigned long before;
+
+	(void)state;
+	strcpy(hash, crypt("pw", crypt_gensalt("$2b$", 4, NULL, 0)));
+	a = auth__new(hash);
+	for (int i = 0; i < 100; i++) {	/* 5 s */
+		double t = 100 + i * 0.05;
+
+		http_auth__check(a, (struct sockaddr *)&mallory, "alice", "x", t);
+		if (i % 10 == 5) {	/* a password alice has not used: a check */
+			snprintf(pw, sizeof(pw), "pw%d", i);
+			busy += http_auth__check(a, (struct sockaddr *)&alice, "alice", pw, t) ==
+				HTTP_AUTH_BUSY;
+			mine++;
+		}
+	}
+	assert_int_equal(busy, 0);
+	assert_int_equal(mine, 10);
+	/* 4 sources at 20/s for 5 s: within 8 + 4 x 5 checks */
+	before = http_auth__checks(a);
+	for (int i = 0; i < 100; i++)
+		for (int k = 0; k < 4; k++) {
+			char ip[16];
+			struct sockaddr_in sa;
+
+			snprintf(ip, sizeof(ip), "10.0.1.%d", k);
+			sa = addr4(ip);
+			http_auth__check(a, (struct sockaddr *)&sa, "alice", "x", 200 + i * 0.05);
+		}
+	assert_true(http_auth__checks(a) - before <= 8 + 4 * 5);
+	assert_true(http_auth__checks(a) - before >= 4 * 5);
 	http_auth__free(a);
 }
 
@@ -192,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_auth),
+		cmocka_unit_test(test_auth_sources),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
