@@ -32,7 +32,7 @@ done
 B=$PWD/$OUTPUT/arm64
 [ "${OUTPUT:0:1}" = / ] && B=$OUTPUT/arm64
 t0=$(date +%s)
-make --no-print-directory OUTPUT="$OUTPUT" cross-arm64 >"$OUTPUT/arm64-build.log" 2>&1 || {
+mkdir -p "$OUTPUT" && make --no-print-directory OUTPUT="$OUTPUT" cross-arm64 >"$OUTPUT/arm64-build.log" 2>&1 || {
 	tail -20 "$OUTPUT/arm64-build.log"; echo "vm: FAIL make cross-arm64 (its log: $OUTPUT/arm64-build.log)"; exit 1; }
 mkdir -p "$B/tests" && aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -Werror \
 	tests/vm/taskcount.c -o "$B/tests/taskcount" &&
