@@ -10,9 +10,13 @@
 #                   keeps every CPU busy (root), then the unit and
 #                   integration tests again under ASan + UBSan reading
 #                   every event from its counter, then the counting
-#                   tests in Debian 12's 6.1 and 6.12 kernels under QEMU
+#                   tests in Debian 12's 6.1 and 6.12 kernels under QEMU,
+#                   and the arm64 build's hardware counting tests in
+#                   Debian 12's arm64 kernels on QEMU's emulated PMU
 #                   (what CI runs)
 #   make test-vm    those kernels' guests alone (tests/vm/guests.sh)
+#   make cross-arm64  emon-perf, libemon and the tools for arm64, in
+#                   $(OUTPUT)/arm64 (docs/arm64.md)
 #   make test-counters  that counter pass alone (no sanitizers)
 #   make integration  the integration tests alone, on an idle machine
 #   make stress     longer fault and load tests (root)
@@ -103,7 +107,7 @@ UNIT_BINS := $(patsubst %.c,$(O)/tests/%,$(notdir $(UNIT_SRCS)))
 TOOL_SRCS := $(wildcard tools/*.c)
 TOOL_BINS := $(patsubst tools/%.c,$(O)/tools/%,$(TOOL_SRCS))
 
-.PHONY: all clean test test-vm test-counters asan-counters test-loaded unit integration stress bench bench-serve bench-selfmon bench-memory deps \
+.PHONY: all clean test test-vm cross-arm64 test-counters asan-counters test-loaded unit integration stress bench bench-serve bench-selfmon bench-memory deps \
 	tools run selfmon \
 	selfmon-progs \
 	fuzz fuzzers asan install uninstall
@@ -152,7 +156,7 @@ $(O)/obj/%.o: %.c | $(SKELS)
 define layer_archive
 $(O)/lib$(1).a: $(patsubst %.c,$(O)/obj/%.o,$($(1)_SRCS))
 	$$(call msg,AR,$$@)
-	$$(Q)rm -f $$@ && ar rcs $$@ $$^
+	$$(Q)rm -f $$@ && $$(AR) rcs $$@ $$^
 endef
 $(foreach l,$(LAYERS),$(eval $(call layer_archive,$(l))))
 
@@ -180,7 +184,7 @@ $(O)/pic/%.o: %.c
 
 $(SELF_A): $(SELF_OBJS)
 	$(call msg,AR,$@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(SELF_SO): $(SELF_OBJS) libemon/libemon.map
 	$(call msg,LINK,$@)
@@ -250,6 +254,20 @@ test-counters: emon-perf tools selfmon
 	$(Q)echo "counter pass: integration tests with every event read from its counter"
 	$(Q)OUTPUT=$(O) tests/run.sh --counters
 
+# make cross-arm64: emon-perf, libemon and the tools for arm64 under
+# $(OUTPUT)/arm64, with Debian's cross gcc (gcc-aarch64-linux-gnu) and the
+# :arm64 -dev packages (tools/install-deps.sh --with-test). The BPF
+# object is built for arm64 from this machine's vmlinux.h: CO-RE relocates
+# it on the arm64 kernel. The arm64 guest's tests (tests/vm/arm64.sh) run
+# these binaries.
+CROSS_ARM64_O := $(O)/arm64
+cross-arm64:
+	$(Q)$(MAKE) --no-print-directory OUTPUT=$(CROSS_ARM64_O) ARCH=arm64 \
+		CC=aarch64-linux-gnu-gcc AR=aarch64-linux-gnu-ar \
+		PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig \
+		BIN=$(CROSS_ARM64_O)/emon-perf $(CROSS_ARM64_O)/emon-perf \
+		$(CROSS_ARM64_O)/libemon.a $(CROSS_ARM64_O)/libemon.so tools selfmon-progs
+
 ARGS ?= -a --by system,cgroup,process --timeout 5000
 run:
 	$(Q)$(call as_root_deps,)
@@ -290,7 +308,7 @@ $(FUZZ_O)/obj/%.o: %.c | $(SKELS)
 
 $(FUZZ_LIB): $(FUZZ_LIB_OBJS)
 	$(call msg,AR,$@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(FUZZ_O)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB)
 	$(call msg,FUZZ,$@)

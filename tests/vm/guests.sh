@@ -3,7 +3,9 @@
 # 12's own kernels, 6.1 and 6.12, each a QEMU guest with this machine's
 # tree as its root (tests/vm/vm.sh), against that kernel's own truths
 # (its cpu.stat, schedstat, rusage, perf). The tests are those named in
-# tests/vm/guest-tests.
+# tests/vm/guest-tests. Then the hardware counting tests in Debian 12's
+# arm64 kernels on QEMU's emulated PMUv3 (tests/vm/arm64.sh: its series
+# EMON_VM_ARM64, default 6.12 6.1; empty for none).
 #   tests/vm/guests.sh [SERIES...]    (default: 6.1 6.12)
 # EMON_VM_TESTS replaces the list. Exit status: 0 when every guest
 # passed, 1 otherwise.
@@ -36,4 +38,8 @@ for k in $kernels; do
 	echo "vm: Linux $k: $([ $rc -eq 0 ] && echo passed || echo "FAILED (exit $rc)") in $(($(date +%s) - t0)) s"
 	[ $rc -eq 0 ] || ret=1
 done
+arm64=${EMON_VM_ARM64-6.12 6.1}
+if [ -n "$arm64" ]; then
+	tests/vm/arm64.sh $arm64 || ret=1
+fi
 exit $ret

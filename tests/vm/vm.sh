@@ -6,14 +6,18 @@
 #   tests/vm/vm.sh [-a ARCH] [-k SERIES] [-c CPUS] [-m MIB] [-t SECONDS] -- COMMAND...
 #     -a  x86 (default on x86-64) or arm64       -k  6.1 (default) or 6.12
 #     -c  guest CPUs (2)   -m  guest memory (3072)   -t  limit for the whole run (900)
-# EMON_VM_APPEND adds kernel arguments.
+# EMON_VM_APPEND adds kernel arguments. EMON_VM_OUT=DIR shares DIR
+# writable with the guest, at /out.
 # The kernel package is fetched once (tests/vm/kernel.sh) into the VM cache
 # ($OUTPUT/vm, or EMON_VM_CACHE), with an initramfs made from
 # busybox-static and the kernel's own 9p, virtio and overlay modules. The
 # guest runs under TCG: nested KVM hangs or fails its MSRs inside some
-# hypervisors (Firecracker here); EMON_VM_ACCEL=kvm tries it. arm64 takes
-# EMON_VM_BUSYBOX_ARM64 (a static arm64 busybox) and, for now, runs only
-# what needs no userland of its own: this tree's is x86-64.
+# hypervisors (Firecracker here); EMON_VM_ACCEL=kvm tries it. arm64 runs
+# under -icount shift=0, which gives QEMU's PMUv3 its inst_retired event;
+# on an x86-64 host its shell and tools are Debian's busybox-static:arm64
+# (tests/vm/debpkg.sh; EMON_VM_BUSYBOX_ARM64 another), and its programs
+# the tree's cross-built ones (make cross-arm64) with the :arm64 libraries
+# of the tree's multiarch directories (tests/vm/arm64.sh).
 # Exit status: the command's; 124 past the limit; 125 when the guest did
 # not boot or never ran the command (then the console's last lines).
 set -uo pipefail
@@ -46,7 +50,12 @@ case $arch in
 x86) qemu=qemu-system-x86_64 bb=/bin/busybox
      machine="-M q35" console=ttyS0 kargs="tsc=reliable" ;;
 arm64) qemu=qemu-system-aarch64 bb=${EMON_VM_BUSYBOX_ARM64:-}
-       machine="-M virt,gic-version=3 -cpu max" console=ttyAMA0 kargs= ;;
+       if [ -z "$bb" ]; then
+	       bb=$(tests/vm/debpkg.sh busybox-static:arm64)/bin/busybox || exit 125
+       fi
+       # a Neoverse N1 (Graviton2's, Ampere Altra's core), which libpfm4
+       # knows by its MIDR (max's is QEMU's own); EMON_VM_CPU another
+       machine="-M virt,gic-version=3 -cpu ${EMON_VM_CPU:-neoverse-n1}" console=ttyAMA0 kargs= ;;
 esac
 command -v $qemu >/dev/null || die "$qemu not installed (tools/install-deps.sh --with-test)"
 [ -x "$bb" ] || die "no static busybox for $arch ($bb): apt-get install busybox-static"
@@ -101,7 +110,12 @@ trap 'rm -rf "$run"' EXIT
 	printf '%q ' "$@"; echo
 } >"$run/emon-run"
 echo "$here/tests/vm/guest.sh" >"$run/emon-guest"
-(cd "$run" && printf 'emon-run\nemon-guest\n' | cpio -o -H newc --quiet) >"$run/run.cpio"
+# the guest's shell: this tree's bash, or busybox where the tree's
+# programs are of another architecture (tests/vm/init)
+shell=/bin/bash
+case $arch/$(uname -m) in x86/x86_64 | arm64/aarch64) ;; *) shell=/.emon-bb/sh ;; esac
+echo "$shell" >"$run/emon-shell"
+(cd "$run" && printf 'emon-run\nemon-guest\nemon-shell\n' | cpio -o -H newc --quiet) >"$run/run.cpio"
 cat "$initrd" "$run/run.cpio" >"$run/initrd"
 
 accel=${EMON_VM_ACCEL:-}
@@ -120,9 +134,11 @@ timeout --foreground -k 5 "$limit" $qemu $machine -accel "$accel" "${extra[@]}" 
 	-serial stdio -kernel "$vmlinuz" -initrd "$run/initrd" \
 	-append "console=$console quiet loglevel=3 panic=-1 rdinit=/init $kargs ${EMON_VM_APPEND:-}" \
 	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
-	</dev/null 2>&1 | tee "$log" | grep --line-buffered -v -E '^EMON_VM_EXIT |sysrq: Power Off|reboot: Power down'
+	${EMON_VM_OUT:+-virtfs local,path=$EMON_VM_OUT,mount_tag=out,security_model=none} \
+	</dev/null 2>&1 | tee "$log" | grep --line-buffered -v -E 'EMON_VM_EXIT [0-9]|sysrq: Power Off|reboot: Power down'
 qrc=${PIPESTATUS[0]}
-rc=$(sed -n 's/^EMON_VM_EXIT \([0-9]*\).*/\1/p' "$log" | tail -1)
+# anywhere in its line: a late kernel message may come first
+rc=$(sed -n 's/.*EMON_VM_EXIT \([0-9]*\).*/\1/p' "$log" | tail -1)
 if [ -n "$rc" ]; then
 	exit "$rc"
 fi
