@@ -61,8 +61,12 @@ void client__close(struct server *s, int i)
 {
 	struct client *c = s->c[i];
 
-	if (c->pending)
+	if (c->pending) {
 		s->npending--;
+		/* it may have been one that waited: a new request is not */
+		if (s->ndeferred)
+			s->ndeferred--;
+	}
 	if (c->tree >= 0)
 		engine__tree_free(s->e, c->tree);
 	if (c->pidfd >= 0)
@@ -612,6 +616,7 @@ void server__close(struct server *s)
 		server__remove(s);
 	if (s->wake_fd >= 0)
 		close(s->wake_fd);
+	idmap__clear(&s->uid_held, NULL);
 	pthread_mutex_destroy(&s->lock);
 	payload__put(s->hello);
 	free(s->c);

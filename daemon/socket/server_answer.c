@@ -3,11 +3,13 @@
  * The answers of a flush: every snapshot request waiting then, the
  * clients' and /metrics' (server__request_all, from another thread),
  * shares it, and requests of the same scopes, events and view
- * (server_peer.c) share one encoding. Unread answers hold memory, bounded by max_held.
+ * (server_peer.c) share one encoding. Unread answers hold memory, bounded
+ * by max_held and shared fairly between uids.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,13 +18,40 @@
 
 /*
  * Snapshot answers that clients have not read yet, and that their
- * sockets could not take, hold memory: past max_held, requests wait for a
- * flush until some of it is read (or its reader timed out). One answer is
- * always allowed, however large.
+ * sockets could not take, hold memory, bounded by max_held, and shared
+ * fairly: a uid's requests wait for a later flush while its clients hold
+ * a quarter of max_held unread (as a uid holds at most a quarter of the
+ * connections), or while all of max_held is held and it holds some. A
+ * uid that holds nothing always gets its answer, however large, so one
+ * tenant's unread answers cannot delay another's (administrators wait
+ * only on the whole bound).
  */
 static bool server__held_full(const struct server *s)
 {
 	return s->o.max_held && s->held && s->held >= s->o.max_held;
+}
+
+static size_t uid__held(const struct server *s, uid_t uid)
+{
+	void *v = idmap__get(&s->uid_held, uid, 0);
+
+	return v ? (size_t)(uintptr_t)v - 1 : 0;
+}
+
+static void uid__hold(struct server *s, uid_t uid, size_t bytes)
+{
+	/* no room in the map: the uid is not charged (never refused) */
+	idmap__put(&s->uid_held, uid, 0, (void *)(uintptr_t)(uid__held(s, uid) + bytes + 1));
+}
+
+/* c's request waits for a later flush (see above) */
+static bool client__waits(const struct server *s, const struct client *c)
+{
+	size_t mine = uid__held(s, c->uid);
+
+	if (!s->o.max_held || !mine)
+		return false;
+	return server__held_full(s) || (!c->admin && mine >= s->o.max_held / 4);
 }
 
 bool server__want(const struct server *s)
@@ -30,7 +59,9 @@ bool server__want(const struct server *s)
 	bool want;
 
 	pthread_mutex_lock((pthread_mutex_t *)&s->lock);
-	want = (s->npending && !server__held_full(s)) || s->nr_internal;
+	/* a new request, or bytes read since requests last waited */
+	want = s->npending > s->ndeferred ||
+	       (s->ndeferred && s->held < s->held_at_defer) || s->nr_internal;
 	pthread_mutex_unlock((pthread_mutex_t *)&s->lock);
 	return want;
 }
@@ -63,8 +94,6 @@ static struct payload *answer__get(struct server *s, const struct client *c,
 			return shared[i];
 		}
 	}
-	if (server__held_full(s))
-		return NULL;	/* it waits: see server__held_full() */
 	if (engine__encode_view(s->e, req, &c->view, &buf, &len))
 		return NULL;
 	pl = payload__new(buf, len);
@@ -88,6 +117,11 @@ void server__answer(struct server *s, double now, int err)
 	struct answer_key keys[MAX_SHARED];
 	int nin, nshared = 0, deferred = 0;
 
+	/* each uid's unread bytes, as this flush starts */
+	idmap__reset(&s->uid_held, NULL, NULL);
+	for (int i = 0; i < s->o.max_clients; i++)
+		if (s->c[i] && s->c[i]->out)
+			uid__hold(s, s->c[i]->uid, s->c[i]->out_len - s->c[i]->out_off);
 	for (int i = 0; i < s->o.max_clients; i++) {
 		struct client *c = s->c[i];
 		struct payload *pl;
@@ -95,11 +129,13 @@ void server__answer(struct server *s, double now, int err)
 
 		if (!c || !c->pending)
 			continue;
-		pl = err ? NULL : answer__get(s, c, shared, keys, &nshared);
-		if (!pl && !err && server__held_full(s)) {
+		if (!err && client__waits(s, c)) {
 			deferred++;
 			continue;	/* pending still, for a later flush */
 		}
+		pl = err ? NULL : answer__get(s, c, shared, keys, &nshared);
+		if (pl)
+			uid__hold(s, c->uid, pl->len);
 		c->pending = false;
 		s->npending--;
 		if (!pl) {
@@ -118,6 +154,8 @@ void server__answer(struct server *s, double now, int err)
 		pr_debug("%d requests wait: %zu bytes of answers unread (--max-held-mb)",
 			 deferred, s->held);
 	pthread_mutex_lock(&s->lock);
+	s->ndeferred = deferred;
+	s->held_at_defer = s->held;
 	nin = s->nr_internal;
 	memcpy(in, s->internal, nin * sizeof(in[0]));
 	s->nr_internal = 0;

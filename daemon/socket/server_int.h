@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include "daemon/socket/server.h"
+#include "common/idmap.h"
 
 #define MAX_INTERNAL 16
 #define MAX_SHARED 8		/* distinct snapshot requests encoded per flush */
@@ -77,6 +78,11 @@ struct server {
 	struct client *polled[1 + 1 + 4096];	/* who each pollfd is */
 	int npending;
 	size_t held;		/* bytes of snapshot answers not yet sent */
+	/* the last flush's requests that waited (their uid's share of
+	 * max_held, or all of it, taken), and the bytes held then */
+	int ndeferred;
+	size_t held_at_defer;
+	struct idmap uid_held;	/* uid -> its clients' unread bytes + 1 */
 	double last_flush;
 	__u64 flushes;
 	pthread_mutex_t lock;	/* internal[]: other threads add to it */
