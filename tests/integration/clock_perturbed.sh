@@ -93,8 +93,11 @@ check "beside perf -G cpu-clock, cpu-clock from the switch: nothing on stderr" \
 	[ ! -s "$TMP/perf_cpu_clock_switch.err" ]
 
 SWITCH_EVENTS=counters run perf_cpu_clock cpu-clock
-check "beside perf -G cpu-clock: cpu$W's cpu-clock falls short ($SHORT%, > 2%)" \
-	"$PY3" -c "import sys; sys.exit($SHORT <= 2)"
+# short by more than the warning's own 1% (how much more is the
+# ping-pong's switch rate, which a busy machine lowers: 1.47% in one CI-like
+# run against the 2% this asked before)
+check "beside perf -G cpu-clock: cpu$W's cpu-clock falls short ($SHORT%, > 1%, the warning's rule)" \
+	"$PY3" -c "import sys; sys.exit($SHORT <= 1)"
 check "beside perf -G cpu-clock: one warning" [ "$(grep -c 'cpu-clock on cpu' "$TMP/perf_cpu_clock.err")" -eq 1 ]
 said=$(grep -o "cpu-clock on cpu$W counted [0-9.]*%" "$TMP/perf_cpu_clock.err" | grep -o '[0-9.]*%' | tr -d %)
 check "beside perf -G cpu-clock: the warning names cpu$W and says perf stat -G" \
