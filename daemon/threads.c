@@ -319,14 +319,32 @@ static int selfmon__find(struct selfmon *s, pid_t tgid, pid_t tid)
 	return -1;
 }
 
-/* Slots held by uid's threads. */
-static __u32 selfmon__held_by(const struct selfmon *s, uid_t uid)
+/* Slots held by the threads of uids charged to charge. */
+static __u32 selfmon__held_by(const struct selfmon *s, uid_t charge)
 {
 	__u32 n = 0;
 
 	for (__u32 a = 0; a < s->m.nr_arrays; a++)
-		n += s->arr[a].bound && s->arr[a].uid == uid ? s->arr[a].used : 0;
+		n += s->arr[a].bound && s->arr[a].charge == charge ? s->arr[a].used : 0;
 	return n;
+}
+
+/*
+ * Would uid take a fresh slot array past its owner's share? Each uid has
+ * arrays of its own (no thread reads another uid's), so a user's
+ * subordinate uids would each take one: together they get a quarter of
+ * the arrays (at least one), as a uid gets a quarter of the rest.
+ */
+static bool selfmon__arrays_over(const struct selfmon *s, uid_t uid, uid_t charge)
+{
+	__u32 n = 0, share = s->m.nr_arrays / 4 ?: 1;
+
+	for (__u32 a = 0; a < s->m.nr_arrays; a++) {
+		if (s->arr[a].bound && s->arr[a].uid == uid)
+			return false;	/* it has one: a slot there first */
+		n += s->arr[a].bound && s->arr[a].charge == charge;
+	}
+	return uid != charge && n >= share;
 }
 
 int selfmon__pick(const struct selfmon_array *arr, __u32 nr_arrays, __u32 per_array,
@@ -420,7 +438,7 @@ static int thread_pidfd(pid_t tgid, pid_t tid, char *err, size_t errlen)
 	return fd;
 }
 
-int selfmon__register(struct selfmon *s, pid_t peer, uid_t uid, bool limited,
+int selfmon__register(struct selfmon *s, pid_t peer, uid_t uid, uid_t charge, bool limited,
 		      __u32 tid, struct emon_self_grant *g, int *fd, char *err,
 		      size_t errlen)
 {
@@ -435,9 +453,15 @@ int selfmon__register(struct selfmon *s, pid_t peer, uid_t uid, bool limited,
 		snprintf(err, errlen, "bad thread id %u", tid);
 		return -EINVAL;
 	}
-	if (limited && selfmon__held_by(s, uid) >= s->max_per_uid) {
+	if (limited && selfmon__held_by(s, charge) >= s->max_per_uid) {
 		snprintf(err, errlen, "uid %u holds %u thread slots, its most "
-			 "(serve --max-threads-per-uid)", (unsigned int)uid, s->max_per_uid);
+			 "(serve --max-threads-per-uid)", (unsigned int)charge, s->max_per_uid);
+		return -EUSERS;
+	}
+	if (limited && selfmon__arrays_over(s, uid, charge)) {
+		snprintf(err, errlen, "uid %u's subordinate uids hold %u slot arrays, their "
+			 "most (a quarter of serve --max-thread-uids)", (unsigned int)charge,
+			 s->m.nr_arrays / 4 ?: 1);
 		return -EUSERS;
 	}
 	pidfd = thread_pidfd(peer, tid, err, errlen);
@@ -466,7 +490,8 @@ int selfmon__register(struct selfmon *s, pid_t peer, uid_t uid, bool limited,
 	a = &s->arr[ref.array];
 	if (!a->bound)
 		pr_debug("thread slot array %u: uid %u's from now on", ref.array, (unsigned int)uid);
-	*a = (struct selfmon_array){ .bound = true, .uid = uid, .used = a->used + 1 };
+	*a = (struct selfmon_array){ .bound = true, .uid = uid, .charge = charge,
+				     .used = a->used + 1 };
 	s->own[i] = (struct self_owner){ .pidfd = pidfd, .tid = tid, .tgid = peer,
 					 .gen = ref.gen };
 	__atomic_store_n(&s->used, s->used + 1, __ATOMIC_RELAXED);

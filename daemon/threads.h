@@ -46,7 +46,7 @@ void selfmon__reap(struct selfmon *s);
  * thread of peer, -ESRCH it is gone, -ENOSPC all slots are in use or all
  * arrays other uids', -EUSERS uid's share is.
  */
-int selfmon__register(struct selfmon *s, pid_t peer, uid_t uid, bool limited,
+int selfmon__register(struct selfmon *s, pid_t peer, uid_t uid, uid_t charge, bool limited,
 		      __u32 tid, struct emon_self_grant *g, int *fd, char *err,
 		      size_t errlen);
 /* A slot array: no uid's until a thread of one registers, that uid's for
@@ -55,6 +55,7 @@ struct selfmon_array {
 	bool bound;
 	uid_t uid;
 	__u32 used;		/* slots of live registrations */
+	uid_t charge;		/* uid's, or its subordinate range's owner */
 };
 
 /*

@@ -200,12 +200,12 @@ static void server__refuse(int fd, int err, const char *msg)
 /* A uid past its share of the connections: one tenant cannot take them all. */
 static bool server__over_share(struct server *s, struct client *c)
 {
-	char msg[160];
+	char msg[160], who[64];
 
-	if (c->admin || peer__count(s, c->uid, false) < s->o.max_clients_per_uid)
+	if (c->admin || peer__count(s, c->charge, false) < s->o.max_clients_per_uid)
 		return false;
-	snprintf(msg, sizeof(msg), "uid %u has %d connections, its most "
-		 "(serve --max-clients-per-uid)", (unsigned int)c->uid,
+	snprintf(msg, sizeof(msg), "%s have %d connections, the most "
+		 "(serve --max-clients-per-uid)", peer__who(c, who, sizeof(who)),
 		 s->o.max_clients_per_uid);
 	pr_debug("client pid %d: %s", (int)c->pid, msg);
 	server__refuse(c->fd, EUSERS, msg);

@@ -47,7 +47,7 @@ static void uid__hold(struct server *s, uid_t uid, size_t bytes)
 /* c's request waits for a later flush (see above) */
 static bool client__waits(const struct server *s, const struct client *c)
 {
-	size_t mine = uid__held(s, c->uid);
+	size_t mine = uid__held(s, c->charge);
 
 	if (!s->o.max_held || !mine)
 		return false;
@@ -121,7 +121,7 @@ void server__answer(struct server *s, double now, int err)
 	idmap__reset(&s->uid_held, NULL, NULL);
 	for (int i = 0; i < s->o.max_clients; i++)
 		if (s->c[i] && s->c[i]->out)
-			uid__hold(s, s->c[i]->uid, s->c[i]->out_len - s->c[i]->out_off);
+			uid__hold(s, s->c[i]->charge, s->c[i]->out_len - s->c[i]->out_off);
 	for (int i = 0; i < s->o.max_clients; i++) {
 		struct client *c = s->c[i];
 		struct payload *pl;
@@ -135,7 +135,7 @@ void server__answer(struct server *s, double now, int err)
 		}
 		pl = err ? NULL : answer__get(s, c, shared, keys, &nshared);
 		if (pl)
-			uid__hold(s, c->uid, pl->len);
+			uid__hold(s, c->charge, pl->len);
 		c->pending = false;
 		s->npending--;
 		if (!pl) {

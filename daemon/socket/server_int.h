@@ -33,6 +33,9 @@ struct client {
 	int fd;
 	pid_t pid;		/* SO_PEERCRED */
 	uid_t uid;
+	/* who its limits are charged to: uid, or the owner of the subordinate
+	 * range (/etc/subuid) uid is in (server_peer.c) */
+	uid_t charge;
 	bool admin;		/* sees everything, unlimited (server_peer.c) */
 	int pidfd;		/* SO_PEERPIDFD of pid, -1: none (then start) */
 	unsigned long long start;	/* pid's start time, at connect */
@@ -119,7 +122,13 @@ bool peer__alive(const struct client *c);
 int peer__view(const struct client *c, const struct emon_snap_req *req,
 	       struct snap_view *v, char *err, size_t errlen);
 /* Clients of uid (trees: those that follow a command tree). */
-int peer__count(const struct server *s, uid_t uid, bool trees);
+/* Clients (with a tree: trees) charged to charge. */
+int peer__count(const struct server *s, uid_t charge, bool trees);
+/* Who uid's limits are charged to: the owner of its /etc/subuid range, or itself. */
+uid_t peer__charge(uid_t uid);
+/* "uid U", or "uid U's subordinate uids" when c's limits are charged to U
+ * for another uid, in buf */
+const char *peer__who(const struct client *c, char *buf, size_t len);
 
 /* A flush is wanted now (rate limits aside): requests that can be answered. */
 bool server__want(const struct server *s);

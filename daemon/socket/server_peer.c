@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -66,11 +67,12 @@ void peer__identify(const struct server *s, struct client *c)
 	int pidfd = -1;
 
 	c->pidfd = -1;
-	c->uid = (uid_t)-1;
+	c->uid = c->charge = (uid_t)-1;
 	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
 		return;		/* nobody: sees nothing, limited */
 	c->pid = cred.pid;
 	c->uid = cred.uid;
+	c->charge = peer__charge(cred.uid);
 	/* the daemon's own uid is its starter's, unless --user made it a
 	 * service's (nobody, 65534): then its other users are tenants */
 	c->admin = cred.uid == 0 || (!s->o.uid && cred.uid == geteuid()) ||
@@ -138,14 +140,59 @@ int peer__view(const struct client *c, const struct emon_snap_req *req,
 	return 0;
 }
 
-int peer__count(const struct server *s, uid_t uid, bool trees)
+int peer__count(const struct server *s, uid_t charge, bool trees)
 {
 	int n = 0;
 
 	for (int i = 0; i < s->o.max_clients; i++) {
 		const struct client *c = s->c[i];
 
-		n += c && c->uid == uid && (!trees || c->tree >= 0);
+		n += c && c->charge == charge && (!trees || c->tree >= 0);
 	}
 	return n;
+}
+
+/*
+ * The owner of the subordinate range uid is in (/etc/subuid: "user:start:count"
+ * a line), else uid. newuidmap maps only these ranges for an unprivileged
+ * user, so a user who unshares a namespace with 65,536 uids is still one
+ * user for the per-uid limits (it took every connection, tree and slot
+ * array). Read at each connection (a small file), readable as --user.
+ */
+const char *peer__who(const struct client *c, char *buf, size_t len)
+{
+	snprintf(buf, len, c->charge == c->uid ? "uid %u" : "uid %u's subordinate uids",
+		 (unsigned int)c->charge);
+	return buf;
+}
+
+uid_t peer__charge(uid_t uid)
+{
+	char line[256];
+	uid_t owner = uid;
+	FILE *f = fopen("/etc/subuid", "re");
+
+	if (!f)
+		return uid;
+	while (fgets(line, sizeof(line), f)) {
+		char name[128], *end;
+		unsigned long start, count, id;
+		struct passwd *pw;
+
+		if (sscanf(line, "%127[^:]:%lu:%lu", name, &start, &count) != 3 ||
+		    uid < start || uid - start >= count)
+			continue;
+		id = strtoul(name, &end, 10);
+		if (!*end && end != name) {
+			owner = id;
+			break;
+		}
+		pw = getpwnam(name);
+		if (pw) {
+			owner = pw->pw_uid;
+			break;
+		}
+	}
+	fclose(f);
+	return owner;
 }

@@ -31,6 +31,7 @@ static int client__track(struct server *s, struct client *c, double now)
 {
 	const struct emon_track_req *r = (const void *)c->in;
 	struct emon_track t = { 0 };
+	char who[64];
 	int tree;
 
 	if (c->tree >= 0)
@@ -38,10 +39,10 @@ static int client__track(struct server *s, struct client *c, double now)
 	if (!peer__alive(c))
 		return client__error(c, EPERM, false, now, "the process that connected "
 				     "(pid %d) is gone: its rights went with it", (int)c->pid);
-	if (!c->admin && peer__count(s, c->uid, true) >= s->o.max_trees_per_uid)
-		return client__error(c, EUSERS, false, now, "uid %u follows %d command "
-				     "trees, its most (serve --max-trees-per-uid)",
-				     (unsigned int)c->uid, s->o.max_trees_per_uid);
+	if (!c->admin && peer__count(s, c->charge, true) >= s->o.max_trees_per_uid)
+		return client__error(c, EUSERS, false, now, "%s follow %d command "
+				     "trees, the most (serve --max-trees-per-uid)",
+				     peer__who(c, who, sizeof(who)), s->o.max_trees_per_uid);
 	if (!r->pid || parent_of(r->pid) != c->pid)
 		return client__error(c, EPERM, false, now,
 				     "pid %u is not a child of the caller (pid %d)",
@@ -72,7 +73,7 @@ static int client__self(struct server *s, struct client *c, double now)
 	if (!peer__alive(c))
 		return client__error(c, EPERM, false, now, "the process that connected "
 				     "(pid %d) is gone: its rights went with it", (int)c->pid);
-	ret = selfmon__register(s->o.self, c->pid, c->uid, !c->admin, r->tid, &g, &fd,
+	ret = selfmon__register(s->o.self, c->pid, c->uid, c->charge, !c->admin, r->tid, &g, &fd,
 				err, sizeof(err));
 	if (ret)
 		return client__error(c, -ret, false, now, "%s", err);
