@@ -50,6 +50,23 @@ static __u64 clock_ns(clockid_t id)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
+int procfs__start_ticks(pid_t pid, unsigned long long *ticks)
+{
+	char buf[1024], *p = procfs__stat(pid, buf, sizeof(buf));
+
+	/* past ") ": field 3 (state) is the first, 22 (starttime) the 20th */
+	for (int i = 0; p && i < 20; i++)
+		p = strchr(p + 1, ' ');
+	return p && sscanf(p, " %llu", ticks) == 1 ? 0 : -ESRCH;
+}
+
+bool procfs__is(unsigned long long ticks, __u32 start)
+{
+	__u64 boot_off = clock_ns(CLOCK_BOOTTIME) - clock_ns(CLOCK_MONOTONIC);
+
+	return procfs__same_start(ticks, sysconf(_SC_CLK_TCK), boot_off, start);
+}
+
 int procfs__owner(pid_t pid, __u32 start, uid_t *uid)
 {
 	unsigned long long ticks;

@@ -40,5 +40,10 @@ int procfs__owner(pid_t pid, __u32 start, uid_t *uid);
  */
 bool procfs__same_start(unsigned long long ticks, long hz, __u64 boot_off,
 			__u32 start);
+/* pid's start (its stat line's field 22, ticks of CLOCK_BOOTTIME): 0, or
+ * -ESRCH when it is gone. */
+int procfs__start_ticks(pid_t pid, unsigned long long *ticks);
+/* procfs__same_start() with this host's hz and clocks now. */
+bool procfs__is(unsigned long long ticks, __u32 start);
 
 #endif

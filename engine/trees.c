@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 #include "engine/trees.h"
+#include "common/procfs.h"
 #include "common/log.h"
 
 bool trees__has(const struct trees *t, int tree, int max)
@@ -40,23 +41,28 @@ int trees__take(struct trees *t, int tree, pid_t pid, struct aggregate *agg,
 		return err;
 	t->used |= 1ULL << tree;
 	t->root[tree] = pid;
+	/* stopped before its exec by its parent, the client: there */
+	if (procfs__start_ticks(pid, &t->root_ticks[tree]))
+		t->root_ticks[tree] = 0;	/* gone already: never marked */
 	return 0;
 }
 
 /*
  * The command ran between its fork and its being added to the tree map
  * (waiting for the go to exec): the slot BPF gave it then, used for the
- * rest of that read, says no tree. Its pid cannot be another process's
- * meanwhile (its parent has not reaped it), so its entries are the tree's.
+ * rest of that read, says no tree. So its entries are marked here, by
+ * its pid and its start: once it exits and is reaped, a later process
+ * given its pid (another user's, perhaps) is not the tree's.
  */
 void trees__mark_roots(const struct trees *t, int max, struct session_read *rd)
 {
 	/* the trees in use (few) outside, the read's processes inside */
 	for (int i = 0; t->used && i < max; i++) {
-		if (!(t->used & (1ULL << i)))
+		if (!(t->used & (1ULL << i)) || !t->root_ticks[i])
 			continue;
 		for (size_t k = 0; k < rd->nr_proc; k++)
-			if (rd->proc[k].tgid == t->root[i])
+			if (rd->proc[k].tgid == t->root[i] &&
+			    procfs__is(t->root_ticks[i], rd->proc[k].start))
 				rd->proc[k].trees |= 1ULL << i;
 	}
 }

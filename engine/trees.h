@@ -15,6 +15,9 @@
 struct trees {
 	__u64 used;			/* bit t: tree t in use */
 	__u32 root[EMON_MAX_TREES];	/* each tree's command (tgid) */
+	/* its start (/proc/PID/stat's ticks) when it was taken: a later
+	 * process given the same pid is not the command */
+	unsigned long long root_ticks[EMON_MAX_TREES];
 	/* a freed tree is free for a new user from this read on (see
 	 * trees__release) */
 	__u64 clean_seq[EMON_MAX_TREES];
