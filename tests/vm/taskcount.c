@@ -10,7 +10,8 @@
  *
  * Forks CMD's process, moves it into CGROUP_DIR (cgroup.procs) while it
  * waits, opens its two counters on it (disabled, enabled on exec,
- * inherited), then lets it go: it opens FIFO for reading (so it starts
+ * inherited), then lets it go: it sleeps 1 ms (a switch in the new
+ * cgroup before anything counts), opens FIFO for reading (so it starts
  * when a writer opens it: a window that emon-perf -p opens first) and
  * execs CMD.
  * PIDFILE gets its pid once the counters are on it. After CMD exits,
@@ -33,6 +34,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int open_counter(pid_t pid, uint64_t config, int mode)
@@ -102,6 +104,8 @@ int main(int argc, char **argv)
 		close(go[1]);
 		if (read(go[0], buf, 1) != 1)	/* the parent failed */
 			_exit(126);
+		/* a switch in its new cgroup before the exec: see below */
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
 		if (fifo && open(fifo, O_RDONLY | O_CLOEXEC) < 0)
 			_exit(126);
 		execvp(argv[optind], argv + optind);
@@ -111,7 +115,14 @@ int main(int argc, char **argv)
 	close(go[0]);
 	/* the parent moves it while it waits: the move's own work (cgroup
 	 * v2's attach, the controllers') is then the parent's, outside both
-	 * the cgroup's count and the child's */
+	 * the cgroup's count and the child's. It may not be waiting yet:
+	 * still running on another CPU on its way to its read (QEMU runs one
+	 * vCPU of two seldom), it then finds the go already there and execs
+	 * without a switch, and emon-perf, which takes a task's cgroup at
+	 * its switch-in, counts its run in the cgroup it left until it next
+	 * switches (a task moved while it runs elsewhere: bpf/emon.bpf.c,
+	 * on_attach). So the child sleeps once after the go, before its
+	 * exec: a switch in its new cgroup before the counting starts. */
 	if (cgroup) {
 		char path[4096];
 
