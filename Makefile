@@ -413,5 +413,6 @@ clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf $(O) emon-perf $(ASAN_O) $(SELF_LIBS)
 
-# every dependency file, at any depth ($(O)/obj/daemon/socket/, fuzz/obj/...)
--include $(shell find $(O) -name '*.d' 2>/dev/null)
+# every dependency file, at any depth ($(O)/obj/daemon/socket/, fuzz/obj/...);
+# files only: $(O)/vm holds unpacked packages (linux-perf's .../runtime.d/)
+-include $(shell find $(O) -name '*.d' -type f 2>/dev/null)
