@@ -61,12 +61,8 @@ void client__close(struct server *s, int i)
 {
 	struct client *c = s->c[i];
 
-	if (c->pending) {
+	if (c->pending)
 		s->npending--;
-		/* it may have been one that waited: a new request is not */
-		if (s->ndeferred)
-			s->ndeferred--;
-	}
 	if (c->tree >= 0)
 		engine__tree_free(s->e, c->tree);
 	if (c->pidfd >= 0)
@@ -351,7 +347,10 @@ void server__run(struct server *s, double now)
 		err = engine__tick(s->e);
 		s->last_flush = now;
 		s->flushes++;
-		if (want)
+		/* requests that waited are tried again at every flush, the
+		 * engine's own too: whatever freed room since, they are
+		 * answered within a read period */
+		if (want || s->npending)
 			server__answer(s, now, err);
 	}
 	server__timeouts(s, now);

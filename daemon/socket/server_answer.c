@@ -59,9 +59,9 @@ bool server__want(const struct server *s)
 	bool want;
 
 	pthread_mutex_lock((pthread_mutex_t *)&s->lock);
-	/* a new request, or bytes read since requests last waited */
-	want = s->npending > s->ndeferred ||
-	       (s->ndeferred && s->held < s->held_at_defer) || s->nr_internal;
+	/* a flush of its own only while the bound has room; requests that
+	 * wait are tried again at every flush (server__run) */
+	want = (s->npending && !server__held_full(s)) || s->nr_internal;
 	pthread_mutex_unlock((pthread_mutex_t *)&s->lock);
 	return want;
 }
@@ -154,8 +154,6 @@ void server__answer(struct server *s, double now, int err)
 		pr_debug("%d requests wait: %zu bytes of answers unread (--max-held-mb)",
 			 deferred, s->held);
 	pthread_mutex_lock(&s->lock);
-	s->ndeferred = deferred;
-	s->held_at_defer = s->held;
 	nin = s->nr_internal;
 	memcpy(in, s->internal, nin * sizeof(in[0]));
 	s->nr_internal = 0;

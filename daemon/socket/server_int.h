@@ -81,10 +81,6 @@ struct server {
 	struct client *polled[1 + 1 + 4096];	/* who each pollfd is */
 	int npending;
 	size_t held;		/* bytes of snapshot answers not yet sent */
-	/* the last flush's requests that waited (their uid's share of
-	 * max_held, or all of it, taken), and the bytes held then */
-	int ndeferred;
-	size_t held_at_defer;
 	struct idmap uid_held;	/* uid -> its clients' unread bytes + 1 */
 	double last_flush;
 	__u64 flushes;
