@@ -22,9 +22,10 @@
  * fairly: a uid's requests wait for a later flush while its clients hold
  * a quarter of max_held unread (as a uid holds at most a quarter of the
  * connections), or while all of max_held is held and it holds some. A
- * uid that holds nothing always gets its answer, however large, so one
- * tenant's unread answers cannot delay another's (administrators wait
- * only on the whole bound).
+ * uid that holds nothing always gets its answer, however large, at the
+ * next flush (the engine's own reads try every waiting request), so one
+ * tenant's unread answers cannot delay another's beyond a read period
+ * (administrators wait only on the whole bound).
  */
 static bool server__held_full(const struct server *s)
 {
