@@ -53,8 +53,13 @@ sed 's/^/      | /' "$TMP/err" | head -5
 sys=$(jrow "$TMP/e.jsonl" system all cpu-clock)
 for g in "$P" "$A" "$B"; do
 	e=$(jrow "$TMP/e.jsonl" cgroup "$g" cpu-clock) p=$(perf_cg "$TMP/perf.csv" "$PERF_TIME" "$g")
-	check "-G $g: cpu-clock matches perf within 1% (+ its part of the steal, + untraced time)" \
-		near_steal "$e" "$p" 1 "$(( $(steal_part "$steal" "$e" "$sys") + unt ))"
+	# in a QEMU TCG guest (tests/vm/guest.sh), perf's cgroup switch and
+	# emon-perf's tracepoint read their clocks tens of us apart: 20 us a
+	# switch more (6.1's guest: 2.8 ms in 162 switches, 1.14% of 242 ms)
+	cs=$(perf_cg "$TMP/perf.csv" context-switches "$g")
+	vm_slack=$(( ${EMON_VM_GUEST:+1}0 > 0 ? ${cs:-0} * 20000 : 0 ))
+	check "-G $g: cpu-clock matches perf within 1% (+ its part of the steal, + untraced time${EMON_VM_GUEST:+, + 20 us a switch in a TCG guest})" \
+		near_steal "$e" "$p" 1 "$(( $(steal_part "$steal" "$e" "$sys") + unt + vm_slack ))"
 	e=$(jrow "$TMP/e.jsonl" cgroup "$g" context-switches)
 	p=$(perf_cg "$TMP/perf.csv" context-switches "$g")
 	echo "      $g context-switches: emon-perf $e, perf $p"

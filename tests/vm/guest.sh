@@ -4,6 +4,8 @@
 # then /emon-run (the command vm.sh was given) as root, then its exit
 # status on the console for vm.sh, then power off.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
+# the tests that allow for emulation's clock skew between tools look for it
+export EMON_VM_GUEST=1
 # a guest of another architecture: busybox first (tests/vm/init), /out the
 # host's writable share when vm.sh gave one (EMON_VM_OUT)
 # (the kernel's modprobe too: the tree's own is of the host's architecture,
