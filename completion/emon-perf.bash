@@ -117,7 +117,7 @@ _emon_perf()
 	--powercap-root | --pin-dir)
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return ;;
-	--socket-group | --admin-group)
+	--socket-group | --admin-group | --metrics-group)
 		COMPREPLY=($(compgen -g -- "$cur"))
 		return ;;
 	--user)
