@@ -18,8 +18,7 @@
 #include "engine/aggregate.h"
 #include "engine/names/names.h"
 #include "helpers.h"
-
-#define MS 1000000ULL	/* in ns */
+#include "child.h"
 
 /* The owner reader's stand-in: every call kept, the uid of a start. */
 static struct {
@@ -186,45 +185,19 @@ static void test_same_start(void **state)
 	assert_false(procfs__same_start(t, 1000, 0, (__u32)(t * MS + 3 * MS)));
 }
 
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
-
 /*
  * A real child: its start is between two clock reads around its fork
  * (retried until they are close). The truth for its owner is our uid.
  */
 static void test_procfs_owner(void **state)
 {
-	__u64 t0 = 0, t1 = 0;
+	__u64 t0 = 0;
 	pid_t pid = -1;
 	uid_t uid = 12345;
 	int st;
 
 	(void)state;
-	/* a busy machine (or ASan) can make a fork slow: tried often, and a
-	 * fork within 2 ms of its clock reads is close enough for a 10 ms tick */
-	for (int i = 0; i < 500; i++) {
-		t0 = mono_ns();
-		pid = fork();
-		assert_true(pid >= 0);
-		if (!pid) {
-			pause();
-			_exit(0);
-		}
-		t1 = mono_ns();
-		if (t1 - t0 < 2 * MS) {
-			t0 += (t1 - t0) / 2;	/* within 1 ms of its start */
-			break;
-		}
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
-		pid = -1;
-	}
+	pid = child__fork(&t0);
 	assert_true(pid > 0);
 	assert_int_equal(procfs__owner(pid, (__u32)t0, &uid), 0);
 	assert_int_equal(uid, geteuid());

@@ -16,47 +16,19 @@
 #include "common/procfs.h"
 #include "engine/trees.h"
 #include "helpers.h"
-
-#define MS 1000000ULL	/* in ns */
-
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
+#include "child.h"
 
 static void test_mark_roots(void **state)
 {
 	struct sess_proc procs[3];
 	struct session_read rd = { .proc = procs, .nr_proc = 3 };
 	struct trees t = { 0 };
-	__u64 t0 = 0, t1 = 0;
+	__u64 t0 = 0;
 	pid_t pid = -1;
 	int st;
 
 	(void)state;
-	/* a busy machine (or ASan) can make a fork slow: tried often, and a
-	 * fork within 2 ms of its clock reads is close enough for a 10 ms tick */
-	for (int i = 0; i < 500; i++) {
-		t0 = mono_ns();
-		pid = fork();
-		assert_true(pid >= 0);
-		if (!pid) {
-			alarm(30);	/* gone even if a failed assert leaves it */
-			pause();
-			_exit(0);
-		}
-		t1 = mono_ns();
-		if (t1 - t0 < 2 * MS) {
-			t0 += (t1 - t0) / 2;	/* within 1 ms of its start */
-			break;
-		}
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
-		pid = -1;
-	}
+	pid = child__fork(&t0);
 	assert_true(pid > 0);
 	/* what trees__take keeps of its command, tree 2 */
 	t.used = 1ULL << 2;
