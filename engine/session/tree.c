@@ -22,16 +22,10 @@ static bool proc_started_at(__u32 pid, __u64 start)
 {
 	struct timespec mono, boot;
 	unsigned long long ticks;
-	char buf[1024], *p = procfs__stat(pid, buf, sizeof(buf));
 	long hz = sysconf(_SC_CLK_TCK);
 	__u64 at;
-	int i;
 
-	if (hz <= 0)
-		return false;
-	for (i = 2; p && i < 22; i++)	/* from field 2's ')' to field 22, starttime */
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p + 1, "%llu", &ticks) != 1 ||
+	if (hz <= 0 || procfs__start_ticks(pid, &ticks) ||
 	    clock_gettime(CLOCK_MONOTONIC, &mono) || clock_gettime(CLOCK_BOOTTIME, &boot))
 		return false;
 	/* boot time = monotonic time + the time spent suspended */
