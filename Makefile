@@ -232,7 +232,8 @@ as_root_deps = if [ "$$(id -u)" -eq 0 ]; then tools/install-deps.sh $(1); fi
 test:
 	$(Q)$(call as_root_deps,--with-test)
 	$(Q)$(MAKE) --no-print-directory emon-perf tools selfmon unit fuzzers
-	$(Q)ret=0; OUTPUT=$(O) tests/run.sh --unit || ret=1; \
+	$(Q)export TEST_SUMMARY=$(O)/test-summary; : >"$$TEST_SUMMARY"; \
+		ret=0; OUTPUT=$(O) tests/run.sh --unit || ret=1; \
 		OUTPUT=$(O) FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) tests/run.sh --fuzz || ret=1; \
 		if [ "$$(id -u)" -ne 0 ]; then \
 			echo "integration and stress tests skipped: they need root (BPF, perf events, cgroups)"; \
@@ -240,7 +241,9 @@ test:
 		fi; \
 		OUTPUT=$(O) tests/loaded.sh || ret=1; \
 		$(MAKE) --no-print-directory asan-counters || ret=1; \
-		OUTPUT=$(O) tests/vm/guests.sh || ret=1; exit $$ret
+		OUTPUT=$(O) tests/vm/guests.sh || ret=1; \
+		echo; echo "make test: $$([ $$ret -eq 0 ] && echo passed || echo FAILED), each pass:"; \
+		sed 's/^/  /' "$$TEST_SUMMARY"; exit $$ret
 
 # The counting tests inside Debian 12's own 6.1 and 6.12 kernels, in QEMU
 # guests with this tree as their root (tests/vm/guests.sh; root).

@@ -136,4 +136,11 @@ fi
 echo
 [ ${#failed[@]} -gt 0 ] && printf 'failed: %s\n' "${failed[*]}"
 echo "$pass passed, $fail failed, $skip skipped in $SECONDS s"
+# make test gathers each pass's line, so that the end of its output names
+# what failed however long the run was
+if [ -n "${TEST_SUMMARY:-}" ]; then
+	printf '%s in %s%s: %s passed, %s failed, %s skipped%s\n' "$mode" "$OUTPUT" \
+		"${EMON_SWITCH_EVENTS:+ (EMON_SWITCH_EVENTS=$EMON_SWITCH_EVENTS)}" \
+		$pass $fail $skip "${failed[*]:+; failed: ${failed[*]}}" >>"$TEST_SUMMARY"
+fi
 [ $fail -eq 0 ]

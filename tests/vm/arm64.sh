@@ -54,8 +54,12 @@ for k in $kernels; do
 	elif [ $rc -ne 0 ]; then
 		echo "vm: FAIL the arm64 $k guest's script exited $rc"
 	fi
-	python3 tests/vm/arm64-check.py "$out" || rc=1
-	echo "vm: arm64 Linux $k: $([ $rc -eq 0 ] && echo passed || echo "FAILED") in $(($(date +%s) - t0)) s"
+	python3 tests/vm/arm64-check.py "$out" | tee "$out/checks"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+	line="vm: arm64 Linux $k: $([ $rc -eq 0 ] && echo passed || echo "FAILED") in $(($(date +%s) - t0)) s"
+	echo "$line"
+	# make test's summary: this guest, and the checks that failed in it
+	[ -n "${TEST_SUMMARY:-}" ] && { echo "$line"; grep '^FAIL' "$out/checks" | sed 's/^/    /'; } >>"$TEST_SUMMARY"
 	[ $rc -eq 0 ] || ret=1
 	[ -n "${EMON_VM_KEEP:-}" ] && echo "vm: its outputs kept in $out" || rm -rf "$out"
 done

@@ -19,6 +19,8 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 0
 fi
 ret=0
+log=$(mktemp) || exit 1
+trap 'rm -f "$log"' EXIT
 for k in $kernels; do
 	t0=$(date +%s)
 	echo "vm: the counting tests on Debian 12's Linux $k (QEMU guest): $tests"
@@ -33,9 +35,12 @@ for k in $kernels; do
 			awk -v t="${t%.log}" "fig { sub(/^ +/, \"\", fig); print \"   \" t \": \" \$0 \": \" fig; fig = \"\" }
 				/tolerance/ { fig = \$0 }" "$f"
 		done
-		exit $rc' guest "$tests"
-	rc=$?
-	echo "vm: Linux $k: $([ $rc -eq 0 ] && echo passed || echo "FAILED (exit $rc)") in $(($(date +%s) - t0)) s"
+		exit $rc' guest "$tests" | tee "$log"
+	rc=${PIPESTATUS[0]}
+	line="vm: Linux $k: $([ $rc -eq 0 ] && echo passed || echo "FAILED (exit $rc)") in $(($(date +%s) - t0)) s"
+	echo "$line"
+	# make test's summary: this guest, and the tests that failed in it
+	[ -n "${TEST_SUMMARY:-}" ] && { echo "$line"; grep '^failed: ' "$log" | sed 's/^/    /'; } >>"$TEST_SUMMARY"
 	[ $rc -eq 0 ] || ret=1
 done
 arm64=${EMON_VM_ARM64-6.12 6.1}
