@@ -116,8 +116,8 @@ static __always_inline __u64 untraced_part(struct emon_prev *p,
 	return ((span - ran) << 16) / span;
 }
 
-/* The slice's deltas of event i, read from its counter, into *d:
- * scaled when the event was multiplexed (include/emon_scale.h). */
+/* The slice's deltas of event i, read from its counter, into *d: its
+ * time not running in unrun when it was multiplexed (include/emon_scale.h). */
 static __always_inline void counter_delta(struct emon_prev *p, __u32 i, __u32 cpu,
 					  bool switched, struct emon_count *d)
 {
@@ -160,7 +160,7 @@ static __always_inline void counter_delta(struct emon_prev *p, __u32 i, __u32 cp
 	d->enabled = v.enabled - p->c[i].enabled;
 	d->running = v.running - p->c[i].running;
 	p->c[i] = v;
-	/* multiplexed: the slice scaled by its own share of the rotation
+	/* multiplexed: the time it did not run, for the key's estimate
 	 * (counter_only events have no times: the verifier drops this) */
 	if (!cfg.no_scale && !(cfg.counter_only & (1u << i)))
 		emon_scale__slice(d);

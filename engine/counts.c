@@ -8,7 +8,7 @@
 #include <string.h>
 #include "engine/counts.h"
 
-/* Are some of c's slices estimated from the others (unrun, not all)? */
+/* Is part of c's enabled time estimated from the rest (unrun, not all)? */
 static bool count__estimated(const struct emon_count *c)
 {
 	return c->unrun && c->unrun < c->enabled && c->running;
@@ -116,10 +116,9 @@ bool counts__is_zero(const struct counts *c, int nr)
 }
 
 /*
- * Each slice's count is scaled already (BPF, include/emon_scale.h); what
- * is left to estimate is the slices in which the event did not run at
- * all (unrun of the enabled time), as perf does a window: counter *
- * enabled / (enabled - unrun). counter * enabled can exceed 2^64 long
+ * Each slice's count is raw, its time not running in unrun (BPF,
+ * include/emon_scale.h); the key's value is estimated as perf does a
+ * window: counter * enabled / (enabled - unrun). counter * enabled can exceed 2^64 long
  * before the result does (a 2^40 count over 2^40 ns), so multiply in long
  * double: at least a 64-bit mantissa on x86 (113 bits on arm64), where
  * double's 53 would already round the raw count. The ratio is perf's

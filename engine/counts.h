@@ -56,13 +56,13 @@ void sched__sub(struct emon_sched *dst, const struct emon_sched *part);
 __u64 sched__waits(const struct emon_sched *s);
 
 /*
- * A key's value as perf would show it: its counter, the sum of slices
- * each scaled by its own enabled/running in BPF (include/emon_scale.h),
- * and the slices in which the event never ran (unrun) estimated from the
- * others: counter * enabled / (enabled - unrun). Returns false ("not
+ * A key's value as perf would show it: its counter, the raw sum of its
+ * slices, over the time it ran of the time it was enabled (unrun: the
+ * time it did not, include/emon_scale.h): counter * enabled / (enabled -
+ * unrun). Returns false ("not
  * counted") when enabled time passed and the event never ran; *ratio is
  * perf's running / enabled (1.0 when nothing was enabled at all). With
- * --no-scale the BPF program leaves counter raw and unrun 0: the value is
+ * --no-scale the BPF program leaves unrun 0: the value is
  * the raw count, the ratio the same.
  */
 bool count__scaled(const struct emon_count *c, double *value, double *ratio);

@@ -15,12 +15,11 @@
 #define EMON_COMM_LEN 16
 
 /*
- * Sums of a key's slices. counter: each slice's delta, scaled by the
- * slice's own enabled/running when the event was multiplexed (in BPF,
- * include/emon_scale.h; raw with --no-scale); enabled and running: the
- * raw times, so running / enabled is the share perf prints. unrun: the
- * enabled time of the slices in which the event did not run at all, the
- * part userspace estimates from the others (engine/counts.h). Events read
+ * Sums of a key's slices. counter: each slice's delta, raw; enabled and
+ * running: the raw times, so running / enabled is the share perf prints.
+ * unrun: the time a multiplexed event was enabled but not running (in
+ * BPF, include/emon_scale.h; 0 with --no-scale), which userspace
+ * estimates from the key's running time (engine/counts.h). Events read
  * without their times (software events) have 0 in all three.
  */
 struct emon_count {
@@ -234,8 +233,7 @@ struct emon_bpf_config {
 	__u8 follow_tree;
 	__u8 sched_on;		/* the scheduler view (--sched) */
 	__u8 sched_ms;		/* its histogram in ms, not us (runqlat -m) */
-	/* --no-scale: every slice's count taken raw, none scaled by its
-	 * enabled/running, none estimated (unrun stays 0) */
+	/* --no-scale: every count taken raw, none estimated (unrun stays 0) */
 	__u8 no_scale;
 };
 

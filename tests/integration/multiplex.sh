@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Multiplexed events (more hardware events than the PMU has counters):
-# each slice's count is scaled by its own enabled/running in BPF, the
-# slices an event never ran in estimated from the others, and the ratio
-# (running / enabled) shown, as perf does. Eight hardware events while
+# each key's raw count, the sum of its slices, is scaled by the same
+# slices' enabled/running, and the ratio (running / enabled) shown, as
+# perf does a window. Eight hardware events while
 # perf stat counts the same ones in the same run: every event is there,
 # at least one ran part of the time (ratio < 1, a percentage in the
 # text), and each scaled count is within 10% of perf's (both are

@@ -99,10 +99,9 @@ kill "$rapl"
 # whatever else wants them, and emon-perf's 9 share the other 3. Then the
 # same beside perf --for-each-cgroup em (18 events while em runs): where
 # a cgroup switch reschedules emon-perf's events with perf's cgroup ones,
-# emon-perf's :k came out up to 4x perf's (and its :u 9% below; their
-# totals within 1.3%; unmultiplexed, equal): not explained yet
-# (docs/arm64.md), so only the totals are held to perf's there. The
-# text too.
+# emon-perf's :k came out up to 4x perf's while each slice was scaled by
+# itself (docs/arm64.md); every event is held to perf's there. The text
+# too.
 MUX=cycles,instructions,cycles:u,instructions:u,cycles:k,instructions:k,armv8_pmuv3/cpu_cycles/,armv8_pmuv3/inst_retired/,armv8_pmuv3/inst_retired/u
 mkdir -p "$CG/em"
 run mux "$E" stat -a -e "$MUX" -G /em --by cgroup -j -o "$O/mux.jsonl" -- \

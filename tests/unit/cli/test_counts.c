@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 #include "engine/counts.h"
+#include "emon_scale.h"
 #include "front/rows.h"
 #include "helpers.h"
 
@@ -365,6 +366,46 @@ static void test_clock_deficit(void **state)
 	}
 }
 
+static void add(struct emon_count *sum, __u64 counter, __u64 enabled, __u64 running)
+{
+	struct emon_count d = { .counter = counter, .enabled = enabled, .running = running };
+
+	emon_scale__slice(&d);
+	sum->counter += d.counter;
+	sum->enabled += d.enabled;
+	sum->running += d.running;
+	sum->unrun += d.unrun;
+}
+
+/*
+ * A key's estimate is its slices' count over their running time, times
+ * their enabled time, as perf's over a window: a slice in which the event
+ * ran only a short, unlike part (a switch's kernel-mode tail) weighs that
+ * part's time, not the slice's. Two slices of 1000 ns: one ran all of it
+ * (1000 counted), one only 10 ns (50 counted, a busier tail): 1050 over
+ * 1010 ns of 2000, 2079; each slice scaled by its own running time would
+ * give 1000 + 5000.
+ */
+static void test_key(void **state)
+{
+	struct emon_count sum = {};
+	double v, ratio;
+
+	(void)state;
+	add(&sum, 1000, 1000, 1000);
+	add(&sum, 50, 1000, 10);
+	assert_true(count__scaled(&sum, &v, &ratio));
+	assert_int_equal((__u64)v, 2079);
+	assert_true(ratio > 0.504 && ratio < 0.506);
+	/* unmultiplexed: the count as is */
+	sum = (struct emon_count){};
+	add(&sum, 1000, 1000, 1000);
+	add(&sum, 7, 20, 20);
+	assert_true(count__scaled(&sum, &v, &ratio));
+	assert_int_equal((__u64)v, 1007);
+	assert_true(ratio == 1.0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -375,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_sched_shares_block),
 		cmocka_unit_test(test_scaled),
 		cmocka_unit_test(test_scaled_u64),
+		cmocka_unit_test(test_key),
 		cmocka_unit_test(test_metric_ratio),
 		cmocka_unit_test(test_scope_parse),
 		cmocka_unit_test(test_clock_deficit),
