@@ -144,6 +144,29 @@ static bool count__scale(const struct emon_count *c, long double *value,
 	return true;
 }
 
+/*
+ * One read's window of a key on a CPU (what the BPF program added between
+ * two reads: raw counts, the time not running in unrun) estimated as perf
+ * estimates each read: counter * enabled / (enabled - unrun), unrun then
+ * 0. What is summed from here on is those estimates, so a total only
+ * grows, as a Prometheus counter must; a window in which the event never
+ * ran keeps its enabled time in unrun, for the total's estimate from the
+ * key's other windows (count__scale).
+ */
+void counts__window(struct emon_count *c, int nr)
+{
+	for (int i = 0; i < nr_clamp(nr); i++) {
+		long double v;
+
+		if (!count__estimated(&c[i]))
+			continue;
+		v = (long double)c[i].counter * c[i].enabled /
+		    (c[i].enabled - c[i].unrun) + 0.5L;
+		c[i].counter = v >= 18446744073709551616.0L ? UINT64_MAX : (__u64)v;
+		c[i].unrun = 0;
+	}
+}
+
 bool count__scaled(const struct emon_count *c, double *value, double *ratio)
 {
 	long double v;

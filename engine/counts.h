@@ -56,10 +56,11 @@ void sched__sub(struct emon_sched *dst, const struct emon_sched *part);
 __u64 sched__waits(const struct emon_sched *s);
 
 /*
- * A key's value as perf would show it: its counter, the raw sum of its
- * slices, over the time it ran of the time it was enabled (unrun: the
- * time it did not, include/emon_scale.h): counter * enabled / (enabled -
- * unrun). Returns false ("not
+ * A key's value as perf would show it: its counter (raw, or the sum of
+ * its windows' estimates once counts__window took them), over the time
+ * it ran of the time it was enabled (unrun: the time it did not,
+ * include/emon_scale.h): counter * enabled / (enabled - unrun). Returns
+ * false ("not
  * counted") when enabled time passed and the event never ran; *ratio is
  * perf's running / enabled (1.0 when nothing was enabled at all). With
  * --no-scale the BPF program leaves unrun 0: the value is
@@ -70,6 +71,10 @@ bool count__scaled(const struct emon_count *c, double *value, double *ratio);
  * estimated (double would round counts above 2^53); UINT64_MAX if it
  * overflows. */
 bool count__scaled_u64(const struct emon_count *c, __u64 *value);
+/* A read's window of nr counts of one key on one CPU, each scaled by its
+ * own enabled/running where it ran part of the time (unrun then 0), as
+ * the engine takes it from the BPF maps: totals of such windows only grow */
+void counts__window(struct emon_count *c, int nr);
 
 /*
  * How much a per-CPU time event (cpu-clock, event idx of cpu[]) fell short

@@ -15,11 +15,13 @@
 #define EMON_COMM_LEN 16
 
 /*
- * Sums of a key's slices. counter: each slice's delta, raw; enabled and
- * running: the raw times, so running / enabled is the share perf prints.
- * unrun: the time a multiplexed event was enabled but not running (in
- * BPF, include/emon_scale.h; 0 with --no-scale), which userspace
- * estimates from the key's running time (engine/counts.h). Events read
+ * Sums of a key's slices. counter: each slice's delta, raw in the BPF
+ * maps; enabled and running: the raw times, so running / enabled is the
+ * share perf prints. unrun: the time a multiplexed event was enabled but
+ * not running (in BPF, include/emon_scale.h; 0 with --no-scale). As the
+ * engine reads a window it scales it (counts__window, engine/counts.h):
+ * from then on counter holds estimates and unrun only the windows in
+ * which the event never ran. Events read
  * without their times (software events) have 0 in all three.
  */
 struct emon_count {

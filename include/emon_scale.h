@@ -8,9 +8,9 @@
  * perf scales a count by enabled/running over the whole window it reads,
  * and so does emon-perf, over a key's slices: a slice keeps its raw
  * count, and the enabled time in which the event did not run goes to
- * unrun; userspace estimates a key's value as counter * enabled /
- * (enabled - unrun) (count__scaled(), engine/counts.h), the key's own
- * slices' count over their running time. A slice is not scaled by its
+ * unrun; userspace estimates each window it reads of a key as counter *
+ * enabled / (enabled - unrun) (counts__window(), engine/counts.h), the
+ * key's own slices' count over their running time, and sums those. A slice is not scaled by its
  * own running time: where other events are rescheduled at a task's
  * switches (perf's cgroup events, per-task ones), an event can run only
  * in the kernel-mode tail of a switch within a slice, and that tail,

@@ -111,8 +111,10 @@ static int session__take_slot(struct session *s, int fd, __u32 slot,
 
 	if (bpf_map_lookup_elem(fd, &slot, v))
 		return -errno;
-	for (int cpu = 0; cpu < s->ncpus; cpu++)
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
 		memcpy(out[cpu].c, v + cpu * stride, stride);
+		counts__window(out[cpu].c, s->nr_events);
+	}
 	memset(v, 0, stride * s->ncpus);
 	if (bpf_map_update_elem(fd, &slot, v, BPF_ANY))
 		return -errno;
@@ -198,6 +200,7 @@ static void take_cgrp(struct session_read *r, const void *slot, int nr, bool sch
 	e->cgid = h->key.cgid;
 	e->cpu = h->key.cpu;
 	memcpy(e->c.c, (const char *)slot + sizeof(*h), sizeof(struct emon_count) * nr);
+	counts__window(e->c.c, nr);
 	take_sched(&e->c, (const char *)slot + sizeof(*h), nr, sched);
 }
 
@@ -214,6 +217,7 @@ static void take_proc(struct session_read *r, const void *slot, int nr, bool sch
 	e->flags = h->flags;
 	e->trees = h->trees;
 	memcpy(e->c.c, (const char *)slot + sizeof(*h), sizeof(struct emon_count) * nr);
+	counts__window(e->c.c, nr);
 	take_sched(&e->c, (const char *)slot + sizeof(*h), nr, sched);
 }
 
@@ -229,6 +233,7 @@ static void take_thrd(struct session_read *r, const void *slot, int nr)
 	memcpy(e->comm, h->comm, sizeof(e->comm));
 	e->comm[sizeof(e->comm) - 1] = '\0';
 	memcpy(e->c.c, (const char *)slot + sizeof(*h), sizeof(struct emon_count) * nr);
+	counts__window(e->c.c, nr);
 }
 
 /*

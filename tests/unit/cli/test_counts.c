@@ -406,6 +406,55 @@ static void test_key(void **state)
 	assert_true(ratio == 1.0);
 }
 
+/*
+ * Windows (reads) of one key, each estimated on its own and then summed
+ * (counts__window): the total never falls, where the estimate over raw
+ * sums does when the key's running share rises. Window 1: 100 counted in
+ * 10 of 1000 ns (estimate 10,000); window 2: 1000 in 1000 of 1000. Raw
+ * sums give 1100 * 2000 / 1010 = 2178, below window 1's 10,000; folded,
+ * 10,000 then 11,000. A window that never ran keeps unrun, estimated from
+ * the others: + 1000 ns of nothing gives 11,000 * 3000 / 2000 = 16,500.
+ */
+static void test_window(void **state)
+{
+	struct emon_count w[3] = {
+		{ .counter = 100, .enabled = 1000, .running = 10, .unrun = 990 },
+		{ .counter = 1000, .enabled = 1000, .running = 1000 },
+		{ .counter = 0, .enabled = 1000, .running = 0, .unrun = 1000 },
+	};
+	struct emon_count raw = {}, sum = {};
+	double v, prev = 0;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		raw.counter += w[i].counter, raw.enabled += w[i].enabled;
+		raw.running += w[i].running, raw.unrun += w[i].unrun;
+	}
+	assert_true(count__scaled(&raw, &v, NULL));
+	assert_int_equal((__u64)(v + 0.5), 2178);
+	for (int i = 0; i < 3; i++) {
+		struct emon_count c = w[i];
+
+		counts__window(&c, 1);
+		sum.counter += c.counter, sum.enabled += c.enabled;
+		sum.running += c.running, sum.unrun += c.unrun;
+		assert_true(count__scaled(&sum, &v, NULL));
+		assert_true(v >= prev);
+		prev = v;
+		if (i == 0)
+			assert_int_equal(c.counter, 10000);
+	}
+	assert_int_equal(sum.counter, 11000);
+	assert_int_equal(sum.unrun, 1000);
+	assert_int_equal((__u64)(v + 0.5), 16500);
+	/* unmultiplexed and never-ran windows are left as they are */
+	w[1].unrun = 0;
+	counts__window(&w[1], 1);
+	assert_int_equal(w[1].counter, 1000);
+	counts__window(&w[2], 1);
+	assert_int_equal(w[2].unrun, 1000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -417,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_scaled),
 		cmocka_unit_test(test_scaled_u64),
 		cmocka_unit_test(test_key),
+		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_metric_ratio),
 		cmocka_unit_test(test_scope_parse),
 		cmocka_unit_test(test_clock_deficit),
