@@ -301,5 +301,31 @@ g, gp = text("group.txt"), text("group.perf")
 n, npf = g.count("<not counted>"), gp.count("<not counted>")
 check("a group of 8 on 7 counters: every member <not counted>, as perf says it", n == 8 and npf == 8,
       [f"emon-perf: {n} <not counted>, perf: {npf}"])
+# libemon: a thread's counts through the library against its own counters
+# (tools/selfmon/hw): cycles and instructions as of its last switch, read
+# right after a sleep at both ends, so whole slices; cpu-clock and
+# switches exact, as on x86 (tests/integration/selfmon.sh). Linux 6.1 has
+# no pidfds of threads: serve --threads refuses in one line, exit 1
+kv = tuple(int(x) for x in re.findall(r"\d+", text("kernel"))[:2])
+serr = text("selfmon-serve.err").strip()
+if kv < (6, 9):
+    check("libemon: serve --threads on this kernel (no pidfds of threads) exits 1 with one line naming Linux 6.9",
+          runs.get("selfmon-serve") == "1" and len(serr.splitlines()) == 1 and "Linux 6.9" in serr, [serr])
+else:
+    lib = {m[0]: (int(m[1]), int(m[2]), int(m[3])) for m in
+           re.findall(r"^event (\S+): lib (\d+) vs ref (\d+) \(exact (\d)\)$", text("selfmon.out"), re.M)}
+    check("libemon: the daemon served and the reader ran (serve --threads, tools/selfmon/hw)",
+          runs.get("selfmon") == "0" and runs.get("selfmon-serve") == "0" and len(lib) == 4,
+          [f"exits: hw {runs.get('selfmon')}, serve {runs.get('selfmon-serve')}; {text('selfmon.out')[-400:]!r} {serr[-300:]!r}"])
+    figs, ok = [], len(lib) == 4
+    for ev, tol, ex in (("instructions", 1.0, 0), ("cycles", 2.0, 0), ("cpu-clock", 1.0, 1),
+                        ("context-switches", 0.0, 1)):
+        if ev not in lib:
+            continue
+        o, f = near(f"{ev} libemon vs the thread's own", lib[ev][0], lib[ev][1], tol)
+        ok = ok and o and lib[ev][2] == ex
+        figs.append(f"{f}; emon_self_exact {lib[ev][2]} (want {ex})")
+    check("libemon on arm64: a thread's instructions (1%) and cycles (2%) as of its last switch, cpu-clock (1%) "
+          "and switches (exact) against its own counters, CPU time and status", ok, figs)
 print(f"arm64 checks: {FAILS} failed")
 sys.exit(1 if FAILS else 0)

@@ -16,7 +16,7 @@ O=/out W=/tmp/e
 CG=/sys/fs/cgroup
 [ -d "$O" ] || { echo "arm64-guest: no /out share"; exit 125; }
 mkdir -p "$W" && cp "$B/emon-perf" "$B/tests/burn" "$B/tools/fake-rapl" "$B/tests/taskcount" \
-	"$PERF_SRC" "$W/" || exit 125
+	"$B/tools/selfmon/hw" "$PERF_SRC" "$W/" || exit 125
 E=$W/emon-perf PERF=$W/perf TC=$W/taskcount BURN=$W/burn
 : >"$O/rc"
 # run NAME CMD...: CMD's output in /out/NAME.out, its status in /out/rc
@@ -117,4 +117,24 @@ GRP="{cycles,instructions,cycles:u,instructions:u,cycles:k,instructions:k,armv8_
 run group "$E" stat -a -e "$GRP" -o "$O/group.txt" -- "$BURN" 0.1
 run group-perf "$PERF" stat -a -e "$GRP" -o "$O/group.perf" -- "$BURN" 0.1
 rmdir "$CG/ea" "$CG/eb" "$CG/em"
+
+# libemon: a thread's own counts through the library (serve --threads)
+# beside its own pinned cycles and instructions counters, its CPU time
+# and its switches (tools/selfmon/hw). Linux 6.1 has no pidfds of
+# threads: serve --threads says so and exits 1
+grep -q ' /sys/fs/bpf bpf ' /proc/mounts || mount -t bpf bpf /sys/fs/bpf
+mkdir -p "$W/run"
+"$E" serve -e cpu-clock,context-switches,cycles,instructions --threads 8 \
+	--socket "$W/run/emon.sock" --listen none >/dev/null 2>"$O/selfmon-serve.err" &
+d=$!
+i=0
+while [ ! -S "$W/run/emon.sock" ] && kill -0 "$d" 2>/dev/null && [ $i -lt 400 ]; do
+	sleep 0.05; i=$((i + 1))
+done
+if [ -S "$W/run/emon.sock" ]; then
+	run selfmon "$W/hw" "$W/run/emon.sock" 0.5
+	kill -TERM "$d"
+fi
+wait "$d"
+echo "selfmon-serve $?" >>"$O/rc"
 echo "arm64-guest: done"
