@@ -103,6 +103,7 @@ static int serve_render(struct serve *sv, const struct snapshot *snap,
 		.start_time_unix = sv->start_unix,
 		.version = EMON_VERSION,
 		.flushes = snap->seq,
+		.scrape_flushes = server__scrape_flushes(sv->srv),
 		.clients = server__nr_clients(sv->srv),
 		.threads = selfmon__used(sv->self),
 		.thread_slots = sv->o.threads,
@@ -170,6 +171,7 @@ static int serve_setup(struct serve *sv)
 		.gid = sv->o.gid,
 		.max_clients = sv->o.max_clients,
 		.min_flush_s = sv->o.min_flush_ms / 1e3,
+		.internal_fresh_s = sv->o.min_scrape_ms / 1e3,
 		.request_timeout_s = 5,
 		.answer_timeout_s = 30,
 		.max_held = (size_t)sv->o.max_held_mb << 20,
@@ -273,7 +275,7 @@ static int serve_loop(struct serve *sv)
 	if (!pfd)
 		return cli__exit_status(-ENOMEM);
 	while (!sigwake.last) {
-		double now = session__now(), next = server__next(sv->srv), ms;
+		double now = session__now(), next = server__next(sv->srv, now), ms;
 
 		pfd[0] = (struct pollfd){ .fd = sigwake.fd, .events = POLLIN };
 		/* registered threads that exited (-1: ignored) */

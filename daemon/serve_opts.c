@@ -141,7 +141,7 @@ NO_SCALE_USAGE
 "      --retain S            a removed cgroup or exited process keeps its final\n"
 "                            totals this long (default 300 s)\n"
 "      --min-flush-ms MS     flushes at least this far apart (default 10)\n"
-"      --min-scrape-ms MS    a scrape this soon after the last one's flush is\n"
+"      --min-scrape-ms MS    a scrape this soon after the last flush (any) is\n"
 "                            answered from it (default " DEFAULT_MIN_SCRAPE_MS "; 0: off)\n"
 "      --threads N           thread self-monitoring (libemon): slots for N\n"
 "                            registered threads at once (default 0: off)\n"

@@ -48,6 +48,7 @@ struct metrics_opts {
 struct metrics_self {
 	double scrape_duration_s;	/* of the previous scrape */
 	__u64 flushes;			/* flushes of every CPU so far */
+	__u64 scrape_flushes;		/* of them, made for a scrape alone */
 	double start_time_unix;		/* when the daemon started, Unix time */
 	const char *version;		/* build info (NULL: "unknown") */
 	int clients;			/* socket clients now */

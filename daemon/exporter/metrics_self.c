@@ -38,12 +38,12 @@ static void self__read(struct render *r)
 }
 
 /* The figures of /proc/self, and the series self__emit gives:
- * emon_overflow_total x2 and 9 single series, and those it has. */
+ * emon_overflow_total x2 and 10 single series, and those it has. */
 int self__build(struct render *r)
 {
 	self__read(r);
 	r->has_threads = r->self && r->self->thread_slots;
-	r->sc[MS_SELF].nfixed = 11 + r->has_cpu + r->has_rss + 2 * r->has_threads;
+	r->sc[MS_SELF].nfixed = 12 + r->has_cpu + r->has_rss + 2 * r->has_threads;
 	return 0;
 }
 
@@ -106,6 +106,10 @@ void self__emit(struct render *r, enum mscope_id id)
 		     self->scrape_duration_s);
 	scalar__emit(r, "emon_flushes", "counter", NULL,
 		     "Flushes of every CPU so far", NULL, self->flushes);
+	scalar__emit(r, "emon_scrape_flushes", "counter", NULL,
+		     "Flushes made for /metrics alone, not the daemon's own reads or "
+		     "its clients' (none within --min-scrape-ms of the last)", NULL,
+		     self->scrape_flushes);
 	overflow__emit(r);
 	scalar__emit(r, "emon_untraced_seconds", "counter", "seconds",
 		     "CPU time after context switches the kernel did not trace "

@@ -301,10 +301,10 @@ void server__handle(struct server *s, const struct pollfd *pfd, int n, double no
 	if (n > 0 && pfd[0].revents)
 		server__accept(s, now);
 }
-double server__next(const struct server *s)
+double server__next(const struct server *s, double now)
 {
 	double next = engine__next_tick(s->e);
-	bool want = server__want(s);
+	bool want = server__want(s, now);
 
 	if (want && s->last_flush + s->o.min_flush_s < next)
 		next = s->last_flush + s->o.min_flush_s;
@@ -339,19 +339,25 @@ static void server__timeouts(struct server *s, double now)
 
 void server__run(struct server *s, double now)
 {
-	bool want = server__want(s);
+	bool want = server__want(s, now), periodic = now >= engine__next_tick(s->e);
 	int err = 0;
 
-	if (now >= engine__next_tick(s->e) ||
-	    (want && now >= s->last_flush + s->o.min_flush_s)) {
+	if (periodic || (want && now >= s->last_flush + s->o.min_flush_s)) {
 		err = engine__tick(s->e);
 		s->last_flush = now;
 		s->flushes++;
+		if (!periodic && !s->npending)	/* for /metrics alone */
+			__atomic_add_fetch(&s->scrape_flushes, 1, __ATOMIC_RELAXED);
 		/* requests that waited are tried again at every flush, the
 		 * engine's own too: whatever freed room since, they are
 		 * answered within a read period */
 		if (want || s->npending)
 			server__answer(s, now, err);
+		else
+			server__answer_internal(s, err, 0);
+	} else {
+		/* /metrics within internal_fresh_s of the last flush: from it */
+		server__answer_internal(s, 0, now - s->o.internal_fresh_s);
 	}
 	server__timeouts(s, now);
 }
@@ -364,6 +370,11 @@ void server__set_self(struct server *s, struct selfmon *self)
 int server__nr_clients(const struct server *s)
 {
 	return s->nr;
+}
+
+__u64 server__scrape_flushes(const struct server *s)
+{
+	return __atomic_load_n(&s->scrape_flushes, __ATOMIC_RELAXED);
 }
 
 __u64 server__flushes(const struct server *s)

@@ -21,6 +21,9 @@ struct server_opts {
 	gid_t gid;			/* --socket-group's, (gid_t)-1: none */
 	int max_clients;
 	double min_flush_s;		/* at most one flush per this */
+	/* /metrics' requests (server__request_all) this soon after any flush
+	 * are answered from it, with no flush of their own */
+	double internal_fresh_s;
 	double request_timeout_s;	/* a request must arrive whole within */
 	double answer_timeout_s;	/* an answer must be read within */
 	size_t max_held;		/* bytes of snapshot answers held (0: no bound) */
@@ -53,7 +56,7 @@ int server__pollfds(struct server *s, struct pollfd *pfd, int n);
 void server__handle(struct server *s, const struct pollfd *pfd, int n, double now);
 /* When the server wants to run again at the latest (a rate-limited flush,
  * a timeout), CLOCK_MONOTONIC s; INFINITY: nothing due. */
-double server__next(const struct server *s);
+double server__next(const struct server *s, double now);
 /* Run what is due at now (flush + answers, timeouts). */
 void server__run(struct server *s, double now);
 
@@ -76,6 +79,8 @@ int server__parse_request(const struct emon_msg_hdr *h, const void *payload,
 int server__nr_clients(const struct server *s);
 /* Answer registrations from self (server_opts.self) from now on. */
 void server__set_self(struct server *s, struct selfmon *self);
+/* Flushes made for /metrics alone (any thread). */
+__u64 server__scrape_flushes(const struct server *s);
 __u64 server__flushes(const struct server *s);
 
 #endif

@@ -55,7 +55,7 @@ static bool client__waits(const struct server *s, const struct client *c)
 	return server__held_full(s) || (!c->admin && mine >= s->o.max_held / 4);
 }
 
-bool server__want(const struct server *s)
+bool server__want(const struct server *s, double now)
 {
 	bool want;
 
@@ -63,6 +63,11 @@ bool server__want(const struct server *s)
 	/* a flush of its own only while the bound has room; requests that
 	 * wait are tried again at every flush (server__run) */
 	want = (s->npending && !server__held_full(s)) || s->nr_internal;
+	/* /metrics' requests while the last flush is fresh: answered from it
+	 * (server__run), no flush of their own */
+	if (want && !s->npending && s->nr_internal &&
+	    now < s->last_flush + s->o.internal_fresh_s)
+		want = false;
 	pthread_mutex_unlock((pthread_mutex_t *)&s->lock);
 	return want;
 }
@@ -113,10 +118,9 @@ static struct payload *answer__get(struct server *s, const struct client *c,
 
 void server__answer(struct server *s, double now, int err)
 {
-	struct internal_req in[MAX_INTERNAL];
 	struct payload *shared[MAX_SHARED];
 	struct answer_key keys[MAX_SHARED];
-	int nin, nshared = 0, deferred = 0;
+	int nshared = 0, deferred = 0;
 
 	/* each uid's unread bytes, as this flush starts */
 	idmap__reset(&s->uid_held, NULL, NULL);
@@ -154,10 +158,20 @@ void server__answer(struct server *s, double now, int err)
 	if (deferred)
 		pr_debug("%d requests wait: %zu bytes of answers unread (--max-held-mb)",
 			 deferred, s->held);
+	server__answer_internal(s, err, 0);
+}
+
+void server__answer_internal(struct server *s, int err, double since)
+{
+	struct internal_req in[MAX_INTERNAL];
+	int nin = 0;
+
 	pthread_mutex_lock(&s->lock);
-	nin = s->nr_internal;
-	memcpy(in, s->internal, nin * sizeof(in[0]));
-	s->nr_internal = 0;
+	if (s->last_flush >= since) {
+		nin = s->nr_internal;
+		memcpy(in, s->internal, nin * sizeof(in[0]));
+		s->nr_internal = 0;
+	}
 	pthread_mutex_unlock(&s->lock);
 	for (int i = 0; i < nin; i++) {
 		struct emon_snap_req req = { .scopes = in[i].scopes, .tree = -1 };

@@ -84,6 +84,7 @@ struct server {
 	struct idmap uid_held;	/* uid -> its clients' unread bytes + 1 */
 	double last_flush;
 	__u64 flushes;
+	__u64 scrape_flushes;	/* of them, made for /metrics alone (atomic) */
 	pthread_mutex_t lock;	/* internal[]: other threads add to it */
 	struct internal_req internal[MAX_INTERNAL];
 	int nr_internal;
@@ -126,9 +127,14 @@ uid_t peer__charge(uid_t uid);
  * for another uid, in buf */
 const char *peer__who(const struct client *c, char *buf, size_t len);
 
-/* A flush is wanted now (rate limits aside): requests that can be answered. */
-bool server__want(const struct server *s);
+/* A flush is wanted at now (rate limits aside): requests that can be
+ * answered, but for /metrics' while the last flush is fresh
+ * (internal_fresh_s). */
+bool server__want(const struct server *s, double now);
 /* Answer every waiting request from the flush just made. */
 void server__answer(struct server *s, double now, int err);
+/* Answer /metrics' waiting requests from the last flush, if it was made
+ * at since or later. */
+void server__answer_internal(struct server *s, int err, double since);
 
 #endif

@@ -178,6 +178,7 @@ static inline void fix__standard(struct fix *f, bool energy)
 static const struct metrics_self self_figures = {
 	.scrape_duration_s = 0.0125,
 	.flushes = 42,
+	.scrape_flushes = 5,
 	.start_time_unix = 1700000000.5,
 	.version = "1.2.3 \"dev\"",
 	.clients = 2,

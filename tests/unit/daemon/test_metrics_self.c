@@ -35,6 +35,7 @@ static const struct body_case self_cases[] = {
 		/* the caller's */
 		{ LINE, "emon_scrape_duration_seconds 0.0125" },
 		{ LINE, "emon_flushes_total 42" },
+		{ LINE, "emon_scrape_flushes_total 5" },
 		{ LINE, "emon_start_time_seconds 1700000000.5" },
 		{ LINE, "emon_clients 2" },
 		/* self-monitoring on */
@@ -75,6 +76,7 @@ static const struct body_case self_cases[] = {
 	{ .what = "no self figures", .fix = fix__energy, .want = {
 		{ LINE, "emon_build_info{version=\"unknown\"} 1" },
 		{ LINE, "emon_flushes_total 0" },
+		{ LINE, "emon_scrape_flushes_total 0" },
 		{ LINE, "emon_clients 0" },
 		{ HAS_NOT, "emon_thread" },
 	}, .self = &none },
