@@ -41,7 +41,9 @@ static void report__print_header(const struct report *r, FILE *f)
 	fprintf(f, "duration %.3f s, %d interval%s, ", r->duration,
 		r->nr_times, r->nr_times == 1 ? "" : "s");
 	if (!r->has_energy) {
-		fprintf(f, "no energy in this recording (made without an energy source): counts only\n");
+		fprintf(f, "%s: counts only\n", r->window ?
+			"no energy in this window (its daemons served none: serve without an energy source)" :
+			"no energy in this recording (made without an energy source)");
 		return;
 	}
 	fprintf(f, "energy: %s%s", r->energy_source ?: "unknown source",
