@@ -9,6 +9,7 @@
 #    failure, exit 1, one line naming the URL;
 #  - list's RAPL PMU, where libpfm4 names one, agrees with check's
 #    powercap and power PMU rows;
+#  - serve's start line names every event it cannot count, without -v;
 #  - top in an 80-column tmux pane: the sorted column's title is CPU%,
 #    not CPU%v (underlined instead, the View line names it).
 # counter pass: what it checks (make, docs, messages, exit statuses) has no counts
@@ -71,6 +72,20 @@ else
 	else
 		check "list: no RAPL on this host, as check finds" grep -qi 'rapl.*not supported>: no RAPL on this host' "$TMP/list.out"
 	fi
+fi
+
+mkdir -m 700 "$TMP/run"
+serve_start "$TMP/run/s.sock" "$TMP/serve.err" --listen none -e cpu-clock,context-switches,cycles,instructions &&
+	kill $DPID
+wait $DPID 2>/dev/null
+sed 's/^/      | /' "$TMP/serve.err"
+if grep -q "^  cycles OR cpu-cycles .*<not supported>" "$TMP/list.out" &&
+   grep -q "^  instructions .*<not supported>" "$TMP/list.out"; then
+	check "serve: 'serving 2 of 4 events', cycles and instructions named in its start line" \
+		grep -q "serving 2 of 4 events on .*; not counted here: cycles, instructions (not supported by this machine" "$TMP/serve.err"
+else
+	check "serve: 'serving 4 events' (this machine counts cycles and instructions)" \
+		grep -q "serving 4 events on " "$TMP/serve.err"
 fi
 
 if command -v tmux >/dev/null; then
