@@ -9,9 +9,15 @@
 #    failure, exit 1, one line naming the URL;
 #  - list's RAPL PMU, where libpfm4 names one, agrees with check's
 #    powercap and power PMU rows;
+#  - without an energy source (no RAPL here), stat --by container ends
+#    with one line naming --energy model:IDLE_W:MAX_W; perf's habits
+#    (no --by) get none; the README links tools/demo.sh, and the demo
+#    writes its screenshot into an absolute OUTDIR;
+#  - report --html says where it wrote the page (on stderr);
 #  - serve's start line names every event it cannot count, without -v;
 #  - top in an 80-column tmux pane: the sorted column's title is CPU%,
-#    not CPU%v (underlined instead, the View line names it).
+#    not CPU%v (underlined instead, the View line names it); the energy
+#    line whole, the flag to energy in it.
 # counter pass: what it checks (make, docs, messages, exit statuses) has no counts
 . "$(dirname "$0")/lib.sh"
 
@@ -74,6 +80,31 @@ else
 	fi
 fi
 
+if [ -e /sys/class/powercap/intel-rapl:0 ] || [ -e /sys/bus/event_source/devices/power ]; then
+	echo "      (this host has RAPL: the no-energy line is not checked)"
+else
+	"$EMON" stat -a --by container -e cpu-clock --timeout 200 >/dev/null 2>"$TMP/noe.err"
+	tail -1 "$TMP/noe.err" | sed 's/^/      | /'
+	check "stat --by container, no energy source: one line naming --energy model:IDLE_W:MAX_W" \
+		bash -c "[ \$(grep -c 'no energy source on this .*--energy model:IDLE_W:MAX_W' '$TMP/noe.err') -eq 1 ]"
+	"$EMON" stat -a -e cpu-clock --timeout 200 >/dev/null 2>"$TMP/noe2.err"
+	check "stat without --by (perf's habit): no energy line" bash -c "! grep -q 'energy' '$TMP/noe2.err'"
+fi
+"$EMON" stat -a --by container -e cpu-clock --timeout 300 -j -o "$TMP/rec.jsonl" 2>/dev/null
+"$EMON" report "$TMP/rec.jsonl" --html "$TMP/r.html" >/dev/null 2>"$TMP/html.err"
+check "report --html names the page it wrote: $(cat "$TMP/html.err")" \
+	bash -c "[ -s '$TMP/r.html' ] && grep -qx 'emon-perf: report: wrote $TMP/r.html' '$TMP/html.err'"
+check "README links tools/demo.sh" grep -q 'tools/demo.sh' README.md
+if command -v chromium >/dev/null; then
+	OUTPUT=${OUTPUT:-build} timeout 120 tools/demo.sh "$TMP/demo" >"$TMP/demo.out" 2>&1
+	rc=$?
+	check "tools/demo.sh $TMP/demo (absolute): exit $rc, report.html and report.png there" \
+		bash -c "[ $rc -eq 0 ] && [ -s '$TMP/demo/report.html' ] && [ -s '$TMP/demo/report.png' ]"
+	[ -s "$TMP/demo/report.png" ] || tail -5 "$TMP/demo.out"
+else
+	echo "      (no chromium: the demo's screenshot not checked)"
+fi
+
 mkdir -m 700 "$TMP/run"
 serve_start "$TMP/run/s.sock" "$TMP/serve.err" --listen none -e cpu-clock,context-switches,cycles,instructions &&
 	kill $DPID
@@ -97,6 +128,10 @@ if command -v tmux >/dev/null; then
 		sleep 0.1
 	done
 	$TM capture-pane -p -e >"$TMP/top.esc"
+	if ! grep -q '^Energy: [a-z]*, split' "$TMP/top.txt"; then
+		check "top at 80 columns: the energy line whole, the flag named: $(grep '^Energy' "$TMP/top.txt")" \
+			grep -Eq '^Energy: no energy source.*--energy model:IDLE_W:MAX_W estimates it *$' "$TMP/top.txt"
+	fi
 	cat "$TMP/top.txt" | sed -n 1,6p | sed 's/^/      | /'
 	check "top at 80 columns: the title CPU%, no 'CPU%v'" \
 		bash -c "grep '^NAME' '$TMP/top.txt' | grep -q ' CPU% ' && ! grep -q 'CPU%v' '$TMP/top.txt'"
