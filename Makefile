@@ -4,7 +4,8 @@
 #                   self-monitoring), its example (generated files under
 #                   $(OUTPUT))
 #   make run        install what is missing (root), build, and count per
-#                   cgroup and process for 5 s (ARGS= to change)
+#                   cgroup and process for 5 s (ARGS= adds options after
+#                   the defaults; a later option wins: --timeout 10000)
 #   make test       install what is missing (root), build, unit tests,
 #                   fuzzers, integration + stress tests while stress-ng
 #                   keeps every CPU busy (root), then the unit and
@@ -271,11 +272,12 @@ cross-arm64:
 		BIN=$(CROSS_ARM64_O)/emon-perf $(CROSS_ARM64_O)/emon-perf \
 		$(CROSS_ARM64_O)/libemon.a $(CROSS_ARM64_O)/libemon.so tools selfmon-progs
 
-ARGS ?= -a --by system,cgroup,process --timeout 5000
+# make run's options; ARGS= adds to them (stat takes an option's last value)
+RUN_ARGS := -a --by system,cgroup,process --timeout 5000
 run:
 	$(Q)$(call as_root_deps,)
 	$(Q)$(MAKE) --no-print-directory emon-perf
-	./emon-perf stat $(ARGS)
+	./emon-perf stat $(RUN_ARGS) $(ARGS)
 
 integration: emon-perf tools selfmon
 	$(Q)OUTPUT=$(O) tests/run.sh --integration

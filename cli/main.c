@@ -30,7 +30,8 @@ static int usage(FILE *f)
 	fprintf(f, "Usage: emon-perf COMMAND [options]\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
-	fprintf(f, "\nSee 'emon-perf COMMAND --help' for a command's options.\n");
+	fprintf(f, "\nSee 'emon-perf COMMAND --help' for a command's options;\n"
+		"'emon-perf --version' (-V) prints the version.\n");
 	return 0;
 }
 

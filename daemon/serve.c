@@ -316,6 +316,27 @@ static void serve_cleanup(struct serve *sv)
 	free(sv->hello);
 }
 
+/* "serving 2 of 4 events on 2 CPUs, pid N: socket S, metrics M; not
+ * counted here: cycles, instructions (...)": every event it was asked
+ * for and cannot count named, without -v. */
+static void serve_started(const struct serve *sv)
+{
+	const struct snap_meta *m = sv->meta;
+	int asked = m->nr_events + m->nr_unsup;
+
+	fprintf(stderr, "emon-perf: serving ");
+	if (m->nr_unsup)
+		fprintf(stderr, "%d of ", m->nr_events);
+	fprintf(stderr, "%d event%s on %d CPUs, pid %d: socket %s, metrics %s%s%s",
+		asked, asked == 1 ? "" : "s", m->ncpus, (int)getpid(), sv->o.socket,
+		!sv->http ? "off" : sv->o.web.cert_file ? "https://" : "http://",
+		sv->http ? sv->o.listen : "", sv->http ? "/metrics" : "");
+	for (int i = 0; i < m->nr_unsup; i++)
+		fprintf(stderr, "%s%.*s", i ? ", " : "; not counted here: ",
+			SNAP_EVENT_NAME_LEN, m->unsup_name[i]);
+	fprintf(stderr, "%s\n", m->nr_unsup ? " (not supported by this machine: no PMU for them, a VM?)" : "");
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	struct serve *sv = calloc(1, sizeof(*sv));
@@ -338,11 +359,7 @@ int cmd_serve(int argc, char **argv)
 	if (!ret)
 		ret = serve_drop(sv);
 	if (!ret) {
-		fprintf(stderr, "emon-perf: serving %d event(s) on %d CPUs, pid %d: socket %s, metrics %s%s%s\n",
-			sv->meta->nr_events, sv->meta->ncpus, (int)getpid(), sv->o.socket,
-			!sv->http ? "off" : sv->o.web.cert_file ? "https://" : "http://",
-			sv->http ? sv->o.listen : "",
-			sv->http ? "/metrics" : "");
+		serve_started(sv);
 		ret = serve_loop(sv);
 		if (!ret)
 			fprintf(stderr, "emon-perf: %s: exiting\n", strsignal(sigwake.last));

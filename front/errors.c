@@ -24,13 +24,15 @@ int cli__exit_status(int err)
 	case -EPERM:
 	case -EACCES:
 	/* a thing named that is not there, or not what it should be: a
-	 * daemon's socket, a Prometheus server */
+	 * daemon's socket, a URL to something that is not Prometheus */
 	case -ECONNREFUSED:
 	case -ENOTSOCK:
-	case -EHOSTUNREACH:
 	case -EPROTO:
 		return 2;
 	}
+	/* the rest is a runtime failure, a Prometheus server that does not
+	 * answer (-EHOSTUNREACH: refused, unresolved, timed out) too: the
+	 * same command may work a minute later */
 	return 1;
 }
 

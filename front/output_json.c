@@ -255,7 +255,7 @@ static void json__container(FILE *f, const struct row *r)
 }
 
 /* A pod's namespace, name and uid (each null where unknown: a pod known by
- * its uid only, or "none"); a namespace's name. */
+ * its uid only, or "host"); a namespace's name. */
 static void json__pod(FILE *f, const struct row *r)
 {
 	fputs(",\"namespace\":", f);

@@ -378,10 +378,10 @@ static int add_containers(const struct row_ctx *sc, const struct aggregate *a,
 		r->counts = conts[i].counts;
 		row_set__energy(sc, a, r, conts[i].energy_j, dt);
 	}
-	r = row_set__add(rs, SCOPE_CONTAINER, "host");
+	r = row_set__add(rs, SCOPE_CONTAINER, ROW_KEY_HOST);
 	if (!r)
 		return -ENOMEM;
-	r->runtime = "host";
+	r->runtime = ROW_KEY_HOST;
 	r->counts = host.counts;
 	row_set__energy(sc, a, r, host.energy_j, dt);
 	return 0;

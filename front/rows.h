@@ -31,6 +31,11 @@ const char *scope__name(enum scope s);
 /* "cgroup" -> SCOPE_CGROUP; -1 when unknown */
 int scope__parse(const char *s);
 
+/* The one key of what is in no container (container rows) or in no pod
+ * (pod and namespace rows: the host's own tasks and containers outside
+ * Kubernetes), in every output: stat, top, report. */
+#define ROW_KEY_HOST "host"
+
 struct row {
 	enum scope scope;
 	const char *key;	/* "all", "3", "S0-D0-C1", "/a/b", a container id,

@@ -6,7 +6,8 @@
  * pod's overhead), a namespace the sum of its pods. A pod is known by its
  * names (namespace/pod, from its containers' runtime files) or by its uid
  * (from the cgroup path) when no container of it has names yet; what is
- * in no pod adds up in "none", so the rows still add up to the system.
+ * in no pod adds up in "host" (ROW_KEY_HOST, as what is in no container),
+ * so the rows still add up to the system.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -127,7 +128,7 @@ static int pod_list__rows(const struct row_ctx *sc, const struct aggregate *a,
 		r->counts = l->p[i].counts;
 		row_set__energy(sc, a, r, l->p[i].energy_j, dt);
 	}
-	r = row_set__add(rs, s, "none");
+	r = row_set__add(rs, s, ROW_KEY_HOST);
 	if (!r)
 		return -ENOMEM;
 	r->counts = none->counts;

@@ -195,5 +195,10 @@ int pmu__init(char *err, size_t errlen);
 
 /* emon-perf list: what this machine can count, one per line. */
 int pmu__list(FILE *out, bool verbose);
+/* For a libpfm4 PMU named like RAPL (amd64_rapl, rapl), list's marker:
+ * whether this host has it (sysfs_root's power PMU, or powercap_root's
+ * intel-rapl:0 zone), as check finds; NULL for any other PMU. */
+const char *pmu__rapl_marker(const char *pmu, const char *sysfs_root,
+			     const char *powercap_root);
 
 #endif

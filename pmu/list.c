@@ -7,11 +7,14 @@
  * is opened once on CPU 0 the way stat opens it (pid = -1): libpfm4 knows
  * names, only the kernel knows whether a PMU is there to count them.
  */
+#define _GNU_SOURCE	/* strcasestr */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 /* linux/perf_event.h (via event.h) first: libpfm4 then skips its copy */
 #include "common/array.h"
 #include "common/log.h"
@@ -284,6 +287,22 @@ static int pmu_info__cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+const char *pmu__rapl_marker(const char *pmu, const char *sysfs_root,
+			     const char *powercap_root)
+{
+	char path[PATH_MAX];
+
+	if (!strcasestr(pmu, "rapl"))
+		return NULL;
+	snprintf(path, sizeof(path), "%s/power", sysfs_root);
+	if (!access(path, F_OK))
+		return " (RAPL here: the kernel's 'power' PMU)";
+	snprintf(path, sizeof(path), "%s/intel-rapl:0", powercap_root);
+	if (!access(path, F_OK))
+		return " (RAPL here: powercap zones, no 'power' PMU)";
+	return " <not supported>: no RAPL on this host (no 'power' PMU, no powercap zone; emon-perf check)";
+}
+
 /* The CPU's own PMUs as libpfm4 knows them: not the generic perf ones. */
 static int pmus__print(FILE *out, bool verbose)
 {
@@ -310,12 +329,16 @@ static int pmus__print(FILE *out, bool verbose)
 	fprintf(out, "\nPMU-specific events (libpfm4; -e EVENT or -e pmu::EVENT):\n\n");
 	for (i = 0; i < nr; i++) {
 		bool core = pmus[i].type == PFM_PMU_TYPE_CORE;
+		/* libpfm4 finds RAPL by the CPU's model, whether or not the
+		 * kernel exposes it (a VM): say which, as check does */
+		const char *rapl = core ? NULL :
+			pmu__rapl_marker(pmus[i].name, PMU_SYSFS_ROOT, "/sys/class/powercap");
 
 		fprintf(out, "  %-*s [%s, %d event%s]%s\n", LIST_COL,
-			pmus[i].name, core ? "core PMU" :
+			pmus[i].name, core ? "core PMU" : rapl ? "energy PMU" :
 			"uncore PMU, not countable per CPU", pmus[i].nevents,
 			pmus[i].nevents == 1 ? "" : "s",
-			core ? probe__marker(pmu__probe(&pmus[i])) : "");
+			core ? probe__marker(pmu__probe(&pmus[i])) : rapl ?: "");
 		if (verbose) {
 			ret = pmu__print_events(out, &pmus[i]);
 			if (ret)

@@ -309,3 +309,42 @@ int energy_step__check(double j, double range_j, double dt)
 		return -ERANGE;
 	return 0;
 }
+
+bool energy__on_vm(void)
+{
+	char line[8192];	/* x86's flags line: 1.5 KB or so */
+	bool vm = false;
+	FILE *f;
+
+	f = fopen("/sys/hypervisor/type", "r");
+	if (f) {
+		vm = fgets(line, sizeof(line), f) && line[0] && line[0] != '\n';
+		fclose(f);
+		if (vm)
+			return true;
+	}
+	f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return false;
+	while (!vm && fgets(line, sizeof(line), f))
+		vm = strstr(line, " hypervisor") != NULL;
+	fclose(f);
+	return vm;
+}
+
+const char *energy__choices_for(bool vm)
+{
+	return vm ?
+	       "no energy source on this VM (no RAPL); for energy: --energy model:IDLE_W:MAX_W "
+	       "(estimated from CPU use, in this VM's share of its host's watts), or "
+	       "--powercap-root DIR (a powercap-layout tree the host fills)" :
+	       "no energy source on this machine (no RAPL powercap zone or perf power PMU); "
+	       "for energy: --energy model:IDLE_W:MAX_W (estimated from CPU use, a package's "
+	       "idle and busy watts from its sensors or datasheet), or --powercap-root DIR "
+	       "(a powercap-layout tree)";
+}
+
+const char *energy__choices(void)
+{
+	return energy__choices_for(energy__on_vm());
+}

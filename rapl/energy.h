@@ -257,6 +257,15 @@ void energy_source__warn(struct energy_source *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 
+/* Without an energy source, the choices for this kind of machine in one
+ * line (no trailing newline): on a VM (cpuinfo's hypervisor flag, or
+ * /sys/hypervisor/type), the model in its share of the host's watts; on
+ * a host, the model from its package's watts; both: a powercap-layout
+ * tree elsewhere. energy__choices_for(vm) is the same for a given kind. */
+const char *energy__choices(void);
+const char *energy__choices_for(bool vm);
+bool energy__on_vm(void);
+
 /* perf power PMU parsing, pure: "event=0x02" -> config; "0,28" / "0-3,8"
  * -> CPU list (at most max entries, count returned, or -EINVAL/-E2BIG). */
 int perf_power__parse_config(const char *s, __u64 *config);

@@ -5,10 +5,16 @@
 # emon-perf records them every second, then `report` draws the page.
 #   tools/demo.sh [OUTDIR]      (root; OUTDIR defaults to build/demo)
 # Writes OUTDIR/run.jsonl, OUTDIR/stat.txt, OUTDIR/report.txt,
-# OUTDIR/report.html and, with chromium, OUTDIR/report.png.
+# OUTDIR/report.html and, with chromium, OUTDIR/report.png. OUTDIR is
+# relative to where it is run from, or absolute.
 set -eu
+out=${1:-}
+if [ -n "$out" ]; then
+	mkdir -p "$out"
+	out=$(cd "$out" && pwd)
+fi
 cd "$(dirname "$0")/.."
-out=${1:-build/demo}
+out=${out:-$PWD/build/demo}
 tools=${OUTPUT:-build}/tools
 mkdir -p "$out"
 cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
@@ -51,7 +57,8 @@ if command -v chromium >/dev/null; then
 	timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 		--disable-background-networking --disable-component-update --disable-sync \
 		--user-data-dir="$profile" --hide-scrollbars --window-size=1200,1500 \
-		--screenshot="$PWD/$out/report.png" "file://$PWD/$out/report.html" >/dev/null 2>&1 || true
+		--screenshot="$out/report.png" "file://$out/report.html" >"$out/chromium.log" 2>&1 || true
 	rm -rf "$profile"
+	[ -s "$out/report.png" ] || echo "demo: chromium wrote no screenshot ($out/chromium.log)" >&2
 fi
 ls -l "$out"

@@ -209,6 +209,14 @@ static int answer__parse(struct prom_client *c, const char *path, long code,
 		o = json_tokener_parse_ex(tok, b->buf, b->len);
 	end = o ? json_tokener_get_parse_end(tok) : 0;
 	/* one object, white space after it at most */
+	if ((!o || !json_object_is_type(o, json_type_object) ||
+	     b->buf[end + strspn(b->buf + end, " \t\r\n")]) && code >= 500) {
+		/* a proxy's or the server's error page: runtime, not input */
+		snprintf(c->err, sizeof(c->err), "Prometheus at %s: HTTP %ld on %s",
+			 c->shown, code, path);
+		err = -EIO;
+		goto out;
+	}
 	if (!o || !json_object_is_type(o, json_type_object) ||
 	    b->buf[end + strspn(b->buf + end, " \t\r\n")]) {
 		snprintf(c->err, sizeof(c->err),

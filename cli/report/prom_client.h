@@ -26,8 +26,10 @@ int prom_url__shown(const char *url, char **shown);
 
 /* GET base + path with the parameters (name, value, ..., NULL; values
  * URL-encoded here). *data: the answer's "data" (the caller's reference).
- * -EHOSTUNREACH: no answer (refused, unresolved, timed out);
- * -EPROTO: an answer, but not from a Prometheus API;
+ * -EHOSTUNREACH: no answer (refused, unresolved, timed out), a runtime
+ * failure (exit 1);
+ * -EPROTO: an answer, but not from a Prometheus API (exit 2);
+ * -EIO: an HTTP 5xx that is not the API's (a proxy's error page);
  * -EINVAL: the server rejected the query (bad_data: a bad --match);
  * -EIO: another error the server reported; -ENOMEM. */
 int prom_client__get(struct prom_client *c, const char *path,

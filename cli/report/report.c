@@ -41,7 +41,9 @@ static void report__print_header(const struct report *r, FILE *f)
 	fprintf(f, "duration %.3f s, %d interval%s, ", r->duration,
 		r->nr_times, r->nr_times == 1 ? "" : "s");
 	if (!r->has_energy) {
-		fprintf(f, "no energy in this recording (made without an energy source): counts only\n");
+		fprintf(f, "%s: counts only\n", r->window ?
+			"no energy in this window (its daemons served none: serve without an energy source)" :
+			"no energy in this recording (made without an energy source; on a machine without RAPL, stat --energy model:IDLE_W:MAX_W estimates it)");
 		return;
 	}
 	fprintf(f, "energy: %s%s", r->energy_source ?: "unknown source",
@@ -293,6 +295,8 @@ static int report__html_file(struct report *r, const char *path)
 		unlink(path);
 		goto out;
 	}
+	/* stdout is the table's: where the page went, on stderr */
+	fprintf(stderr, "emon-perf: report: wrote %s\n", path);
 	ret = 0;
 out:
 	return ret;

@@ -329,11 +329,25 @@ static int file__load(struct report *r, const void *arg)
 	return 0;
 }
 
+/* "in this recording (it has container and process rows: ...)": the
+ * scopes it has, since a recording holds only its stat's --by scopes. */
 static const char *file__no_rows(const struct report *r, int scope)
 {
-	(void)r;
+	static char buf[512];
+	size_t n = 0;
+	int s, k = 0;
+
 	(void)scope;
-	return "in this recording";
+	n = snprintf(buf, sizeof(buf), "in this recording (it has");
+	for (s = 0; s < SCOPE_NR && n < sizeof(buf); s++) {
+		if (r->tab[s].nr)
+			n += snprintf(buf + n, sizeof(buf) - n, "%s %s", k++ ? "," : "",
+				      scope__name(s));
+	}
+	if (n < sizeof(buf))
+		snprintf(buf + n, sizeof(buf) - n, "%s; stat -j records the scopes of its --by)",
+			 k ? " rows" : " no rows");
+	return buf;
 }
 
 const struct report_source report_file_source = {

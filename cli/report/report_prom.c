@@ -311,13 +311,15 @@ out:
 /* Where the daemon's metrics have no rows of a scope. */
 static const char *prom__no_rows(const struct report *r, int scope)
 {
-	(void)r;
 	if (scope == SCOPE_CPU || scope == SCOPE_COMMAND)
 		return "from Prometheus (the daemon exports no cpu or command scope)";
 	if (scope == SCOPE_PROCESS)
 		return "in this window (the daemon exports processes with --processes top:N)";
+	if ((scope == SCOPE_POD || scope == SCOPE_NAMESPACE) &&
+	    !r->tab[SCOPE_CONTAINER].nr)
+		return "in this window (no container ran in it: pod and namespace rows are Kubernetes containers')";
 	if (scope == SCOPE_POD || scope == SCOPE_NAMESPACE)
-		return "in this window (no container in it had pod names or a pod_uid label)";
+		return "in this window (its containers are no Kubernetes pod's: no pod names or pod_uid label; --by container shows them)";
 	return "in this window";
 }
 

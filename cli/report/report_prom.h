@@ -100,7 +100,7 @@ void report_prom__free(void *priv);
  * every scope from the server at url (--match: extra label matchers,
  * NULL for none) into r: report__load(r, &query). 0 or -errno with r->err
  * naming the culprit (the URL, --step, --match): -EHOSTUNREACH (no
- * answer), -EPROTO (no Prometheus), -EINVAL (a query it rejects), -E2BIG
+ * answer, or a 5xx page: exit 1), -EPROTO (no Prometheus), -EINVAL (a query it rejects), -E2BIG
  * (too many points), -ENODATA (no data in the window), -EIO, -ENOMEM. */
 struct report_prom_query {
 	const char *url;

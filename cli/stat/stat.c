@@ -30,6 +30,7 @@
 #include "common/sigwake.h"
 #include "cli/stat/stat.h"
 #include "cli/stat/stat_hint.h"
+#include "rapl/energy.h"
 #include "engine/session/session.h"
 
 
@@ -261,19 +262,27 @@ static int stat_loop(struct front_run *st)
 
 /*
  * Why auto found no energy source: worth a line when energy was asked
- * for (an energy option) or with -v, not on every run of a machine
- * without RAPL. A source that is there shows in the output itself.
+ * for (an energy option) or with -v. With emon-perf's own rows (--by
+ * container, pod, namespace or process: energy's home) one line names
+ * the choices for this kind of machine; perf's habits (no such rows, or
+ * -x) get no line. A source that is there
+ * shows in the output itself.
  */
 static void stat_energy_note(const struct front_run *st)
 {
+	const unsigned int own = 1u << SCOPE_CONTAINER | 1u << SCOPE_POD |
+				 1u << SCOPE_NAMESPACE | 1u << SCOPE_PROCESS;
 	const struct engine_opts *eo = &st->o.eng;
 
 	if (st->src->ops->fd(st->src) >= 0 || !st->src->energy_note[0])
 		return;
-	if (eo->energy || eo->powercap_root || eo->split_by || eo->idle_watts)
+	if (eo->energy || eo->powercap_root || eo->split_by || eo->idle_watts) {
 		pr_warn("%s", st->src->energy_note);
-	else
-		pr_debug("%s", st->src->energy_note);
+		return;
+	}
+	pr_debug("%s", st->src->energy_note);
+	if ((st->o.by & own) && !st->o.sep)
+		pr_warn("%s", energy__choices());
 }
 
 /*

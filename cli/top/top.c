@@ -32,6 +32,7 @@
 #include "cli/top/top_draw.h"
 #include "cli/top/top_model.h"
 #include "engine/session/session.h"
+#include "rapl/energy.h"
 
 #define TOP_EVENTS "cycles,instructions,cpu-clock"
 #define FIRST_DELAY_S 0.5
@@ -194,8 +195,13 @@ static void setup_header(struct top_run *tr)
 	h->energy_source = m->energy_on ? m->energy_source : NULL;
 	h->energy_estimated = m->energy_estimated;
 	h->split_by = m->split_by;
-	h->no_energy = src->energy_note[0] ? src->energy_note :
-		       "no energy source (the daemon has none)";
+	/* one line that fits 80 columns and names the way to energy (every
+	 * source tried and why: stat -v's) */
+	h->no_energy = !src->energy_note[0] ?
+		       "no energy source (the daemon has none: serve --energy model:IDLE_W:MAX_W)" :
+		       energy__on_vm() ?
+		       "no energy source on this VM: --energy model:IDLE_W:MAX_W estimates it" :
+		       "no energy source (no RAPL): --energy model:IDLE_W:MAX_W estimates it";
 	for (int i = 0; i < tr->st.out.nr_events; i++)
 		if (!tr->st.out.ev[i].supported)
 			n += snprintf(h->unsupported + n, sizeof(h->unsupported) - n,

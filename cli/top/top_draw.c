@@ -187,11 +187,11 @@ static void cell(int y, int x, int w, const char *text, bool left)
 	mvaddnstr(y, x, buf, w < COLS - x ? w : COLS - x);
 }
 
-/* Column titles, the sorted one marked v (descending) or ^. */
+/* Column titles, the sorted one underlined (the View line says which
+ * and in which order: a letter after the title read as part of it). */
 static void paint_titles(const struct top_table *t, const struct top_state *s,
 			 int name_w)
 {
-	char buf[32];
 	int x = 0;
 
 	attron(A_REVERSE);
@@ -203,9 +203,11 @@ static void paint_titles(const struct top_table *t, const struct top_state *s,
 	for (int c = 0; c < top_table__cols(t); c++) {
 		int w = c == TOP_COL_NAME ? name_w : col_w[c];
 
-		snprintf(buf, sizeof(buf), "%s%s", top_col__title(c),
-			 c == (int)s->sort_col ? (s->sort_asc ? "^" : "v") : "");
-		cell(HEADER_LINES - 1, x, w, buf, c == TOP_COL_NAME);
+		if (c == (int)s->sort_col)
+			attron(A_UNDERLINE | A_BOLD);
+		cell(HEADER_LINES - 1, x, w, top_col__title(c), c == TOP_COL_NAME);
+		if (c == (int)s->sort_col)
+			attroff(A_UNDERLINE | A_BOLD);
 		x += w;
 	}
 	attroff(A_REVERSE);

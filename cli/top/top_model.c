@@ -217,12 +217,12 @@ static struct top_row *top_table__add(struct top_table *t, const char *key,
 	return r;
 }
 
-/* What is in no container ("host") or no pod ("none"): the idle task's
+/* What is in no container or no pod (ROW_KEY_HOST): the idle task's
  * share of it is left out as it is of "/". */
 static bool is_rest(enum scope s, const char *key)
 {
-	return (s == SCOPE_CONTAINER && !strcmp(key, "host")) ||
-	       ((s == SCOPE_POD || s == SCOPE_NAMESPACE) && !strcmp(key, "none"));
+	return (s == SCOPE_CONTAINER || s == SCOPE_POD || s == SCOPE_NAMESPACE) &&
+	       !strcmp(key, ROW_KEY_HOST);
 }
 
 /* Containers, processes, pods and namespaces: one table row per input row

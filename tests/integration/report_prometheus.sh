@@ -18,9 +18,10 @@
 #  - across a daemon restart inside a window (a counter reset), the
 #    system's energy is what the raw samples' increases add up to, as
 #    increase() counts them, within 1%, and 20 W x both daemons' time;
-#  - an unreachable server, a server that is no Prometheus, one without
-#    emon-perf metrics, a window without data, a bad --match, a bad
-#    duration, step, time or URL: exit 2 with one line naming it.
+#  - a server that is no Prometheus, one without emon-perf metrics, a
+#    window without data, a bad --match, a bad duration, step, time or
+#    URL: exit 2 with one line naming it; an unreachable server, a
+#    runtime failure: exit 1, one line.
 . "$(dirname "$0")/lib.sh"
 command -v prometheus >/dev/null || skip "no prometheus (apt-get install prometheus)"
 
@@ -305,17 +306,17 @@ PY
 check "across a restart: the system's energy counts both daemons' (the reset restarts from zero, the old tail from the step's peak)" [ $? -eq 0 ]
 
 # -- errors: exit 2, one line naming the culprit --
-# bad ERR_PATTERN ARGS...: report ARGS exits 2 with one line matching
+# bad ERR_PATTERN ARGS...: report ARGS exits 2 (STATUS=1: 1) with one line matching
 bad() {
-	local want=$1 rc n
+	local want=$1 rc n st=${STATUS:-2}
 	shift
 	"$EMON" report "$@" >/dev/null 2>"$TMP/bad.err"
 	rc=$? n=$(wc -l <"$TMP/bad.err")
-	check "$* -> exit 2 (got $rc), one line ($n): $(cat "$TMP/bad.err")" \
-		[ $rc -eq 2 -a "$n" -eq 1 -a -n "$(grep -F -- "$want" "$TMP/bad.err")" ]
+	check "$* -> exit $st (got $rc), one line ($n): $(cat "$TMP/bad.err")" \
+		[ $rc -eq $st -a "$n" -eq 1 -a -n "$(grep -F -- "$want" "$TMP/bad.err")" ]
 }
 NOPORT=$(free_port)
-bad "cannot reach Prometheus at http://127.0.0.1:$NOPORT" --prometheus http://127.0.0.1:$NOPORT --range 1h
+STATUS=1 bad "cannot reach Prometheus at http://127.0.0.1:$NOPORT" --prometheus http://127.0.0.1:$NOPORT --range 1h
 bad "http://127.0.0.1:$MPORT does not answer as a Prometheus server" --prometheus http://127.0.0.1:$MPORT --range 1h
 bad "no emon-perf data from" --prometheus "$PROM" --range 1h --end $((START - 86400))
 bad "(is --match 'host=alpha' right?)" --prometheus "$PROM" --range 1h --match 'host=alpha'

@@ -115,8 +115,8 @@ tm send-keys / kv/ Enter
 t=$(wait_pane "'\\n2 of ' in p and $(row kv/cache-0) and $(row kv/cache-1) and 'data/pg-0' not in p" 3)
 check "/ kv/: the namespace's two pods, nothing else" [ -n "$t" ]
 tm send-keys Escape N
-t=$(wait_pane "'View: namespaces' in p and $(row kv) and $(row none)" 3)
-check "key N: the namespaces view again, 'none' for what is in no pod" [ -n "$t" ]
+t=$(wait_pane "'View: namespaces' in p and $(row kv) and $(row host)" 3)
+check "key N: the namespaces view again, 'host' for what is in no pod (the containers view's word)" [ -n "$t" ]
 top_quit "own events"
 check "own events: nothing but whole messages on stderr" bash -c "! grep -qv '^emon-perf: ' '$TMP/top.err'"
 

@@ -19,13 +19,13 @@ static void test_exit_status(void **state)
 		{ -EACCES,	2, "a file's mode" },
 		{ -ENODATA,	2, "a recording or window without rows" },
 		{ -ECONNREFUSED, 2, "no daemon at --socket" },
-		{ -EHOSTUNREACH, 2, "no Prometheus at the URL" },
 		{ -EPROTO,	2, "no Prometheus API at the URL" },
 		{ -ENOMEM,	1, "out of memory" },
 		{ -EIO,		1, "a read or write failed, a kernel refused" },
 		{ -EOPNOTSUPP,	1, "none of the events can be counted here" },
 		{ -ENODEV,	1, "no cgroup2 mounted" },
 		{ -EMFILE,	1, "out of file descriptors" },
+		{ -EHOSTUNREACH, 1, "a Prometheus server that does not answer" },
 	};
 
 	(void)state;

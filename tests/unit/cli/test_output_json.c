@@ -105,8 +105,8 @@ static void test_json_rows(void **state)
 		  json_type_string, "u-2" },
 		{ { .scope = SCOPE_NAMESPACE, .key = "kv", .ns = "kv" },
 		  json_type_string, "kv" },
-		{ { .scope = SCOPE_NAMESPACE, .key = "none" }, json_type_string,
-		  "none" },
+		{ { .scope = SCOPE_NAMESPACE, .key = "host" }, json_type_string,
+		  "host" },
 	};
 	struct json_object *objs[JSON_MAX], *obj, *v;
 	struct row rows[ARRAY_SIZE(cases)];

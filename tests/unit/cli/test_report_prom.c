@@ -334,6 +334,41 @@ static void test_pods(void **state)
 	report__exit(&r);
 }
 
+/* What a window lacks is said as it is: a Prometheus window's "no energy"
+ * names the daemons, not a recording; no namespace rows from containers
+ * that are no pod's says so, and so does a window of no container. */
+static void test_messages(void **state)
+{
+	struct report r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	report__init(&r, "http://prom:9090", &report_prom_source);
+	assert_int_equal(report__prom_window(&r, T0, STEP, NSTEPS), 0);
+	assert_int_equal(report__select(&r, SCOPE_NAMESPACE, 10), -ENOENT);
+	assert_non_null(strstr(r.err, "no namespace rows in this window (no container ran in it"));
+	report__exit(&r);
+
+	report__init(&r, "http://prom:9090", &report_prom_source);
+	assert_int_equal(report__prom_window(&r, T0, STEP, NSTEPS), 0);
+	r.window = strdup("from A to B, step 10 s");
+	add(&r, SCOPE_CONTAINER, RF_CPU_CLOCK, cont_clock);
+	assert_int_equal(report__prom_sum(&r), 0);
+	assert_int_equal(report__select(&r, SCOPE_NAMESPACE, 10), -ENOENT);
+	assert_non_null(strstr(r.err, "its containers are no Kubernetes pod's"));
+	assert_int_equal(report__select(&r, SCOPE_CONTAINER, 10), 0);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(report__print_text(&r, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "no energy in this window (its daemons served none"));
+	assert_null(strstr(buf, "recording"));
+	free(buf);
+	report__exit(&r);
+}
+
 static void test_bad_results(void **state)
 {
 	static const char *const bad[] = {
@@ -383,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_series),
 		cmocka_unit_test(test_reset_peaks),
 		cmocka_unit_test(test_pods),
+		cmocka_unit_test(test_messages),
 		cmocka_unit_test(test_bad_results),
 	};
 

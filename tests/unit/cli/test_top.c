@@ -386,7 +386,8 @@ static void test_tree_fold_filter(void **state)
 
 /* Pods and namespaces (stat's --by pod,namespace rows): one table row
  * each, named by its key ("namespace/pod", a namespace, a pod's uid);
- * "none" less the idle task as "host" is; the filter keeps a namespace
+ * "host" (in no pod: the containers' word) less the idle task as the
+ * container "host" is; the filter keeps a namespace
  * with "prod/" in the pods view; keys P and N. */
 static void test_pods(void **state)
 {
@@ -404,11 +405,11 @@ static void test_pods(void **state)
 	add(&f, SCOPE_POD, "prod/shop-1", 0.3, 0, 0, 1)->ns = "prod";
 	add(&f, SCOPE_POD, uid, 0.1, 0, 0, 1);
 	add(&f, SCOPE_POD, "preprod/shop-0", 0.05, 0, 0, 1)->ns = "preprod";
-	add(&f, SCOPE_POD, "none", 2.4, 0, 0, 13);
+	add(&f, SCOPE_POD, "host", 2.4, 0, 0, 13);
 	add(&f, SCOPE_NAMESPACE, "data", 0.5, 0, 0, 2)->ns = "data";
 	add(&f, SCOPE_NAMESPACE, "prod", 0.9, 0, 0, 4)->ns = "prod";
 	add(&f, SCOPE_NAMESPACE, "preprod", 0.05, 0, 0, 1)->ns = "preprod";
-	add(&f, SCOPE_NAMESPACE, "none", 2.5, 0, 0, 14);	/* and the uid's */
+	add(&f, SCOPE_NAMESPACE, "host", 2.5, 0, 0, 14);	/* and the uid's */
 	add(&f, SCOPE_CONTAINER, "host", 4, 0, 0, 20)->runtime = "host";
 	add(&f, SCOPE_PROCESS, "0", 2, 0, 0, 10);
 	assert_int_equal(top_table__build(&f.t, TOP_VIEW_PODS, &f.in), 0);
@@ -419,13 +420,13 @@ static void test_pods(void **state)
 	assert_float_equal(row_of(&f.t, "prod/shop-0")->v[TOP_COL_CPU], 30.0, 1e-9);
 	assert_float_equal(row_of(&f.t, "prod/shop-0")->v[TOP_COL_POWER], 1.5, 1e-9);
 	assert_float_equal(row_of(&f.t, "prod/shop-0")->v[TOP_COL_SHARE], 15.0, 1e-9);
-	/* "none": 2.4 s less the idle task's 2 s, 13 J less its 10 J */
-	assert_float_equal(row_of(&f.t, "none")->v[TOP_COL_CPU], 20.0, 1e-9);
-	assert_float_equal(row_of(&f.t, "none")->v[TOP_COL_POWER], 1.5, 1e-9);
+	/* "host": 2.4 s less the idle task's 2 s, 13 J less its 10 J */
+	assert_float_equal(row_of(&f.t, "host")->v[TOP_COL_CPU], 20.0, 1e-9);
+	assert_float_equal(row_of(&f.t, "host")->v[TOP_COL_POWER], 1.5, 1e-9);
 	f.s.view = TOP_VIEW_PODS;
 	assert_int_equal(top_table__arrange(&f.t, &f.s, 10), 0);
 	/* by CPU%: 30, 25, 20, 15, 5, 2.5 */
-	assert_string_equal(shown(&f.t), "prod/shop-0 data/pg-0 none prod/shop-1 "
+	assert_string_equal(shown(&f.t), "prod/shop-0 data/pg-0 host prod/shop-1 "
 			    "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 preprod/shop-0");
 	key(&f, '/');
 	for (const char *c = "prod/"; *c; c++)
@@ -439,7 +440,7 @@ static void test_pods(void **state)
 	assert_int_equal(f.t.nr, 4);
 	assert_float_equal(row_of(&f.t, "prod")->v[TOP_COL_CPU], 45.0, 1e-9);
 	assert_float_equal(row_of(&f.t, "data")->v[TOP_COL_CPU], 25.0, 1e-9);
-	assert_float_equal(row_of(&f.t, "none")->v[TOP_COL_CPU], 25.0, 1e-9);
+	assert_float_equal(row_of(&f.t, "host")->v[TOP_COL_CPU], 25.0, 1e-9);
 	/* "prod/" in the namespaces view: prod itself */
 	f.s.view = TOP_VIEW_NAMESPACES;
 	key(&f, '/');

@@ -6,8 +6,13 @@
  * big.LITTLE (Cortex-A53 0-3, Cortex-A72 4-5). No root, no PMU needed.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "pmu/event.h"
 #include "pmu/sysfs.h"
 #include "pmu/terms.h"
 #include "helpers.h"
@@ -330,10 +335,42 @@ static void test_terms_modifiers(void **state)
 	pmus__free(&p);
 }
 
+/* list's RAPL PMU (libpfm4 finds it by the CPU model, a VM's too) says
+ * whether the host has RAPL, as check does: the power PMU or a powercap
+ * zone; not supported without either. */
+static void test_rapl_marker(void **state)
+{
+	char root[] = "/tmp/emon-rapl-XXXXXX", sys[64], pc[64], d[128];
+	const char *m;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(sys, sizeof(sys), "%s/devices", root);
+	snprintf(pc, sizeof(pc), "%s/powercap", root);
+	assert_int_equal(mkdir(sys, 0755), 0);
+	assert_int_equal(mkdir(pc, 0755), 0);
+	assert_null(pmu__rapl_marker("amd64_fam19h_zen4", sys, pc));
+	m = pmu__rapl_marker("amd64_rapl", sys, pc);
+	assert_non_null(m);
+	assert_contains(m, "<not supported>: no RAPL on this host");
+	snprintf(d, sizeof(d), "%s/intel-rapl:0", pc);
+	assert_int_equal(mkdir(d, 0755), 0);
+	assert_contains(pmu__rapl_marker("rapl", sys, pc), "RAPL here: powercap");
+	rmdir(d);
+	snprintf(d, sizeof(d), "%s/power", sys);
+	assert_int_equal(mkdir(d, 0755), 0);
+	assert_contains(pmu__rapl_marker("amd64_rapl", sys, pc), "RAPL here: the kernel's 'power' PMU");
+	rmdir(d);
+	rmdir(sys);
+	rmdir(pc);
+	rmdir(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_core_of_cpu),
+		cmocka_unit_test(test_rapl_marker),
 		cmocka_unit_test(test_cpus_parse),
 		cmocka_unit_test(test_format_parse),
 		cmocka_unit_test(test_terms_modifiers),
