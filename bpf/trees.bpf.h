@@ -8,6 +8,15 @@
 
 #include "state.bpf.h"
 
+/*
+ * The trees in use, written by userspace through the mmap'ed .bss: a tree
+ * let go is no process's from then on, even one whose entry its sweep of
+ * the tree map missed (a fork that read its parent's mask before the
+ * sweep took the bit off, and added the child after the sweep had passed
+ * it). The tree's next user sweeps again before it sets the bit.
+ */
+volatile __u64 live_trees;
+
 /* exec keeps it: de_thread() gives the new leader the old one's */
 static __always_inline __u32 proc_start(struct task_struct *task)
 {
@@ -28,7 +37,7 @@ static __always_inline __u64 in_trees(__u32 tgid, struct task_struct *task, bool
 		return 0;
 	start = cur ? task->group_leader->start_time :
 		      BPF_CORE_READ(task, group_leader, start_time);
-	return !v->start || v->start == start ? v->mask : 0;
+	return !v->start || v->start == start ? v->mask & live_trees : 0;
 }
 
 /* Rare path: a process of trees found no room: each tree's overflow part. */

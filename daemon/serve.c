@@ -41,6 +41,7 @@
 #include "daemon/exporter/http.h"
 #include "daemon/exporter/metrics.h"
 #include "daemon/privs.h"
+#include "daemon/seccomp.h"
 #include "daemon/threads.h"
 #include "daemon/socket/server.h"
 #include "daemon/exporter/webcfg.h"
@@ -238,7 +239,8 @@ static int serve_setup(struct serve *sv)
 
 /*
  * After set-up: only what the runtime needs (docs/capabilities.md), as
- * --user if asked, then the HTTP thread, then every task checked. Any
+ * --user if asked, and only the calls it makes (seccomp.h), then the
+ * HTTP thread, then every task checked. Any
  * failure ends the daemon: one running with more than it says is worse
  * than none. Exit status 1 whatever the errno (-EIO): the command line
  * was good (an -EPERM here, which would be 2, is the host's).
@@ -255,6 +257,9 @@ static int serve_drop(struct serve *sv)
 				 sv->o.user ? " to user " : "", sv->o.user ?: "",
 				 strerror(-err));
 	bnd = privs__bounding();
+	if (!sv->o.no_seccomp && (err = seccomp__install(buf, sizeof(buf))))
+		return cli__fail(-EIO, "cannot install the seccomp allowlist "
+				 "(--no-seccomp to run without): %s", buf);
 	if (sv->http && http__run(sv->http, buf, sizeof(buf)))
 		return cli__fail(-EIO, "cannot serve HTTP on %s: %s", sv->o.listen, buf);
 	err = privs__check_tasks(sv->o.keep, bnd, buf, sizeof(buf));

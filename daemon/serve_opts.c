@@ -53,6 +53,7 @@ enum {
 	OPT_MAX_TREES_UID,
 	OPT_MAX_THREADS_UID,
 	OPT_MAX_THREAD_UIDS,
+	OPT_NO_SECCOMP,
 };
 
 static const struct option long_opts[] = {
@@ -80,6 +81,7 @@ static const struct option long_opts[] = {
 	{ "max-trees-per-uid",	required_argument, NULL, OPT_MAX_TREES_UID },
 	{ "max-threads-per-uid", required_argument, NULL, OPT_MAX_THREADS_UID },
 	{ "max-thread-uids",	required_argument, NULL, OPT_MAX_THREAD_UIDS },
+	{ "no-seccomp",		no_argument,	   NULL, OPT_NO_SECCOMP },
 	COMMON_LONG_OPTIONS
 };
 
@@ -150,6 +152,8 @@ NO_SCALE_USAGE
 "      --user NAME|UID       after set-up, run as that user (its primary group\n"
 "                            and --socket-group's), with the runtime capability;\n"
 "                            the directories it makes are the user's\n"
+"      --no-seccomp          no seccomp allowlist of the daemon's own after\n"
+"                            set-up (for debugging: strace, a new call)\n"
 "  -v, --verbose             more messages\n"
 "  -h, --help                this text\n"
 "\n"
@@ -191,6 +195,9 @@ static int serve_opts__one(void *ctx, int c, const char *arg)
 		return parse_group("--admin-group", arg, &o->admin_gid);
 	case OPT_METRICS_GROUP:
 		return parse_group("--metrics-group", arg, &o->metrics_gid);
+	case OPT_NO_SECCOMP:
+		o->no_seccomp = true;
+		return 0;
 	case OPT_IDLE_TIMEOUT:
 		return opts__double("--idle-timeout", arg, 0.1, 86400, &o->idle_timeout_s);
 	case OPT_MAX_CLIENTS_UID:

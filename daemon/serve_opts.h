@@ -35,6 +35,7 @@ struct serve_opts {
 	const char *user;	/* --user, NULL: the uid stays */
 	struct privs_user u;
 	__u64 keep;		/* capabilities kept after set-up */
+	bool no_seccomp;	/* --no-seccomp: no allowlist of our own */
 };
 
 /* 0, 1 after --help, -EINVAL after a one-line error. */

@@ -106,6 +106,79 @@ static int tls__read(const char *path, char **out, char *err, size_t errlen)
 	return ret;
 }
 
+/* Each suite's key exchange and cipher, as GnuTLS names them. */
+static const struct {
+	const char *kx, *cipher;
+} suite_parts[WEBCFG_NR_SUITES] = {
+	[WEBCFG_ECDHE_RSA_AES128_GCM] = { "ECDHE-RSA", "AES-128-GCM" },
+	[WEBCFG_ECDHE_RSA_AES256_GCM] = { "ECDHE-RSA", "AES-256-GCM" },
+	[WEBCFG_ECDHE_RSA_CHACHA20] = { "ECDHE-RSA", "CHACHA20-POLY1305" },
+	[WEBCFG_ECDHE_ECDSA_AES128_GCM] = { "ECDHE-ECDSA", "AES-128-GCM" },
+	[WEBCFG_ECDHE_ECDSA_AES256_GCM] = { "ECDHE-ECDSA", "AES-256-GCM" },
+	[WEBCFG_ECDHE_ECDSA_CHACHA20] = { "ECDHE-ECDSA", "CHACHA20-POLY1305" },
+};
+
+static const char *const curve_groups[WEBCFG_NR_CURVES] = {
+	[WEBCFG_X25519] = "GROUP-X25519",
+	[WEBCFG_P256] = "GROUP-SECP256R1",
+	[WEBCFG_P384] = "GROUP-SECP384R1",
+	[WEBCFG_P521] = "GROUP-SECP521R1",
+};
+
+/* ":+tok" onto buf at *off */
+static void prio__add(char *buf, size_t len, size_t *off, const char *tok)
+{
+	*off += snprintf(buf + *off, *off < len ? len - *off : 0, ":+%s", tok);
+}
+
+/* Suite i's part (kx: 0, cipher: 1), NULL when an earlier suite had it. */
+static const char *suite_part(const struct webcfg *w, size_t i, int part)
+{
+	const char *tok = part ? suite_parts[w->suites[i]].cipher : suite_parts[w->suites[i]].kx;
+
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(tok, part ? suite_parts[w->suites[j]].cipher :
+					suite_parts[w->suites[j]].kx))
+			return NULL;
+	return tok;
+}
+
+/*
+ * Forward secrecy only: no static RSA key exchange; AEAD ciphers, no CBC
+ * with SHA-1 (Go's defaults, as exporter-toolkit's). cipher_suites: their
+ * key exchanges and ciphers, in their order. GnuTLS chooses by parts, so
+ * the suites offered are the listed ciphers with the certificate's key
+ * exchange (for one certificate: the list's suites of its kind, plus
+ * those of another listed cipher), and TLS 1.3 takes the listed ciphers
+ * too. curve_preferences: those groups only, in their order.
+ */
+int http_tls__priorities(const struct webcfg *w, char *buf, size_t len)
+{
+	size_t off = snprintf(buf, len, "NORMAL:-VERS-ALL%s%s:-RSA",
+		       w->max_version >= WEBCFG_TLS13 ? ":+VERS-TLS1.3" : "",
+		       w->min_version <= WEBCFG_TLS12 ? ":+VERS-TLS1.2" : "");
+	if (!w->nr_suites) {
+		off += snprintf(buf + off, off < len ? len - off : 0, ":-CIPHER-ALL"
+				":+AES-256-GCM:+AES-128-GCM:+CHACHA20-POLY1305:-SHA1");
+	} else {
+		off += snprintf(buf + off, off < len ? len - off : 0, ":-KX-ALL");
+		for (size_t i = 0; i < w->nr_suites; i++)
+			if (suite_part(w, i, 0))
+				prio__add(buf, len, &off, suite_part(w, i, 0));
+		off += snprintf(buf + off, off < len ? len - off : 0, ":-CIPHER-ALL");
+		for (size_t i = 0; i < w->nr_suites; i++)
+			if (suite_part(w, i, 1))
+				prio__add(buf, len, &off, suite_part(w, i, 1));
+		off += snprintf(buf + off, off < len ? len - off : 0, ":-MAC-ALL:+AEAD");
+	}
+	if (w->nr_curves) {
+		off += snprintf(buf + off, off < len ? len - off : 0, ":-GROUP-ALL");
+		for (size_t i = 0; i < w->nr_curves; i++)
+			prio__add(buf, len, &off, curve_groups[w->curves[i]]);
+	}
+	return off < len ? 0 : -ENOSPC;
+}
+
 int http_tls__load(struct http_tls *t, const struct webcfg *w, char *err,
 		   size_t errlen)
 {
@@ -113,14 +186,11 @@ int http_tls__load(struct http_tls *t, const struct webcfg *w, char *err,
 
 	memset(t, 0, sizeof(*t));
 	t->client_auth = w->client_auth;
-	snprintf(t->priorities, sizeof(t->priorities),
-		 /* forward secrecy only: no static RSA key exchange; AEAD
-		  * ciphers, no CBC with SHA-1 (Go's defaults, as exporter-toolkit) */
-		 "NORMAL:-VERS-ALL%s%s:-RSA:-CIPHER-ALL:+AES-256-GCM:+AES-128-GCM:"
-		 "+CHACHA20-POLY1305:-SHA1",
-		 w->max_version >= WEBCFG_TLS13 ? ":+VERS-TLS1.3" : "",
-		 w->min_version <= WEBCFG_TLS12 ? ":+VERS-TLS1.2" : "");
-	ret = tls__read(w->cert_file, &t->cert, err, errlen);
+	ret = http_tls__priorities(w, t->priorities, sizeof(t->priorities));
+	if (ret)
+		snprintf(err, errlen, "the TLS settings make too long a priority string");
+	if (!ret)
+		ret = tls__read(w->cert_file, &t->cert, err, errlen);
 	if (!ret)
 		ret = tls__read(w->key_file, &t->key, err, errlen);
 	if (!ret && w->client_ca_file)

@@ -19,7 +19,7 @@
 
 struct http_tls {
 	char *cert, *key, *ca;		/* PEM, NUL-terminated; ca NULL: none */
-	char priorities[192];		/* GnuTLS's, for min/max_version */
+	char priorities[384];		/* GnuTLS's (http_tls__priorities) */
 	enum webcfg_client_auth client_auth;
 };
 
@@ -27,6 +27,9 @@ struct http_tls {
 int http_tls__load(struct http_tls *t, const struct webcfg *w, char *err,
 		   size_t errlen);
 void http_tls__free(struct http_tls *t);
+/* GnuTLS's priority string for w's versions, suites and curves into buf
+ * (len: 384 holds any): 0, or -ENOSPC. */
+int http_tls__priorities(const struct webcfg *w, char *buf, size_t len);
 /* The client's certificate as client_auth wants it: 0, or -EACCES with
  * why in err (none given when required, or not signed by the CAs). */
 int http_tls__verify(const struct http_tls *t, struct MHD_Connection *c,

@@ -204,6 +204,115 @@ static int tls_version(struct parse *p, const char *key, yaml_node_t *v,
 	return 0;
 }
 
+const char *const webcfg__suite_names[WEBCFG_NR_SUITES] = {
+	[WEBCFG_ECDHE_RSA_AES128_GCM] = "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+	[WEBCFG_ECDHE_RSA_AES256_GCM] = "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+	[WEBCFG_ECDHE_RSA_CHACHA20] = "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
+	[WEBCFG_ECDHE_ECDSA_AES128_GCM] = "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+	[WEBCFG_ECDHE_ECDSA_AES256_GCM] = "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+	[WEBCFG_ECDHE_ECDSA_CHACHA20] = "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+};
+
+const char *const webcfg__curve_names[WEBCFG_NR_CURVES] = {
+	[WEBCFG_X25519] = "X25519",
+	[WEBCFG_P256] = "CurveP256",
+	[WEBCFG_P384] = "CurveP384",
+	[WEBCFG_P521] = "CurveP521",
+};
+
+/* The index of s in names[], -1: none. */
+static int name_index(const char *const *names, int n, const char *s)
+{
+	static const char chacha[] = "CHACHA20_POLY1305";
+	size_t len = strlen(s), cl = sizeof(chacha) - 1;
+
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(names[i], s))
+			return i;
+		/* Go's other name of a ChaCha20 suite: without _SHA256 */
+		if (len > cl && !strcmp(s + len - cl, chacha) &&
+		    !strncmp(names[i], s, len) && !strcmp(names[i] + len, "_SHA256"))
+			return i;
+	}
+	return -1;
+}
+
+/* Why a suite Go knows is not one of ours, NULL: not Go's either. */
+static const char *suite_refused(const char *s)
+{
+	if (!strncmp(s, "TLS_AES_", 8) || !strncmp(s, "TLS_CHACHA20_", 13))
+		return "a TLS 1.3 suite: cipher_suites chooses TLS 1.2's, as in Go";
+	if (!strncmp(s, "TLS_RSA_WITH_", 13) || strstr(s, "_CBC_") ||
+	    strstr(s, "_RC4_") || strstr(s, "3DES"))
+		return "not a forward-secret AEAD suite (ECDHE with AES-GCM or "
+		       "ChaCha20-Poly1305): not offered by emon-perf";
+	return NULL;
+}
+
+/*
+ * A list of names into idx[] (*nr of them), each the index of a name in
+ * names[]; suites: cipher_suites (its refusals say why), else curves.
+ */
+static int name_list(struct parse *p, const char *key, yaml_node_t *v,
+		     const char *const *names, int n, int *idx, size_t *nr, bool suites)
+{
+	yaml_node_item_t *it;
+
+	if (v->type == YAML_SCALAR_NODE && !*scalar(v))
+		return 0;
+	if (v->type != YAML_SEQUENCE_NODE)
+		return fail(p, v, "'%s' takes a list of names", key);
+	*nr = 0;
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+		yaml_node_t *e = yaml_document_get_node(p->doc, *it);
+		const char *s, *why;
+		int i;
+
+		if (!e || e->type != YAML_SCALAR_NODE)
+			return fail(p, e ? e : v, "'%s' takes a list of names", key);
+		s = scalar(e);
+		i = name_index(names, n, s);
+		if (i < 0 && suites && (why = suite_refused(s)))
+			return fail(p, e, "cipher suite %s: %s", s, why);
+		if (i < 0)
+			return fail(p, e, "unknown %s '%s' (%s)", suites ? "cipher suite" : "curve",
+				    s, suites ? "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 and the "
+				    "other ECDHE AES-GCM and ChaCha20-Poly1305 suites" :
+				    "X25519, CurveP256, CurveP384, CurveP521");
+		for (size_t k = 0; k < *nr; k++)
+			if (idx[k] == i)
+				return fail(p, e, "%s: '%s' given twice", key, s);
+		idx[(*nr)++] = i;
+	}
+	return 0;
+}
+
+static int cipher_suites(struct parse *p, const char *key, yaml_node_t *v, void *dst)
+{
+	int idx[WEBCFG_NR_SUITES];
+	size_t nr = 0;
+	int err = name_list(p, key, v, webcfg__suite_names, WEBCFG_NR_SUITES, idx, &nr, true);
+
+	(void)dst;
+	for (size_t i = 0; !err && i < nr; i++)
+		p->w->suites[i] = idx[i];
+	p->w->nr_suites = err ? 0 : nr;
+	return err;
+}
+
+static int curve_prefs(struct parse *p, const char *key, yaml_node_t *v, void *dst)
+{
+	int idx[WEBCFG_NR_CURVES];
+	size_t nr = 0;
+	int err = name_list(p, key, v, webcfg__curve_names, WEBCFG_NR_CURVES, idx, &nr, false);
+
+	(void)dst;
+	for (size_t i = 0; !err && i < nr; i++)
+		p->w->curves[i] = idx[i];
+	p->w->nr_curves = err ? 0 : nr;
+	return err;
+}
+
 #define AT(field) offsetof(struct webcfg, field)
 
 static int sect_tls(struct parse *p, const char *key, yaml_node_t *v, void *dst)
@@ -219,8 +328,8 @@ static int sect_tls(struct parse *p, const char *key, yaml_node_t *v, void *dst)
 		{ "key", NULL },
 		{ "client_ca", NULL },
 		{ "client_allowed_sans", NULL },
-		{ "cipher_suites", NULL },
-		{ "curve_preferences", NULL },
+		{ "cipher_suites", cipher_suites },
+		{ "curve_preferences", curve_prefs },
 		{ "prefer_server_cipher_order", NULL },
 	};
 

@@ -12,6 +12,13 @@
  *     client_ca_file: PATH     the CAs client certificates must chain to
  *     min_version: TLS12 (default) | TLS13    (TLS10, TLS11 refused)
  *     max_version: TLS12 | TLS13 (default)
+ *     cipher_suites: [NAME, ...]   TLS 1.2's, Go's names, in the order
+ *                     preferred; the forward-secret AEAD ones only
+ *                     (TLS_ECDHE_{RSA,ECDSA}_WITH_{AES_128_GCM_SHA256,
+ *                     AES_256_GCM_SHA384,CHACHA20_POLY1305_SHA256});
+ *                     default: all six
+ *     curve_preferences: [NAME, ...]  X25519, CurveP256, CurveP384,
+ *                     CurveP521, in the order preferred; default: all
  *   http_server_config:
  *     http2: BOOL              accepted, ignored (HTTP/1.1 only)
  *   basic_auth_users:
@@ -19,8 +26,9 @@
  *
  * Strict, as exporter-toolkit's own unmarshalling: an unknown key, a key
  * twice, a value of the wrong kind is an error naming the key; a key
- * exporter-toolkit knows that emon-perf does not implement (cipher_suites,
- * headers...) is refused as such, never silently ignored. Relative paths
+ * exporter-toolkit knows that emon-perf does not implement (headers,
+ * prefer_server_cipher_order...) or a suite without forward secrecy is
+ * refused as such, never silently ignored. Relative paths
  * are relative to the file's directory. Pure: parsing reads no file but
  * the configuration; http reads the certificates.
  */
@@ -41,6 +49,30 @@ enum webcfg_tls_version {
 	WEBCFG_TLS13 = 13,
 };
 
+/* cipher_suites' names (webcfg__suite_names), TLS 1.2's key exchange
+ * and cipher each */
+enum webcfg_suite {
+	WEBCFG_ECDHE_RSA_AES128_GCM,
+	WEBCFG_ECDHE_RSA_AES256_GCM,
+	WEBCFG_ECDHE_RSA_CHACHA20,
+	WEBCFG_ECDHE_ECDSA_AES128_GCM,
+	WEBCFG_ECDHE_ECDSA_AES256_GCM,
+	WEBCFG_ECDHE_ECDSA_CHACHA20,
+	WEBCFG_NR_SUITES
+};
+
+/* curve_preferences' names (webcfg__curve_names) */
+enum webcfg_curve {
+	WEBCFG_X25519,
+	WEBCFG_P256,
+	WEBCFG_P384,
+	WEBCFG_P521,
+	WEBCFG_NR_CURVES
+};
+
+extern const char *const webcfg__suite_names[WEBCFG_NR_SUITES];
+extern const char *const webcfg__curve_names[WEBCFG_NR_CURVES];
+
 struct webcfg_user {
 	char *name;
 	char *hash;		/* bcrypt */
@@ -52,6 +84,11 @@ struct webcfg {
 	char *client_ca_file;
 	enum webcfg_client_auth client_auth;
 	enum webcfg_tls_version min_version, max_version;
+	/* in the order preferred; nr 0: the defaults (every one) */
+	enum webcfg_suite suites[WEBCFG_NR_SUITES];
+	size_t nr_suites;
+	enum webcfg_curve curves[WEBCFG_NR_CURVES];
+	size_t nr_curves;
 	struct webcfg_user *users;	/* NULL: no basic auth */
 	size_t nr_users;
 };

@@ -204,7 +204,13 @@ static void take_cgrp(struct session_read *r, const void *slot, int nr, bool sch
 	take_sched(&e->c, (const char *)slot + sizeof(*h), nr, sched);
 }
 
-static void take_proc(struct session_read *r, const void *slot, int nr, bool sched)
+/*
+ * trees: the trees in use now. A slot BPF marked before its tree was let
+ * go keeps the bit until this read takes it: not the tree's any more (its
+ * next user's, after this read, starts with none of it).
+ */
+static void take_proc(struct session_read *r, const void *slot, int nr, bool sched,
+		      __u64 trees)
 {
 	const struct emon_proc_hdr *h = slot;
 	struct sess_proc *e = &r->proc[r->nr_proc++];
@@ -215,7 +221,7 @@ static void take_proc(struct session_read *r, const void *slot, int nr, bool sch
 	memcpy(e->comm, h->comm, sizeof(e->comm));
 	e->comm[sizeof(e->comm) - 1] = '\0';
 	e->flags = h->flags;
-	e->trees = h->trees;
+	e->trees = h->trees & trees;
 	memcpy(e->c.c, (const char *)slot + sizeof(*h), sizeof(struct emon_count) * nr);
 	counts__window(e->c.c, nr);
 	take_sched(&e->c, (const char *)slot + sizeof(*h), nr, sched);
@@ -266,7 +272,7 @@ static int session__drain(struct session *s, struct session_read *r,
 		if (kind == EMON_KIND_CGRP)
 			take_cgrp(r, slot, s->nr_events, s->sched);
 		else if (kind == EMON_KIND_PROC)
-			take_proc(r, slot, s->nr_events, s->sched);
+			take_proc(r, slot, s->nr_events, s->sched, s->trees);
 		else
 			take_thrd(r, slot, s->nr_events);
 	}

@@ -2,7 +2,8 @@
 /*
  * Command trees in the BPF tree map: a command's pid joins a tree before
  * it execs, BPF follows its forks; a tree's user leaving takes its bit off
- * every process left.
+ * live_trees and every process left, and its next user's first add takes
+ * it off any a fork added meanwhile before it sets live_trees' bit again.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,6 +36,35 @@ static bool proc_started_at(__u32 pid, __u64 start)
 	return at + 1 >= ticks && at <= ticks + 1;
 }
 
+/*
+ * Take tree's bit off every process: the processes a command left running
+ * (daemons it started) would otherwise count for the next user of tree.
+ */
+static int tree_sweep(struct session *s, int tree)
+{
+	int fd = bpf_map__fd(s->skel->maps.tree), err = 0;
+	__u32 key, next, *prev = NULL;
+	struct emon_tree_val v;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v) || !(v.mask & (1ULL << tree)))
+			continue;
+		v.mask &= ~(1ULL << tree);
+		if (v.mask ? bpf_map_update_elem(fd, &key, &v, BPF_EXIST) :
+			     bpf_map_delete_elem(fd, &key))
+			err = err ?: -errno;
+	}
+	return err == -ENOENT ? 0 : err;
+}
+
+/* What BPF counts as the trees in use: s->trees. */
+static void tree_live(struct session *s)
+{
+	__atomic_store_n(&s->skel->bss->live_trees, s->trees, __ATOMIC_SEQ_CST);
+}
+
 int session__tree_add(struct session *s, __u32 tgid, int tree)
 {
 	/*
@@ -51,6 +81,17 @@ int session__tree_add(struct session *s, __u32 tgid, int tree)
 
 	if (tree < 0 || tree >= s->max_trees)
 		return -EINVAL;
+	/*
+	 * A new user: no process of an earlier one keeps the bit (one
+	 * forked while that user's sweep ran; BPF does not pass the bit on
+	 * while it is off live_trees)
+	 */
+	if (!(s->trees & (1ULL << tree))) {
+		int err = tree_sweep(s, tree);
+
+		if (err)
+			return err;
+	}
 	/* a tree starts with no overflow left from an earlier user */
 	ofd = bpf_map__fd(s->skel->maps.tree_ovf);
 	memset(s->pcpu_buf, 0, sizeof(struct emon_count) * s->nr_events * s->ncpus);
@@ -59,38 +100,23 @@ int session__tree_add(struct session *s, __u32 tgid, int tree)
 		if (bpf_map_update_elem(ofd, &slot, s->pcpu_buf, BPF_ANY))
 			return -errno;
 	}
-	s->trees |= 1ULL << tree;
 	if (!bpf_map_lookup_elem(fd, &tgid, &old) && old.start &&
 	    proc_started_at(tgid, old.start))
 		v = old;
 	v.mask |= 1ULL << tree;
 	if (bpf_map_update_elem(fd, &tgid, &v, BPF_ANY))
 		return -errno;
+	s->trees |= 1ULL << tree;
+	tree_live(s);
 	return 0;
 }
 
-/*
- * Take tree's bit off every process: the processes a command left running
- * (daemons it started) would otherwise count for the next user of tree.
- */
+/* A tree's user leaves: its processes are no longer the tree's. */
 int session__tree_release(struct session *s, int tree)
 {
-	int fd = bpf_map__fd(s->skel->maps.tree), err = 0;
-	__u32 key, next, *prev = NULL;
-	struct emon_tree_val v;
-
 	if (tree < 0 || tree >= s->max_trees)
 		return -EINVAL;
 	s->trees &= ~(1ULL << tree);
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &v) || !(v.mask & (1ULL << tree)))
-			continue;
-		v.mask &= ~(1ULL << tree);
-		if (v.mask ? bpf_map_update_elem(fd, &key, &v, BPF_EXIST) :
-			     bpf_map_delete_elem(fd, &key))
-			err = err ?: -errno;
-	}
-	return err == -ENOENT ? 0 : err;
+	tree_live(s);
+	return tree_sweep(s, tree);
 }

@@ -9,7 +9,10 @@
 # with a wrong password is down (up 0). A bad file is refused at start
 # (exit 2, the key and the file named). --min-scrape-ms 200: a burst of
 # scrapes drives at most ceil(T / 0.2 s) + 1 flushes beyond the engine's
-# own reads.
+# own reads. exporter-toolkit's cipher_suites, curve_preferences and
+# min_version, as openssl s_client sees them: a suite, a curve or TLS 1.2
+# not configured gets no handshake, one configured does; an unknown name
+# is refused at start (exit 2, the name said).
 # counter pass: what it checks (TLS, basic auth, scrape-driven flushes) has no counts
 . "$(dirname "$0")/lib.sh"
 
@@ -159,4 +162,54 @@ check "a job with a wrong password: up $up_wrong" [ "$up_wrong" = 0 ]
 kill -TERM $DPID
 wait $DPID
 check "SIGTERM: a clean exit with TLS on" [ $? -eq 0 ]
+
+# hs ARGS...: the protocol and suite openssl s_client's handshake with
+# the daemon got ("TLSv1.2 ECDHE-RSA-AES256-GCM-SHA384"), or "none"
+hs() {
+	local out
+	out=$(timeout 10 openssl s_client -connect 127.0.0.1:$MPORT -CAfile "$W/ca.crt" \
+		"$@" </dev/null 2>&1 | sed -n 's/^New, \(TLSv1\.[0-9]\), Cipher is \(.*\)/\1 \2/p')
+	echo "${out:-none}"
+}
+# tls_serve FILE...: a daemon on $MPORT with the web config of those lines
+tls_serve() {
+	printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n' >"$W/t.yml"
+	printf '  %s\n' "$@" >>"$W/t.yml"
+	serve_start "$TMP/run/t.sock" "$TMP/t.err" -e cpu-clock --energy none \
+		--listen 127.0.0.1:$MPORT --web-config "$W/t.yml"
+}
+tls_serve "cipher_suites: [TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384]" \
+	"curve_preferences: [CurveP384]" || exit 1
+h=$(hs -tls1_2 -cipher ECDHE-RSA-AES128-GCM-SHA256)
+check "cipher_suites [..._AES_256_GCM_SHA384]: TLS 1.2 with ECDHE-RSA-AES128-GCM-SHA256: no handshake ($h)" \
+	[ "$h" = none ]
+h=$(hs -tls1_2 -cipher ECDHE-RSA-CHACHA20-POLY1305)
+check "  with ECDHE-RSA-CHACHA20-POLY1305: no handshake ($h)" [ "$h" = none ]
+h=$(hs -tls1_2 -cipher ECDHE-RSA-AES256-GCM-SHA384)
+check "  with ECDHE-RSA-AES256-GCM-SHA384: a handshake ($h)" \
+	[ "$h" = "TLSv1.2 ECDHE-RSA-AES256-GCM-SHA384" ]
+h=$(hs -tls1_2 -curves X25519)
+check "curve_preferences [CurveP384]: a client of X25519 alone: no handshake ($h)" [ "$h" = none ]
+h=$(hs -tls1_2 -curves P-384)
+check "  of P-384: a handshake ($h)" [ "$h" = "TLSv1.2 ECDHE-RSA-AES256-GCM-SHA384" ]
+kill -TERM $DPID
+wait $DPID
+tls_serve "min_version: TLS13" || exit 1
+h=$(hs -tls1_2)
+check "min_version TLS13: s_client -tls1_2: no handshake ($h)" [ "$h" = none ]
+h=$(hs -tls1_3)
+check "  -tls1_3: a handshake ($h)" [ "${h%% *}" = TLSv1.3 ]
+kill -TERM $DPID
+wait $DPID
+for bad in "cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA257]" \
+	"cipher_suites: [TLS_RSA_WITH_AES_128_GCM_SHA256]" "curve_preferences: [P256]"; do
+	printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  %s\n' \
+		"$bad" >"$W/t.yml"
+	"$EMON" serve --socket "$TMP/run/t.sock" --listen 127.0.0.1:$MPORT \
+		--web-config "$W/t.yml" 2>"$TMP/bad.err"
+	st=$? name=${bad#*[}
+	name=${name%]}
+	check "$bad: exit 2 ($st), one line naming $name: $(cat "$TMP/bad.err")" \
+		bash -c "[ $st -eq 2 ] && [ \$(wc -l <'$TMP/bad.err') -eq 1 ] && grep -q \"'\\?$name\" '$TMP/bad.err'"
+done
 finish

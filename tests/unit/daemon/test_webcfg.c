@@ -2,17 +2,21 @@
 /*
  * serve --web-config: the parser against good and bad files (unknown and
  * unsupported keys, client_auth_type, half a key pair, bad hashes, tabs
- * and broken YAML, relative paths), then basic auth's checks: right,
- * wrong, unknown user, the memory of right pairs and the rate limit.
+ * and broken YAML, relative paths), cipher_suites and curve_preferences
+ * (unknown, non-forward-secret and TLS 1.3 names) and the GnuTLS
+ * priorities they make, then basic auth's checks: right, wrong, unknown
+ * user, the memory of right pairs and the rate limit.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <crypt.h>
+#include <gnutls/gnutls.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "daemon/exporter/http_auth.h"
+#include "daemon/exporter/http_tls.h"
 #include "daemon/exporter/webcfg.h"
 #include "helpers.h"
 
@@ -43,8 +47,25 @@ static const struct {
 	  "  certfile: c\n", -EINVAL, "web.yml:4: unknown key 'certfile' in tls_server_config" },
 	{ "unknown section", "tls_config:\n  cert_file: a\n", -EINVAL,
 	  "unknown key 'tls_config'" },
-	{ "unsupported key", "tls_server_config:\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n",
-	  -EINVAL, "'cipher_suites' (in tls_server_config) is not supported" },
+	{ "unsupported key", "tls_server_config:\n  prefer_server_cipher_order: true\n",
+	  -EINVAL, "'prefer_server_cipher_order' (in tls_server_config) is not supported" },
+	{ "suites and curves", PAIR "  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256]\n"
+	  "  curve_preferences:\n    - X25519\n", 0, "/etc/emon/a" },
+	{ "empty suites", PAIR "  cipher_suites: []\n", 0, "/etc/emon/a" },
+	{ "unknown suite", PAIR "  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA257]\n",
+	  -EINVAL, "web.yml:4: unknown cipher suite 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA257'" },
+	{ "static RSA suite", PAIR "  cipher_suites: [TLS_RSA_WITH_AES_128_GCM_SHA256]\n",
+	  -EINVAL, "cipher suite TLS_RSA_WITH_AES_128_GCM_SHA256: not a forward-secret" },
+	{ "CBC suite", PAIR "  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA]\n",
+	  -EINVAL, "not a forward-secret AEAD suite" },
+	{ "TLS 1.3 suite", PAIR "  cipher_suites: [TLS_AES_128_GCM_SHA256]\n",
+	  -EINVAL, "TLS_AES_128_GCM_SHA256: a TLS 1.3 suite" },
+	{ "suite twice", PAIR "  cipher_suites: [TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305, "
+	  "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256]\n", -EINVAL, "given twice" },
+	{ "suites as one name", PAIR "  cipher_suites: TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256\n",
+	  -EINVAL, "'cipher_suites' takes a list of names" },
+	{ "unknown curve", PAIR "  curve_preferences: [X25519, P256]\n", -EINVAL,
+	  "web.yml:4: unknown curve 'P256'" },
 	{ "headers", "http_server_config:\n  headers:\n    X-A: b\n", -EINVAL,
 	  "'headers' (in http_server_config) is not supported" },
 	{ "bad client_auth_type", PAIR
@@ -138,6 +159,44 @@ static void test_fields(void **state)
 	assert_int_equal(webcfg__load(&w, "/nonexistent/web.yml", err, sizeof(err)),
 			 -ENOENT);
 	assert_non_null(strstr(err, "/nonexistent/web.yml"));
+}
+
+/* The TLS settings as parsed, and the priorities GnuTLS gets from them. */
+static void test_tls_settings(void **state)
+{
+	static const char text[] = PAIR "  min_version: TLS13\n"
+		"  cipher_suites:\n    - TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384\n"
+		"    - TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305\n"
+		"    - TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256\n"
+		"  curve_preferences: [CurveP384, X25519]\n";
+	struct webcfg w;
+	char err[256], prio[384];
+	gnutls_priority_t gp;
+	const char *pos;
+
+	(void)state;
+	assert_int_equal(webcfg__parse(&w, text, strlen(text), "web.yml", err, sizeof(err)), 0);
+	assert_int_equal(w.min_version, WEBCFG_TLS13);
+	assert_int_equal(w.nr_suites, 3);
+	assert_int_equal(w.suites[0], WEBCFG_ECDHE_RSA_AES256_GCM);
+	assert_int_equal(w.suites[1], WEBCFG_ECDHE_ECDSA_CHACHA20);
+	assert_int_equal(w.suites[2], WEBCFG_ECDHE_RSA_CHACHA20);
+	assert_int_equal(w.nr_curves, 2);
+	assert_int_equal(w.curves[0], WEBCFG_P384);
+	assert_int_equal(w.curves[1], WEBCFG_X25519);
+	assert_int_equal(http_tls__priorities(&w, prio, sizeof(prio)), 0);
+	assert_string_equal(prio, "NORMAL:-VERS-ALL:+VERS-TLS1.3:-RSA:-KX-ALL:+ECDHE-RSA:"
+			    "+ECDHE-ECDSA:-CIPHER-ALL:+AES-256-GCM:+CHACHA20-POLY1305:"
+			    "-MAC-ALL:+AEAD:-GROUP-ALL:+GROUP-SECP384R1:+GROUP-X25519");
+	assert_int_equal(gnutls_priority_init(&gp, prio, &pos), 0);
+	gnutls_priority_deinit(gp);
+	webcfg__free(&w);
+	/* the defaults: forward-secret AEAD suites, every curve */
+	assert_int_equal(webcfg__parse(&w, PAIR, strlen(PAIR), "web.yml", err, sizeof(err)), 0);
+	assert_int_equal(http_tls__priorities(&w, prio, sizeof(prio)), 0);
+	assert_string_equal(prio, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-RSA:-CIPHER-ALL:"
+			    "+AES-256-GCM:+AES-128-GCM:+CHACHA20-POLY1305:-SHA1");
+	webcfg__free(&w);
 }
 
 static struct http_auth *auth__new(const char *hash)
@@ -246,6 +305,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_tls_settings),
 		cmocka_unit_test(test_auth),
 		cmocka_unit_test(test_auth_sources),
 	};
