@@ -16,7 +16,7 @@ MPORT=$(free_port)
 seccomp_modes() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '$1 == "Seccomp:" { print $2 }' | sort | uniq -c | xargs; }
 
 serve_start "$S" "$TMP/serve.err" -e cpu-clock,context-switches --energy none \
-	--listen 127.0.0.1:$MPORT --threads 8 --user nobody || exit 1
+	--listen 127.0.0.1:$MPORT --threads 8 --pin-dir /sys/fs/bpf/emon-test-$$ --user nobody || exit 1
 "$EMON" stat --socket "$S" -e cpu-clock --by process -I 100 -- sh -c 'sleep 0.3; true' \
 	>"$TMP/stat.out" 2>&1
 check "a socket client's stat: exit 0 ($?)" [ $? -eq 0 ]

@@ -36,8 +36,14 @@ seed=${SIGNALS_SEED:-$$}
 RANDOM=$seed
 echo "      $N runs, SIGNALS_SEED=$seed to repeat them"
 base=$(bpf_max_ids)
-cg_before=$(cg_tree | grep -vE '^\./emon-(test|bench)-')
-pins_before=$(ls -A /sys/fs/bpf 2>/dev/null)
+# emon-perf's own cgroups (check makes /emon-check-PID): what other
+# software on this host makes meanwhile (a runtime's containers) is not
+# ours to judge, nor are the tests' (emon-test-*, emon-bench-*, emon-load-*)
+own_cgs() { cg_tree | grep 'emon' | grep -vE '^\./emon-(test|bench|load)-'; }
+cg_before=$(own_cgs)
+# (other test runs' pins, emon-test-*, emon-tenants-*, emon-nobody-*, aside)
+pins() { ls -A /sys/fs/bpf 2>/dev/null | grep -vE '^emon-(test|tenants|nobody)-'; }
+pins_before=$(pins)
 bpffs_before=$(grep -c ' bpf ' /proc/mounts)
 mkfifo "$TMP/fifo"
 # how long emon-perf takes to attach here: kills meant for the load phase
@@ -236,9 +242,9 @@ else
 	echo "      SIGKILL of emon-perf in command mode: the command ended too"
 fi
 
-new_cg=$(diff <(echo "$cg_before") <(cg_tree | grep -vE '^\./emon-(test|bench)-') | grep '^>' || true)
+new_cg=$(diff <(echo "$cg_before") <(own_cgs) | grep '^>' || true)
 [ -n "$new_cg" ] && echo "      new cgroups: $new_cg"
 check "no cgroup of its own left" [ -z "$new_cg" ]
-check "nothing pinned under /sys/fs/bpf" [ "$(ls -A /sys/fs/bpf 2>/dev/null)" = "$pins_before" ]
+check "nothing pinned under /sys/fs/bpf" [ "$(pins)" = "$pins_before" ]
 check "no bpffs mounted" [ "$(grep -c ' bpf ' /proc/mounts)" -eq "$bpffs_before" ]
 finish

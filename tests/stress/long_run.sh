@@ -21,7 +21,14 @@ fp=$CG_BG_PID
 cg_bg "$churn" "$CGCHURN" -d $((secs + 30)) -j 1 -w 20 -o "$TMP/churn.txt" "$CGROOT$churn"
 cp=$CG_BG_PID
 sleep 1
+# its read buffers and rows follow the host's busiest interval, up to
+# --max-procs and --max-cgroups: kept well above the load's (about 400
+# process entries an interval) and low enough that a burst of the host's
+# own processes grows them by less than the 2 MiB that would read as a
+# leak (the defaults allow 20 MB: a burst elsewhere once moved RSS by
+# 2.2 MiB in the last window)
 "$EMON" stat -a --energy none -e cpu-clock,context-switches --by system,cgroup,process -I 100 \
+	--max-procs 2048 --max-cgroups 512 \
 	--timeout $((secs * 1000)) -j -o "$TMP/out.jsonl" 2>"$TMP/err" &
 pid=$!
 sample_proc $pid "$TMP/samples" 1
