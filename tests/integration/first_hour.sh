@@ -23,7 +23,7 @@
 
 make -n --no-print-directory run ARGS="--timeout 100 -e cpu-clock" >"$TMP/make.out" 2>&1
 check "make run ARGS=...: the defaults, then ARGS ($(grep 'emon-perf stat' "$TMP/make.out"))" \
-	grep -q '^\./emon-perf stat -a --by system,cgroup,process --timeout 5000 --timeout 100 -e cpu-clock$' "$TMP/make.out"
+	grep -q '^\./emon-perf stat -a --by system,cgroup,process --top 10 --timeout 5000 --timeout 100 -e cpu-clock$' "$TMP/make.out"
 
 "$EMON" --help >"$TMP/help.out"
 check "emon-perf --help names --version" grep -q -- --version "$TMP/help.out"
