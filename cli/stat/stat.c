@@ -387,6 +387,14 @@ int stat__run(struct front_run *st)
 			st->o.by |= 1u << SCOPE_CGROUP;
 	}
 	st->o.by |= st->o.aggr;
+	/*
+	 * A recording (-j) of emon-perf's own rows has the system row too,
+	 * what report's cpu% and energy% and its share charts divide by;
+	 * not in command mode or with -p or -t (their row is the target's)
+	 */
+	if (st->o.json && (st->o.by & SCOPES_OWN) && !st->sc.command_mode &&
+	    !st->o.tg.nr_pids && !st->o.tg.nr_tids)
+		st->o.by |= 1u << SCOPE_SYSTEM;
 	/* SIGCHLD: the command ended; EPIPE on a write stops the run */
 	ret = sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, true);
 	if (ret)
