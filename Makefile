@@ -273,7 +273,7 @@ cross-arm64:
 		$(CROSS_ARM64_O)/libemon.a $(CROSS_ARM64_O)/libemon.so tools selfmon-progs
 
 # make run's options; ARGS= adds to them (stat takes an option's last value)
-RUN_ARGS := -a --by system,cgroup,process --timeout 5000
+RUN_ARGS := -a --by system,cgroup,process --top 10 --timeout 5000
 run:
 	$(Q)$(call as_root_deps,)
 	$(Q)$(MAKE) --no-print-directory emon-perf

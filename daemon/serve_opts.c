@@ -22,7 +22,9 @@
 #include "daemon/socket/server.h"
 #include "front/source.h"
 
-#define DEFAULT_EVENTS "cycles,instructions,cpu-clock"
+/* perf stat -a's default set, so that stat -a without -e attaches */
+#define DEFAULT_EVENTS "cpu-clock,context-switches,cpu-migrations,page-faults," \
+		       "cycles,instructions,branches,branch-misses"
 #define DEFAULT_LISTEN "127.0.0.1:9464"
 /* At most 10 scrape-driven flushes a second (--min-flush-ms allows 100),
  * and an answer at most 0.1 s old: a tenth of the shortest interval
@@ -95,8 +97,10 @@ static void serve_usage(FILE *f)
 "set of per-CPU events and BPF programs that every consumer shares.\n"
 "'emon-perf stat' attaches to it by itself; Prometheus scrapes /metrics.\n"
 "\n"
-"  -e, --event LIST          events (default " DEFAULT_EVENTS "), at most 16,\n"
-"                            8 with --sched or --threads\n"
+"  -e, --event LIST          events, at most 16, 8 with --sched or --threads\n"
+"                            (default perf stat -a's: cpu-clock,\n"
+"                            context-switches, cpu-migrations, page-faults,\n"
+"                            cycles, instructions, branches, branch-misses)\n"
 "      --energy SOURCE       auto (default), powercap, perf, model:IDLE_W:MAX_W, none\n"
 "      --powercap-root DIR   powercap tree (default /sys/class/powercap)\n"
 "      --split-by EVENT      event that splits energy (default cycles, else cpu-clock)\n"

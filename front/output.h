@@ -53,6 +53,11 @@ struct output {
 	const struct formula_def *const *metrics;
 	int nr_metrics;
 	bool metric_only;
+	/* text: an event this source cannot count is <not supported> in
+	 * the system, command and perf's per-CPU rows only, not on every
+	 * cgroup, container, pod, namespace and process (stderr said once
+	 * which); CSV and JSON keep it on every row */
+	bool unsup_once;
 };
 
 extern const struct output_ops output_text_ops;

@@ -153,7 +153,16 @@ static void json__counters(const struct output *o, const struct row *r, FILE *f)
 		else
 			fputs("null", f);
 	}
-	fputs("},\"ratio\":{", f);
+	putc('}', f);
+	/* the share of its enabled time each event ran: only for a row in
+	 * which one ran part of it (multiplexed, not counted); absent, every
+	 * counted event ran all of it (1.0), as software events always do */
+	for (i = 0; i < n; i++)
+		if (v[i].state != VALUE_NOT_SUPPORTED && v[i].ratio != 1.0)
+			break;
+	if (i == n)
+		return;
+	fputs(",\"ratio\":{", f);
 	for (i = 0; i < n; i++) {
 		if (i)
 			putc(',', f);

@@ -392,7 +392,9 @@ static void text__interval(struct output *o, double t, double dt,
 			continue;
 		}
 		for (i = 0; i < o->nr_events && i < EMON_MAX_EVENTS; i++)
-			text_row__event(&tr, i);
+			if (o->ev[i].supported || !o->unsup_once ||
+			    !(SCOPES_OWN & (1u << rows[k].scope)))
+				text_row__event(&tr, i);
 		if (o->sched)
 			text_row__sched(&tr);
 		if (rows[k].has_energy)

@@ -57,6 +57,13 @@ struct row_set {
 int row_set__build(const struct row_ctx *sc, const struct aggregate *a,
 		   double dt, struct row_set *rs);
 void row_set__exit(struct row_set *rs);
+/*
+ * --top n: of each of emon-perf's own scopes (SCOPES_OWN: cgroup,
+ * container, pod, namespace, process), only the n rows with the most of
+ * event sort_idx (the first counted one), the most first; the other rows
+ * as they were. n <= 0: all. Returns how many rows it left out.
+ */
+int row_set__top(struct row_set *rs, int sort_idx, int n);
 /* For the builder (row_build.c) and its parts, in row_set.c: a row (NULL:
  * no memory), its energy. */
 struct row *row_set__add(struct row_set *rs, enum scope s, const char *key);

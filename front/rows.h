@@ -28,6 +28,10 @@ enum scope {
 
 /* "unknown" when s is out of range */
 const char *scope__name(enum scope s);
+/* 1u << each of emon-perf's own scopes, beyond perf's aggregations:
+ * cgroup (perf -G's too), container, pod, namespace, process */
+#define SCOPES_OWN (1u << SCOPE_CGROUP | 1u << SCOPE_CONTAINER | \
+		    1u << SCOPE_POD | 1u << SCOPE_NAMESPACE | 1u << SCOPE_PROCESS)
 /* "cgroup" -> SCOPE_CGROUP; -1 when unknown */
 int scope__parse(const char *s);
 

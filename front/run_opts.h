@@ -19,6 +19,7 @@ struct front_opts {
 	int nr_cgroups;
 	unsigned int by;	/* 1 << scope */
 	unsigned int aggr;	/* -A, --per-*: scopes that replace the system row */
+	int top;		/* --top N: each own scope's N busiest rows, 0: all */
 	long interval_ms;	/* -I, 0: none */
 	const char *sep;	/* -x */
 	bool json;

@@ -11,14 +11,36 @@
 #include "common/version.h"
 #include "pmu/event.h"
 
+/*
+ * The counted event of the source called name: the same name, else for
+ * task-clock a daemon's cpu-clock or the other way round. Both come from
+ * the switch timestamps, one count (perf: cpu-clock is a CPU's, task-clock
+ * a task's; stat's default is the one perf picks for its target). -1.
+ */
+static int meta_event(const struct source *s, const char *name)
+{
+	const char *alias = !strcmp(name, "task-clock") ? "cpu-clock" :
+			    !strcmp(name, "cpu-clock") ? "task-clock" : NULL;
+
+	for (int i = 0; i < s->meta.nr_events; i++)
+		if (!strcmp(s->meta.ev_name[i], name))
+			return i;
+	for (int i = 0; alias && i < s->meta.nr_events; i++)
+		if (!strcmp(s->meta.ev_name[i], alias))
+			return i;
+	return -1;
+}
+
 int source__event_pos(const struct source *s, const char *name)
 {
-	int pos = 0;
+	int pos = 0, k = meta_event(s, name);
 
-	for (int i = 0; i < s->meta.nr_events; i++) {
-		if (!strcmp(s->meta.ev_name[i], name))
-			return s->req.events & (1u << i) ? pos : -2;
-		pos += !!(s->req.events & (1u << i));
+	if (k >= 0) {
+		if (!(s->req.events & (1u << k)))
+			return -2;
+		for (int i = 0; i < k; i++)
+			pos += !!(s->req.events & (1u << i));
+		return pos;
 	}
 	for (int i = 0; i < s->meta.nr_unsup; i++)
 		if (!strcmp(s->meta.unsup_name[i], name))
@@ -34,14 +56,12 @@ static __u32 events_mask(const struct source *s, const struct pmu_event_list *l,
 	__u32 mask = 0;
 
 	for (int i = 0; i < l->nr; i++) {
-		bool found = false;
+		int k = meta_event(s, l->ev[i].name);
+		bool found = k >= 0;
 
-		for (int k = 0; k < s->meta.nr_events && !found; k++)
-			if (!strcmp(s->meta.ev_name[k], l->ev[i].name)) {
-				mask |= 1u << k;
-				found = true;
-			}
-		for (int k = 0; k < s->meta.nr_unsup && !found; k++)
+		if (found)
+			mask |= 1u << k;
+		for (k = 0; k < s->meta.nr_unsup && !found; k++)
 			found = !strcmp(s->meta.unsup_name[k], l->ev[i].name);
 		if (!found) {
 			*missing = l->ev[i].name;

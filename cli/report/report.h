@@ -96,6 +96,9 @@ struct report {
 	int nr_times;
 	size_t alloc_times;
 	double duration;	/* the last interval's end, seconds */
+	/* intervals shorter are not drawn (a run's last, cut short by its
+	 * end): half the median interval; set by report__load() */
+	double chart_min_dt;
 	int nr_rows;
 	bool has_energy;	/* some row has energy_j */
 	char *energy_source;	/* from the system rows, NULL if absent */
@@ -158,6 +161,10 @@ void report__metrics(const struct report *r, const struct report_key *k,
 const char *report__rank_name(enum report_rank rank);
 /* Value of interval i of a drawn key: W with energy, else CPUs used (by
  * cpu-clock), else events per second. */
+/* Is interval i drawn in the charts? Not when shorter than half the
+ * median interval: a run's last, a few ms after its last -I print, is
+ * too short a window for a rate (the tables count it). */
+bool report__interval_drawn(const struct report *r, int i);
 double report__series_rate(const struct report *r, const struct report_key *k,
 			   int i);
 

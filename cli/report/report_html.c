@@ -298,13 +298,15 @@ static void plot__line(const struct report *r, const struct plot *p,
 		fprintf(f, "%.1f,%.1f ", plot__x(p, 0),
 			plot__y(p, fmax(report__series_rate(r, k, 0), 0)));
 	for (i = 0; i < r->nr_times; i++)
-		fprintf(f, "%.1f,%.1f ", plot__x(p, r->times[i]),
-			plot__y(p, fmax(report__series_rate(r, k, i), 0)));
+		if (report__interval_drawn(r, i))
+			fprintf(f, "%.1f,%.1f ", plot__x(p, r->times[i]),
+				plot__y(p, fmax(report__series_rate(r, k, i), 0)));
 	fputs("\"/>\n", f);
 	for (i = 0; dots && i < r->nr_times; i++)
-		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
-			plot__x(p, r->times[i]),
-			plot__y(p, fmax(report__series_rate(r, k, i), 0)), colour);
+		if (report__interval_drawn(r, i))
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
+				plot__x(p, r->times[i]),
+				plot__y(p, fmax(report__series_rate(r, k, i), 0)), colour);
 	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"%s/>"
 		"<text x=\"%.1f\" y=\"%.1f\">", CHART_W - LINE_RIGHT + 20.0, ly,
 		CHART_W - LINE_RIGHT + 40.0, ly, colour,
@@ -327,7 +329,8 @@ static void plot__write(const struct report *r, int n, FILE *f)
 		const struct report_key *k = i < n ? r->sorted[i] : sys;
 
 		for (j = 0; k && k->series && j < r->nr_times; j++)
-			p.ymax = fmax(p.ymax, report__series_rate(r, k, j));
+			if (report__interval_drawn(r, j))
+				p.ymax = fmax(p.ymax, report__series_rate(r, k, j));
 	}
 	p.ystep = report__nice_step(p.ymax, 5);
 	p.ymax = axis__end(p.ymax, p.ystep);

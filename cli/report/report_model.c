@@ -80,10 +80,36 @@ void report__exit(struct report *r)
 	memset(r, 0, sizeof(*r));
 }
 
+static int dt__cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 int report__load(struct report *r, const void *arg)
 {
+	double *dt;
+	int err;
+
 	r->series_pass = false;
-	return r->src->load(r, arg);
+	err = r->src->load(r, arg);
+	if (err || r->nr_times < 2)
+		return err;
+	dt = calloc(r->nr_times, sizeof(*dt));
+	if (!dt)
+		return 0;	/* every interval drawn */
+	for (int i = 0; i < r->nr_times; i++)
+		dt[i] = r->times[i] - (i ? r->times[i - 1] : 0);
+	qsort(dt, r->nr_times, sizeof(*dt), dt__cmp);
+	r->chart_min_dt = dt[r->nr_times / 2] / 2;
+	free(dt);
+	return 0;
+}
+
+bool report__interval_drawn(const struct report *r, int i)
+{
+	return r->times[i] - (i ? r->times[i - 1] : 0) >= r->chart_min_dt;
 }
 
 void report__scrub(char *s)

@@ -114,6 +114,7 @@ static int print_interval(struct front_run *st, double t0)
 		pr_err("building rows: %s", strerror(-err));
 		return err;
 	}
+	row_set__top(&st->rows, st->sc.sort_idx, st->o.top);
 	if (st->agg.no_sys && !st->said_no_sys &&
 	    (st->o.by & (1u << SCOPE_SYSTEM | 1u << SCOPE_CPU | 1u << SCOPE_SOCKET |
 			    1u << SCOPE_DIE | 1u << SCOPE_CORE) || st->sc.energy_on)) {
@@ -322,12 +323,44 @@ static int stat_delay(struct front_run *st)
 	return 0;
 }
 
+/*
+ * Events this source cannot count (a VM has no PMU: cycles, instructions,
+ * branches...): text keeps their <not supported> lines in the system and
+ * command rows, as perf, and not on each of emon-perf's own rows
+ * (cgroups, containers, processes: thousands of lines saying nothing);
+ * one line says which, and what counts here instead.
+ */
+static void stat_unsup_note(struct front_run *st)
+{
+	struct output *o = &st->out;
+	char names[512];
+	size_t n = 0;
+	int t;
+
+	if (o->ops != &output_text_ops || o->metric_only || !(st->o.by & SCOPES_OWN))
+		return;
+	names[0] = '\0';
+	for (int i = 0; i < o->nr_events && n < sizeof(names); i++)
+		if (!o->ev[i].supported)
+			n += snprintf(names + n, sizeof(names) - n, "%s%s",
+				      n ? ", " : "", o->ev[i].name);
+	if (!n)
+		return;
+	o->unsup_once = true;
+	t = output__time_index(o);
+	pr_info("not supported here: %s (no PMU for them, a VM?), left out of the %s rows; %s%s and --sched count where the time goes",
+		names, st->o.by & (1u << SCOPE_PROCESS) ? "cgroup and process" : "cgroup and container",
+		t >= 0 ? o->ev[t].name : "cpu-clock", t >= 0 ? "" : " (-e)");
+}
+
 static int stat_start(struct front_run *st)
 {
 	int ret = front_run__setup(st, true);
 
 	if (ret)
 		return ret;
+	if (!st->quiet)
+		stat_unsup_note(st);
 	st->last = st->prev;
 	st->have_last = true;
 	ret = st->o.cmd ? spawn_command(st) : 0;
@@ -354,6 +387,14 @@ int stat__run(struct front_run *st)
 			st->o.by |= 1u << SCOPE_CGROUP;
 	}
 	st->o.by |= st->o.aggr;
+	/*
+	 * A recording (-j) of emon-perf's own rows has the system row too,
+	 * what report's cpu% and energy% and its share charts divide by;
+	 * not in command mode or with -p or -t (their row is the target's)
+	 */
+	if (st->o.json && (st->o.by & SCOPES_OWN) && !st->sc.command_mode &&
+	    !st->o.tg.nr_pids && !st->o.tg.nr_tids)
+		st->o.by |= 1u << SCOPE_SYSTEM;
 	/* SIGCHLD: the command ended; EPIPE on a write stops the run */
 	ret = sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, true);
 	if (ret)

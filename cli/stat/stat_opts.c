@@ -14,7 +14,11 @@
 #include "cli/stat/stat.h"
 
 #define CPU_ONLINE_PATH "/sys/devices/system/cpu/online"
-#define DEFAULT_EVENTS "cycles,instructions,cpu-clock"
+/* perf 6.1's default events, in its order: cpu-clock for a CPU target
+ * (-a, -C, and the system-wide run without a target), task-clock for a
+ * command, -p or -t (builtin-stat.c's default_attrs0) */
+#define DEFAULT_REST "context-switches,cpu-migrations,page-faults," \
+		     "cycles,instructions,branches,branch-misses"
 
 enum {
 	OPT_BY = 256,
@@ -27,6 +31,7 @@ enum {
 	OPT_INTERVAL_COUNT,
 	OPT_METRIC_ONLY,
 	OPT_PER_THREAD,
+	OPT_TOP,
 };
 
 static void stat_usage(FILE *f)
@@ -43,8 +48,10 @@ static void stat_usage(FILE *f)
 "                            generic names, raw rNNNN, PMU/term=value/),\n"
 "                            {a,b}:mods opens a group (counted together);\n"
 "                            at most %d events, each member of a group one\n"
-"                            (8 with --sched); default\n"
-"                            " DEFAULT_EVENTS "\n"
+"                            (8 with --sched); default perf's: task-clock\n"
+"                            (cpu-clock with -a, -C, -G or no target),\n"
+"                            context-switches, cpu-migrations, page-faults,\n"
+"                            cycles, instructions, branches, branch-misses\n"
 "  -M, --metrics LIST        metrics, comma-separated, each with the events\n"
 "                            it needs ('emon-perf list metrics'); printed\n"
 "                            after '#', <not supported> where an event is\n"
@@ -72,6 +79,9 @@ static void stat_usage(FILE *f)
 "                            system; plus cgroup with -G; the command's tree\n"
 "                            in command mode). --by cgroup without -G: every\n"
 "                            cgroup, its own counts only\n"
+"      --top N               of each cgroup, container, pod, namespace and\n"
+"                            process rows, the N busiest (by the first\n"
+"                            event counted), the busiest first\n"
 "  -A, --no-aggr             per CPU (--by cpu), as perf\n"
 "      --per-socket          per socket (--by socket)\n"
 "      --per-die             per die (--by die)\n"
@@ -141,6 +151,7 @@ static const struct option long_opts[] = {
 	{ "pid",		required_argument, NULL, 'p' },
 	{ "tid",		required_argument, NULL, 't' },
 	{ "per-thread",		no_argument,	   NULL, OPT_PER_THREAD },
+	{ "top",		required_argument, NULL, OPT_TOP },
 	{ "cpu",		required_argument, NULL, 'C' },
 	{ "delay",		required_argument, NULL, 'D' },
 	{ "repeat",		required_argument, NULL, 'r' },
@@ -279,6 +290,13 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 		return opts__long("-D", arg, 1, INT32_MAX, &o->tg.delay_ms);
 	case 'r':
 		return opts__long("-r", arg, 1, STAT_MAX_RUNS, &o->tg.repeat);
+	case OPT_TOP: {
+		long n;
+		int err = opts__long("--top", arg, 1, 1000000, &n);
+
+		o->top = n;
+		return err;
+	}
 	case OPT_INTERVAL_COUNT:
 		return opts__long("--interval-count", arg, 1, LONG_MAX,
 				  &o->tg.interval_count);
@@ -369,12 +387,21 @@ static int stat_opts__check_targets(struct front_opts *o)
  * nor -M gave any, -d's detailed set and its miss rates, then each
  * metric's events not there yet.
  */
+static void stat_opts__default_events(struct front_opts *o)
+{
+	bool cpus = o->all_cpus || o->tg.has_cpus || o->nr_cgroups ||
+		    (!o->cmd && !o->tg.nr_pids && !o->tg.nr_tids);
+
+	snprintf(o->events, sizeof(o->events), "%s,%s",
+		 cpus ? "cpu-clock" : "task-clock", DEFAULT_REST);
+}
+
 static int stat_opts__metrics(struct front_opts *o)
 {
 	size_t len;
 
 	if (!o->events[0] && !o->metric_list[0])
-		strcpy(o->events, DEFAULT_EVENTS);
+		stat_opts__default_events(o);
 	if (o->detailed) {
 		len = strlen(o->events);
 		snprintf(o->events + len, sizeof(o->events) - len, "%s%s",
@@ -394,7 +421,7 @@ static int stat_opts__metrics(struct front_opts *o)
 		return -EINVAL;
 	/* metrics of energy alone (W) need no event: perf's default set */
 	if (!o->events[0])
-		strcpy(o->events, DEFAULT_EVENTS);
+		stat_opts__default_events(o);
 	return 0;
 }
 

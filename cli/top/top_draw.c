@@ -139,11 +139,51 @@ static void paint_energy(const struct top_header *h, int y)
 	line(y, "%s", buf);
 }
 
+/*
+ * The View line, whole where it fits: each form shorter than the one
+ * before (narrower gaps, "desc" for "descending", the events this host
+ * cannot count without "not countable here", then as a number, then
+ * none), never a word cut at the screen's edge. Only a filter too long
+ * for the screen is cut.
+ */
+static void paint_view(const struct top_table *t, const struct top_state *s,
+		       const char *unsup)
+{
+	static const char tail[] = " not countable here";
+	const char *q = s->filter[0] || s->editing ? "\"" : "";
+	int nr = 0, list = strlen(unsup);
+	char buf[1024];
+
+	if (list >= (int)sizeof(tail) - 1 && !strcmp(unsup + list - sizeof(tail) + 1, tail))
+		list -= sizeof(tail) - 1;
+	for (int i = 0; i < list; i++)
+		nr += unsup[i] == ',' || !i;
+	for (int form = 0; form < 5; form++) {
+		const char *gap = form ? "  " : "   ";
+		char u[300] = "";
+
+		if (nr && form < 2)
+			snprintf(u, sizeof(u), "%s'-': %s", gap, unsup);
+		else if (nr && form == 2)
+			snprintf(u, sizeof(u), "%s'-': %.*s", gap, list, unsup);
+		else if (nr && form == 3)
+			snprintf(u, sizeof(u), "%s'-': %d event%s", gap, nr, nr > 1 ? "s" : "");
+		snprintf(buf, sizeof(buf), "View: %s%ssort: %s %s%sfilter: %s%s%s%s",
+			 top_view__name(t->view), gap, top_col__title(s->sort_col),
+			 form ? (s->sort_asc ? "asc" : "desc") :
+			 (s->sort_asc ? "ascending" : "descending"), gap,
+			 q[0] ? q : "(none)", s->filter, q, u);
+		if ((int)strlen(buf) <= COLS)
+			break;
+	}
+	line(3, "%s", buf);
+}
+
 static void paint_header(const struct top_header *h, const struct top_table *t,
 			 const struct top_state *s)
 {
 	const struct top_summary *sum = h->sum;
-	char idle_w[32] = "", unsup[300] = "";
+	char idle_w[32] = "";
 
 	line(0, "emon-perf top - %s - every %.1f s%s", h->source, h->delay,
 	     s->paused ? " - PAUSED (space resumes)" : "");
@@ -161,13 +201,7 @@ static void paint_header(const struct top_header *h, const struct top_table *t,
 		line(2, "CPU: %s", h->dt ? "no time event (cpu-clock)" :
 		     "waiting for the first interval");
 	}
-	if (h->unsupported[0])
-		snprintf(unsup, sizeof(unsup), "   '-': %s", h->unsupported);
-	line(3, "View: %s   sort: %s %s   filter: %s%s%s%s",
-	     top_view__name(t->view), top_col__title(s->sort_col),
-	     s->sort_asc ? "ascending" : "descending",
-	     s->filter[0] || s->editing ? "\"" : "(none)", s->filter,
-	     s->filter[0] || s->editing ? "\"" : "", unsup);
+	paint_view(t, s, h->unsupported);
 }
 
 /*
@@ -190,7 +224,7 @@ static void cell(int y, int x, int w, const char *text, bool left)
 /* Column titles, the sorted one underlined (the View line says which
  * and in which order: a letter after the title read as part of it). */
 static void paint_titles(const struct top_table *t, const struct top_state *s,
-			 int name_w)
+			 const int *wid)
 {
 	int x = 0;
 
@@ -201,7 +235,7 @@ static void paint_titles(const struct top_table *t, const struct top_state *s,
 		x = 9;
 	}
 	for (int c = 0; c < top_table__cols(t); c++) {
-		int w = c == TOP_COL_NAME ? name_w : col_w[c];
+		int w = wid[c];
 
 		if (c == (int)s->sort_col)
 			attron(A_UNDERLINE | A_BOLD);
@@ -232,8 +266,30 @@ static void name_cell(const struct top_table *t, const struct top_state *s,
 	utf8_mask_controls(buf);
 }
 
+/*
+ * A name longer than its w columns keeps its start and its end, with '~'
+ * between: the end tells cgroups, containers and scopes apart
+ * ("docker-3f2a...scope"), where a cut at the edge left only what they
+ * share. Cuts fall between UTF-8 characters.
+ */
+static void name__fit(char *buf, int w)
+{
+	int len = strlen(buf), head, tail;
+
+	if (len <= w || w < 5)
+		return;
+	head = (w - 1) * 2 / 3;
+	tail = len - (w - 1 - head);
+	while (head > 0 && (buf[head] & 0xc0) == 0x80)
+		head--;
+	while (tail < len && (buf[tail] & 0xc0) == 0x80)
+		tail++;
+	buf[head] = '~';
+	memmove(buf + head + 1, buf + tail, len - tail + 1);
+}
+
 static void paint_row(const struct top_table *t, const struct top_state *s,
-		      int y, int i, int name_w)
+		      int y, int i, const int *wid)
 {
 	const struct top_row *r = &t->rows[t->shown[i]];
 	char buf[512];
@@ -247,12 +303,13 @@ static void paint_row(const struct top_table *t, const struct top_state *s,
 		x = 9;
 	}
 	name_cell(t, s, r, buf, sizeof(buf));
-	cell(y, x, name_w - 1, buf, true);
-	x += name_w;
+	name__fit(buf, wid[TOP_COL_NAME] - 1);
+	cell(y, x, wid[TOP_COL_NAME] - 1, buf, true);
+	x += wid[TOP_COL_NAME];
 	for (int c = 1; c < top_table__cols(t); c++) {
 		top_cell__format(c, r->v[c], buf, sizeof(buf));
-		cell(y, x, col_w[c], buf, false);
-		x += col_w[c];
+		cell(y, x, wid[c], buf, false);
+		x += wid[c];
 	}
 	if (i == s->sel)
 		attroff(A_BOLD | A_REVERSE);
@@ -297,22 +354,45 @@ static void paint_help(void)
 	}
 }
 
+/*
+ * The columns' widths on this screen: the name takes what the values
+ * leave. Where that is less than a whole comm (15 characters and a gap),
+ * a column whose every row shows '-' (what this host cannot count, no
+ * energy source) shrinks to its title.
+ */
+static void col_widths(const struct top_table *t, int *wid)
+{
+	int name_w = COLS - (t->view == TOP_VIEW_PROCESSES ? 9 : 0);
+
+	for (int c = 1; c < top_table__cols(t); c++) {
+		wid[c] = col_w[c];
+		name_w -= wid[c];
+	}
+	for (int c = 1; c < top_table__cols(t) && name_w < 16; c++) {
+		int i, title = strlen(top_col__title(c)) + 1;
+
+		for (i = 0; i < t->nr_shown; i++)
+			if (!isnan(t->rows[t->shown[i]].v[c]))
+				break;
+		if (i < t->nr_shown || !t->nr_shown || title >= wid[c])
+			continue;
+		name_w += wid[c] - title;
+		wid[c] = title;
+	}
+	wid[TOP_COL_NAME] = name_w < 8 ? 8 : name_w;
+}
+
 void top_draw__paint(const struct top_header *h, const struct top_table *t,
 		     const struct top_state *s)
 {
-	int rows = top_draw__rows(), name_w = COLS;
+	int rows = top_draw__rows(), wid[TOP_COL_NR];
 
-	for (int c = 1; c < top_table__cols(t); c++)
-		name_w -= col_w[c];
-	if (t->view == TOP_VIEW_PROCESSES)
-		name_w -= 9;
-	if (name_w < 8)
-		name_w = 8;
+	col_widths(t, wid);
 	erase();
 	paint_header(h, t, s);
-	paint_titles(t, s, name_w);
+	paint_titles(t, s, wid);
 	for (int i = s->first; i < t->nr_shown && i < s->first + rows; i++)
-		paint_row(t, s, HEADER_LINES + i - s->first, i, name_w);
+		paint_row(t, s, HEADER_LINES + i - s->first, i, wid);
 	if (s->editing)
 		line(LINES - 1, "Filter: %s_", s->filter);
 	else

@@ -17,13 +17,15 @@
 #  - serve's start line names every event it cannot count, without -v;
 #  - top in an 80-column tmux pane: the sorted column's title is CPU%,
 #    not CPU%v (underlined instead, the View line names it); the energy
-#    line whole, the flag to energy in it.
+#    line whole, the flag to energy in it; the View line ends on a whole
+#    word; a comm of 15 characters is whole, a long cgroup name keeps its
+#    end (cut in the middle with '~').
 # counter pass: what it checks (make, docs, messages, exit statuses) has no counts
 . "$(dirname "$0")/lib.sh"
 
 make -n --no-print-directory run ARGS="--timeout 100 -e cpu-clock" >"$TMP/make.out" 2>&1
 check "make run ARGS=...: the defaults, then ARGS ($(grep 'emon-perf stat' "$TMP/make.out"))" \
-	grep -q '^\./emon-perf stat -a --by system,cgroup,process --timeout 5000 --timeout 100 -e cpu-clock$' "$TMP/make.out"
+	grep -q '^\./emon-perf stat -a --by system,cgroup,process --top 10 --timeout 5000 --timeout 100 -e cpu-clock$' "$TMP/make.out"
 
 "$EMON" --help >"$TMP/help.out"
 check "emon-perf --help names --version" grep -q -- --version "$TMP/help.out"
@@ -137,6 +139,43 @@ if command -v tmux >/dev/null; then
 		bash -c "grep '^NAME' '$TMP/top.txt' | grep -q ' CPU% ' && ! grep -q 'CPU%v' '$TMP/top.txt'"
 	check "top: the sorted column's title underlined" grep -q $'\e\\[[0-9;]*4[0-9;]*m *CPU%' "$TMP/top.esc"
 	$TM kill-server
+
+	# a comm of 15 characters and a cgroup whose name ends in what
+	# tells it apart, burning, then top at 80 columns again
+	cp "$BURN" "$TMP/emon-burner-xyz9"
+	long=$(cg_new "a-long-cgroup-name-for-top-to-fit-END42")
+	cg_burners 30 "$long"
+	cg_bg "$long" "$TMP/emon-burner-xyz9" 30
+	$TM new-session -d -x 80 -y 40 "EMON_PERF_SOCKET=$TMP/none.sock $EMON top; sleep 30"
+	for _ in $(seq 100); do
+		$TM capture-pane -p >"$TMP/cg.txt" 2>/dev/null
+		grep -q 'END42' "$TMP/cg.txt" && break
+		grep -q '^ *- /' "$TMP/cg.txt" && grep -q '[0-9]' <(grep '^ *- /' "$TMP/cg.txt") && break
+		sleep 0.1
+	done
+	sleep 1.2
+	$TM capture-pane -p >"$TMP/cg.txt"
+	$TM send-keys p
+	for _ in $(seq 50); do
+		$TM capture-pane -p >"$TMP/p.txt"
+		grep -q '^View: processes' "$TMP/p.txt" && grep -q 'emon-burner' "$TMP/p.txt" && break
+		sleep 0.1
+	done
+	$TM kill-server
+	grep '^View' "$TMP/cg.txt" "$TMP/p.txt" | sed 's/^/      | /'
+	# each word of the View line whole: after '-': the events top counts
+	check "top at 80 columns: the View lines end on a whole word" "$PY3" -c '
+import re, sys
+ev = "(cycles|instructions|cpu-clock)"
+pat = (r"View: [a-z]+ +sort: \S+ (ascending|descending|asc|desc) +filter: \(none\)"
+       rf"( +.-.: (({ev}, )*{ev}( not countable here)?|\d+ events?))?")
+views = [l.rstrip() for f in sys.argv[1:] for l in open(f) if l.startswith("View:")]
+sys.exit(not views or not all(re.fullmatch(pat, v) for v in views))' "$TMP/cg.txt" "$TMP/p.txt"
+	grep 'emon-burner\|END42' "$TMP/cg.txt" "$TMP/p.txt" | sed 's/^/      | /'
+	check "top at 80 columns: a comm of 15 characters whole (/proc/PID/comm)" \
+		grep -q " $(cat /proc/$CG_BG_PID/comm) " "$TMP/p.txt"
+	check "top at 80 columns: a long cgroup name keeps its end, '~' where it is cut" \
+		grep -Eq '~[a-z-]*END42 ' "$TMP/cg.txt"
 else
 	echo "      (no tmux: top's header not checked)"
 fi

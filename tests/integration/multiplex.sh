@@ -34,7 +34,7 @@ for l in open(sys.argv[2]):
         perf[f[2]] = float(f[0])
 evs = sys.argv[3].split(",")
 missing = [e for e in evs if row["counters"].get(e) is None]
-ratios = {e: row["ratio"].get(e) for e in evs}
+ratios = {e: row.get("ratio", {}).get(e, 1.0) for e in evs}  # no "ratio": all 1.0
 mux = [e for e, r in ratios.items() if r is not None and r < 0.999]
 worst = 0.0
 for e in evs:
@@ -63,7 +63,7 @@ def system(p):
 raw, scaled = system(sys.argv[1]), system(sys.argv[2])
 bad = []
 for e in sys.argv[3].split(","):
-    v, r, s = raw["counters"].get(e), raw["ratio"].get(e), scaled["counters"].get(e)
+    v, r, s = raw["counters"].get(e), raw.get("ratio", {}).get(e, 1.0), scaled["counters"].get(e)
     if v is None or not r or not s:
         continue
     err = abs(v / r - s) / s * 100

@@ -266,7 +266,7 @@ def mux_vs(row, other, what):
     """each event of emon-perf's row against other[event]: (count, shown)"""
     ok, figs, muxed = bool(row), [], 0
     for ev in evs:
-        v, ratio = row.get("counters", {}).get(ev), row.get("ratio", {}).get(ev)
+        v, ratio = row.get("counters", {}).get(ev), row.get("ratio", {}).get(ev, 1.0)  # no "ratio": all 1.0
         pv, shown = other.get(ev, (None, ""))
         if v is None or not pv:
             ok = False
