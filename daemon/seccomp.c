@@ -29,6 +29,15 @@
 
 #define N(name) SYS_##name
 
+/* gcc says __SANITIZE_ADDRESS__, clang __has_feature */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SC_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SC_SANITIZED 1
+#endif
+#endif
+
 static const unsigned int allowed[] = {
 	/* memory, threads, signals, time */
 	N(brk), N(mmap), N(munmap), N(mremap), N(mprotect), N(madvise),
@@ -73,8 +82,10 @@ static const unsigned int allowed[] = {
 	N(epoll_wait), N(epoll_create), N(dup2), N(getdents), N(arch_prctl),
 	N(time),
 #endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-	/* the sanitizers' leak check stops the world with ptrace at exit */
+#ifdef SC_SANITIZED
+	/* the sanitizers' leak check stops the world with ptrace at exit
+	 * (a clang build without these: its tracer died of SIGSYS at
+	 * ptrace, and the daemon waited for it, spinning) */
 	N(ptrace), N(wait4), N(process_vm_readv), N(sched_getparam),
 #endif
 };
