@@ -29,36 +29,11 @@
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 #include "emon/selfmon.h"
+#include "thread_ref.h"
 
 enum { REF_CYCLES, REF_INSNS, REF_CPUTIME, REF_SWITCHES, NR_REF };
 static const char *const ref_event[NR_REF] = {
 	"cycles", "instructions", "cpu-clock", "context-switches" };
-
-static uint64_t now_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static uint64_t switches(void)
-{
-	char path[64], line[256];
-	uint64_t n = 0, v;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/status", (long)syscall(SYS_gettid));
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "voluntary_ctxt_switches: %lu", &v) == 1 ||
-		    sscanf(line, "nonvoluntary_ctxt_switches: %lu", &v) == 1)
-			n += v;
-	fclose(f);
-	return n;
-}
 
 static int open_own(__u64 config)
 {
@@ -98,24 +73,6 @@ static int sample(struct emon_self *s, const int *fd, struct sample *x)
 	return -EAGAIN;
 }
 
-/* Burn, sleep and yield for the given seconds of wall time. */
-static void workload(double seconds)
-{
-	uint64_t end = now_ns(CLOCK_MONOTONIC) + seconds * 1e9;
-	struct timespec nap = { 0, 3000000 };
-	volatile uint64_t x = 0;
-
-	while (now_ns(CLOCK_MONOTONIC) < end) {
-		uint64_t until = now_ns(CLOCK_THREAD_CPUTIME_ID) + 4000000ULL;
-
-		while (now_ns(CLOCK_THREAD_CPUTIME_ID) < until)
-			x++;
-		nanosleep(&nap, NULL);
-		for (int i = 0; i < 3; i++)
-			sched_yield();
-	}
-}
-
 int main(int argc, char **argv)
 {
 	struct sample a, b;
@@ -140,7 +97,7 @@ int main(int argc, char **argv)
 	}
 	err = sample(s, fd, &a);
 	if (!err) {
-		workload(atof(argv[2]));
+		workload(1, atof(argv[2]));	/* 4 ms a burn */
 		err = sample(s, fd, &b);
 	}
 	if (err) {
