@@ -9,9 +9,11 @@
 int cmd_stat(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_report(int argc, char **argv);
-int cmd_serve(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+
+/* the service's, in its own home */
+#include "daemon/serve.h"
 
 /* Shared by every command: one-line errors, "emon-perf: ..." on stderr;
  * the version. */

@@ -33,7 +33,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/resource.h>
-#include "cli/commands.h"
+#include "common/log.h"
+#include "common/version.h"
+#include "daemon/serve.h"
 #include "front/errors.h"
 #include "front/shared_opts.h"
 #include "daemon/serve_opts.h"

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include "cli/commands.h"
+#include "common/log.h"
+#include "common/version.h"
 #include "front/shared_opts.h"
 #include "daemon/serve_opts.h"
 #include "daemon/exporter/http.h"
