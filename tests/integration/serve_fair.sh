@@ -9,19 +9,8 @@
 # wait; its first answers still come.
 # counter pass: what it checks (the daemon's answer budget) has no counts
 . "$(dirname "$0")/lib.sh"
-command -v setpriv >/dev/null || skip "no setpriv (util-linux)"
-command -v useradd >/dev/null || skip "no useradd"
-[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 0 ] ||
-	skip "perf_event_paranoid <= 0: every user may count CPU-wide here"
 grp=emonfair$$ ua=emonfa$$ ub=emonfb$$
-groupadd -f "$grp" 2>/dev/null || skip "cannot add a group (groupadd)"
-trap 'pkill -KILL -u "$ua" 2>/dev/null; cleanup; userdel -f "$ua" 2>/dev/null
-	userdel -f "$ub" 2>/dev/null; groupdel "$grp" 2>/dev/null' EXIT
-useradd -M -N -g "$grp" -s /bin/false "$ua" 2>/dev/null &&
-	useradd -M -N -g "$grp" -s /bin/false "$ub" 2>/dev/null || skip "cannot add a user (useradd)"
-gid=$(getent group "$grp" | cut -d: -f3)
-as() { local u=$1; shift; setpriv --reuid="$(id -u "$u")" --regid="$gid" --init-groups "$@"; }
-chmod 755 "$TMP"
+two_tenants "$grp" "$ua" "$ub"
 S=$TMP/run/emon.sock
 # 8 events: 288 bytes a process entry, so that an answer of A's is past
 # what its socket's buffer takes (about 200 kB) and is held by the daemon

@@ -8,19 +8,8 @@
 # after the release added the slots BPF marked before it.
 # counter pass: what it checks (which processes a tree shows) is the same
 . "$(dirname "$0")/lib.sh"
-command -v setpriv >/dev/null || skip "no setpriv (util-linux)"
-command -v useradd >/dev/null || skip "no useradd"
-[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 0 ] ||
-	skip "perf_event_paranoid <= 0: every user may count CPU-wide here"
 grp=emontr$$ ua=emonta$$ ub=emontb$$
-groupadd -f "$grp" 2>/dev/null || skip "cannot add a group (groupadd)"
-trap 'pkill -KILL -u "$ub" 2>/dev/null; pkill -KILL -u "$ua" 2>/dev/null; cleanup
-	userdel -f "$ua" 2>/dev/null; userdel -f "$ub" 2>/dev/null; groupdel "$grp" 2>/dev/null' EXIT
-useradd -M -N -g "$grp" -s /bin/false "$ua" 2>/dev/null &&
-	useradd -M -N -g "$grp" -s /bin/false "$ub" 2>/dev/null || skip "cannot add a user (useradd)"
-gid=$(getent group "$grp" | cut -d: -f3)
-as() { local u=$1; shift; setpriv --reuid="$(id -u "$u")" --regid="$gid" --init-groups "$@"; }
-chmod 755 "$TMP"
+two_tenants "$grp" "$ua" "$ub"
 W=$TMP/w	# the tenants write their recordings here
 mkdir -m 1777 "$W"
 printf 'import time\nwhile True:\n    time.sleep(0.0002)\n' >"$W/loop.py"

@@ -82,3 +82,24 @@ attached_burn() {
 	check "$what: the cgroup vs cpu.stat within 2% (+ steal + untraced)" near_steal \
 		"$(jrow "$TMP/burn.jsonl" cgroup "$c" cpu-clock)" "$uc" 2 $((steal + unt))
 }
+
+# two_tenants GROUP USER_A USER_B: a group and two users in it made for
+# the test (it skips, saying why, where they cannot be), gone at exit
+# with their processes; then $gid is the group's, as USER CMD... runs CMD
+# as one of them, and $TMP is readable by them
+two_tenants() {
+	command -v setpriv >/dev/null || skip "no setpriv (util-linux)"
+	command -v useradd >/dev/null || skip "no useradd"
+	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 0 ] ||
+		skip "perf_event_paranoid <= 0: every user may count CPU-wide here"
+	TENANT_GRP=$1 TENANTS=("$2" "$3")
+	groupadd -f "$1" 2>/dev/null || skip "cannot add a group (groupadd)"
+	trap 'for u in "${TENANTS[@]}"; do pkill -KILL -u "$u" 2>/dev/null; done; cleanup
+		for u in "${TENANTS[@]}"; do userdel -f "$u" 2>/dev/null; done
+		groupdel "$TENANT_GRP" 2>/dev/null' EXIT
+	useradd -M -N -g "$1" -s /bin/false "$2" 2>/dev/null &&
+		useradd -M -N -g "$1" -s /bin/false "$3" 2>/dev/null || skip "cannot add a user (useradd)"
+	gid=$(getent group "$1" | cut -d: -f3)
+	chmod 755 "$TMP"
+	as() { local u=$1; shift; setpriv --reuid="$(id -u "$u")" --regid="$gid" --init-groups "$@"; }
+}
