@@ -22,6 +22,7 @@
 # root it raises RLIMIT_NOFILE and RLIMIT_NPROC to 1048576, which needs
 # CAP_SYS_RESOURCE where the hard limits are lower (runc: "error setting
 # rlimit type 7: operation not permitted"), and a sandbox may lack it.
+# sanitizer pass: its subject is docker's and podman's layouts; the container names' parser is fuzzed (fuzz_container)
 . "$(dirname "$0")/lib.sh"
 
 for c in dockerd docker containerd runc podman busybox prometheus; do

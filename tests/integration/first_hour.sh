@@ -21,6 +21,7 @@
 #    word; a comm of 15 characters is whole, a long cgroup name keeps its
 #    end (cut in the middle with '~').
 # counter pass: what it checks (make, docs, messages, exit statuses) has no counts
+# sanitizer pass: its subject is make, the docs and the messages a newcomer meets
 . "$(dirname "$0")/lib.sh"
 
 make -n --no-print-directory run ARGS="--timeout 100 -e cpu-clock" >"$TMP/make.out" 2>&1
