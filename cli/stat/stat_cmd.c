@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cli/commands.h"
 #include "cli/stat/stat.h"
 #include "front/errors.h"
@@ -16,6 +17,15 @@ int cmd_stat(int argc, char **argv)
 
 	if (!st)
 		return cli__exit_status(-ENOMEM);
+	/* perf's: 'stat record' and 'stat report', three letters or more */
+	if (argc > 1 && strlen(argv[1]) > 2 && !strncmp("record", argv[1], strlen(argv[1]))) {
+		free(st);
+		return stat__record(argc - 1, argv + 1, argv, argc);
+	}
+	if (argc > 1 && strlen(argv[1]) > 2 && !strncmp("report", argv[1], strlen(argv[1]))) {
+		free(st);
+		return stat__report(argc - 1, argv + 1);
+	}
 	ret = stat_opts__parse(&st->o, argc, argv);
 	if (ret) {
 		ret = cli__parse_status(ret);
