@@ -82,30 +82,43 @@ static void rec_describe(struct record *r)
 		r->err = perf_data__describe(&r->w, &r->d);
 }
 
+/*
+ * The time a switch-counted event was enabled, which it has none of its
+ * own (the CSV's RUN, front/output_csv.c): the interval on each of a
+ * row's CPUs, or a command's own time (perf's task counters are enabled
+ * while its tasks run).
+ */
+static __u64 rec_ena(const struct row_values *rv, const struct row *rw, double dt)
+{
+	if (rw->nr_cpus || rv->time_idx < 0 ||
+	    rv->v[rv->time_idx].state != VALUE_COUNTED)
+		return (__u64)(dt * 1e9 * (rw->nr_cpus ?: 1) + 0.5);
+	return (__u64)(rv->v[rv->time_idx].value + 0.5);
+}
+
 /* One row's events into the running totals of CPU map index idx. */
 static void rec_row(struct record *r, const struct output *o, const struct row *rw,
 		    int idx, double dt)
 {
 	int n = r->d.nr_cpus ?: 1;
+	struct row_values rv;
 
+	row_values__init(&rv, o, rw);
 	for (int i = 0; i < o->nr_events; i++) {
-		struct cum *c;
-		struct row_value v;
+		const struct row_value *v = &rv.v[i];
 		const struct emon_count *ec;
+		struct cum *c;
 		__u64 ena;
 
 		if (r->map[i] < 0)
 			continue;
 		c = &r->cum[r->map[i] * n + idx];
-		row__value(o, rw, i, &v);
 		ec = &rw->counts.c[o->ev[i].grouped && o->ev[i].lead_idx >= 0 ?
 				   o->ev[i].lead_idx : o->ev[i].bpf_idx];
-		/* events the switch counts have no enabled time of their
-		 * own: the interval's */
-		ena = ec->enabled ?: (__u64)(dt * 1e9 * (rw->nr_cpus ?: 1));
+		ena = ec->enabled ?: rec_ena(&rv, rw, dt);
 		c->ena += ena;
-		if (v.state == VALUE_COUNTED) {
-			c->val += v.count;
+		if (v->state == VALUE_COUNTED) {
+			c->val += v->count;
 			c->run += ena;
 		}
 	}
