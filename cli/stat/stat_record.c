@@ -86,12 +86,14 @@ static void rec_describe(struct record *r)
  * The time a switch-counted event was enabled, which it has none of its
  * own (the CSV's RUN, front/output_csv.c): the interval on each of a
  * row's CPUs, or a command's own time (perf's task counters are enabled
- * while its tasks run).
+ * while its tasks run), the interval where that is 0.
  */
 static __u64 rec_ena(const struct row_values *rv, const struct row *rw, double dt)
 {
+	/* a command that did not run in the interval counted 0, not
+	 * "<not counted>" (perf's for no running time): the interval */
 	if (rw->nr_cpus || rv->time_idx < 0 ||
-	    rv->v[rv->time_idx].state != VALUE_COUNTED)
+	    rv->v[rv->time_idx].state != VALUE_COUNTED || rv->v[rv->time_idx].value < 1)
 		return (__u64)(dt * 1e9 * (rw->nr_cpus ?: 1) + 0.5);
 	return (__u64)(rv->v[rv->time_idx].value + 0.5);
 }
