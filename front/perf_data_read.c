@@ -477,6 +477,12 @@ int perf_data__read(struct perf_data_file *f, const char *path)
 	err = read_attrs(&r, &h) ?: read_features(&r, &h) ?: read_data(&r, &h);
 	if (!err && !f->nr_rounds)
 		err = bad(&r, "no stat round in it (not a 'stat record' file?)%.0llu", 0);
+	/* a later CPU map may have taken a stat's CPU away */
+	for (int k = 0; !err && k < f->nr_rounds; k++)
+		for (int j = 0; !err && j < f->rounds[k].nr; j++)
+			if (f->rounds[k].st[j].idx >= (f->d.nr_cpus ?: 1))
+				err = bad(&r, "a stat of a CPU its CPU map lacks (round %llu)",
+					  (unsigned long long)k);
 	for (int e = 0; !err && e < f->d.nr_events; e++)
 		if (!f->d.ev[e].scale)
 			f->d.ev[e].scale = 1;
