@@ -353,10 +353,11 @@ static void stat_unsup_note(struct front_run *st)
 		t >= 0 ? o->ev[t].name : "cpu-clock", t >= 0 ? "" : " (-e)");
 }
 
-static int stat_start(struct front_run *st)
+static int stat_start(struct front_run *st, stat_hook_fn hook, void *arg)
 {
 	int ret = front_run__setup(st, true);
 
+	ret = ret ?: hook ? hook(st, arg) : 0;
 	if (ret)
 		return ret;
 	if (!st->quiet)
@@ -370,6 +371,11 @@ static int stat_start(struct front_run *st)
 }
 
 int stat__run(struct front_run *st)
+{
+	return stat__run_with(st, NULL, NULL);
+}
+
+int stat__run_with(struct front_run *st, stat_hook_fn hook, void *arg)
 {
 	int ret;
 
@@ -399,7 +405,7 @@ int stat__run(struct front_run *st)
 	ret = sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, true);
 	if (ret)
 		return cli__exit_status(ret);
-	ret = stat_start(st);
+	ret = stat_start(st, hook, arg);
 	if (ret)
 		return ret;
 	ret = stat_loop(st);

@@ -38,6 +38,8 @@ static void stat_usage(FILE *f)
 {
 	fprintf(f,
 "Usage: emon-perf stat [options] [-- command [args...]]\n"
+"       emon-perf stat record [-o FILE] [options] [-- command [args...]]\n"
+"       emon-perf stat report [-i FILE] [-x SEP]\n"
 "\n"
 "Counts events with one perf_event per CPU per event, read by a BPF program\n"
 "on every context switch and split per CPU, socket, cgroup and process;\n"
@@ -133,7 +135,13 @@ DAEMON_OPTIONS_USAGE
 "(children included, exited or not) and its exit status is returned. With\n"
 "-a or -G a command only sets the duration. Without a command, runs until\n"
 "SIGINT/SIGTERM or --timeout. Exit status: 0, the command's, 1 runtime\n"
-"failure, 2 bad usage or input.\n", EMON_MAX_EVENTS);
+"failure, 2 bad usage or input.\n"
+"\n"
+"stat record writes the counts to a perf.data (FILE, default perf.data) as\n"
+"perf stat record does, for 'perf stat report -i FILE' and stat report:\n"
+"system-wide (-a, -C, -A) or a command's, with -I's rounds; its counts go\n"
+"to stderr as well. stat report prints such a file, emon-perf's or perf's.\n",
+		EMON_MAX_EVENTS);
 }
 
 static const struct option long_opts[] = {
