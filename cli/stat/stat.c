@@ -388,7 +388,7 @@ int stat__run(struct front_run *st)
 	}
 	st->o.by |= st->o.aggr;
 	/*
-	 * A recording (-j) of emon-perf's own rows has the system row too,
+	 * A recording (--json-rows) of emon-perf's own rows has the system row too,
 	 * what report's cpu% and energy% and its share charts divide by;
 	 * not in command mode or with -p or -t (their row is the target's)
 	 */
