@@ -265,8 +265,8 @@ static int stat_loop(struct front_run *st)
  * Why auto found no energy source: worth a line when energy was asked
  * for (an energy option) or with -v. With emon-perf's own rows (--by
  * container, pod, namespace or process: energy's home) one line names
- * the choices for this kind of machine; perf's habits (no such rows, or
- * -x) get no line. A source that is there
+ * the choices for this kind of machine; perf's habits (no such rows, -x
+ * or -j) get no line. A source that is there
  * shows in the output itself.
  */
 static void stat_energy_note(const struct front_run *st)
@@ -282,7 +282,7 @@ static void stat_energy_note(const struct front_run *st)
 		return;
 	}
 	pr_debug("%s", st->src->energy_note);
-	if ((st->o.by & own) && !st->o.sep)
+	if ((st->o.by & own) && !st->o.sep && !st->o.perf_json)
 		pr_warn("%s", energy__choices());
 }
 
