@@ -30,6 +30,8 @@
 # each event is read from a perf_event of its own.
 . "$(dirname "$0")/lib.sh"
 command -v perf >/dev/null || skip "perf not installed"
+# tests/run.sh --sched: --sched adds emon-perf's own lines (on_cpu_ns...)
+[ -n "${EMON_SCHED:-}" ] && skip "--sched adds lines perf has not (on_cpu_ns, ...)"
 PY3=${PY3:-python3}
 
 # pj_compare EMON_JSON PERF_JSON [CHECK...]: the lines, keys and formats;
