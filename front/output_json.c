@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * JSON lines (-j): one object per row per interval, the DESIGN.md contract;
+ * emon-perf's JSON rows (--json-rows; -j up to 0.2.0): one object per row per
+ * interval, the DESIGN.md contract;
  * no begin or end lines, so every line parses on its own.
  */
 #include <errno.h>
@@ -21,7 +22,7 @@
  */
 
 
-static void json__put_string(FILE *f, const char *str)
+void output__json_string(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
@@ -72,7 +73,7 @@ static void json__put_string(FILE *f, const char *str)
 static void json__string(FILE *f, const char *s)
 {
 	if (s)
-		json__put_string(f, s);
+		output__json_string(f, s);
 	else
 		fputs("null", f);
 }

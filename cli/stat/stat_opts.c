@@ -32,6 +32,7 @@ enum {
 	OPT_METRIC_ONLY,
 	OPT_PER_THREAD,
 	OPT_TOP,
+	OPT_JSON_ROWS,
 };
 
 static void stat_usage(FILE *f)
@@ -101,7 +102,11 @@ static void stat_usage(FILE *f)
 "                            deviation of the mean) and the elapsed time's;\n"
 "                            -x adds that percentage after the event name\n"
 "  -x, --field-separator S   CSV output with separator S, perf's columns\n"
-"  -j, --json                JSON lines output\n"
+"  -j, --json-output         perf's JSON: perf stat -j's lines, key for key\n"
+"      --json-rows           emon-perf's JSON rows: one object per row and\n"
+"                            interval, its scope, key, names, counters,\n"
+"                            energy and --sched view (what report reads;\n"
+"                            what -j printed up to 0.2.0)\n"
 "  -o, --output FILE         write the counts to FILE (default: stderr, as\n"
 "                            perf, so that a command's stdout stays its own)\n"
 "      --append              with -o: append to FILE\n"
@@ -164,7 +169,9 @@ static const struct option long_opts[] = {
 	{ "delay",		required_argument, NULL, 'D' },
 	{ "repeat",		required_argument, NULL, 'r' },
 	{ "field-separator",	required_argument, NULL, 'x' },
+	{ "json-output",	no_argument,	   NULL, 'j' },
 	{ "json",		no_argument,	   NULL, 'j' },
+	{ "json-rows",		no_argument,	   NULL, OPT_JSON_ROWS },
 	{ "output",		required_argument, NULL, 'o' },
 	{ "append",		no_argument,	   NULL, OPT_APPEND },
 	{ "quiet",		no_argument,	   NULL, 'q' },
@@ -271,6 +278,9 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 		o->sep = arg;
 		return 0;
 	case 'j':
+		o->perf_json = true;
+		return 0;
+	case OPT_JSON_ROWS:
 		o->json = true;
 		return 0;
 	case 'o':
@@ -447,8 +457,12 @@ int stat_opts__parse(struct front_opts *o, int argc, char **argv)
 	err = stat_opts__metrics(o);
 	if (err)
 		return err;
-	if (o->sep && o->json) {
+	if (o->sep && o->perf_json) {
 		pr_err("-x and -j exclude each other");
+		return -EINVAL;
+	}
+	if ((o->sep || o->perf_json) && o->json) {
+		pr_err("--json-rows excludes -x and -j");
 		return -EINVAL;
 	}
 	return stat_opts__check_targets(o);

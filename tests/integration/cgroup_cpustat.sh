@@ -21,7 +21,7 @@ cg_run_noted() {
 
 a=$(cg_new a) b=$(cg_new b)
 ua0=$(cg_usage_ns "$a") ub0=$(cg_usage_ns "$b") st0=$(steal_ns) irq0=$(irq_ns)
-"$EMON" stat -a -e cpu-clock,context-switches -G "$a,$b,$TESTCG" -j -o "$TMP/out.jsonl" -- \
+"$EMON" stat -a -e cpu-clock,context-switches -G "$a,$b,$TESTCG" --json-rows -o "$TMP/out.jsonl" -- \
 	sh -c "
 	$(declare -f cg_run_noted); CGROOT=$CGROOT
 	cg_run_noted $a $TMP/pre.a $BURN 1.0 & cg_run_noted $b $TMP/pre.b $BURN 1.0 &

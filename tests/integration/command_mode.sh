@@ -23,7 +23,7 @@ tree_vs_rusage() {
 
 # a parent and a child that exits first
 st0=$(steal_ns) irq0=$(irq_ns)
-"$EMON" stat -v -e cpu-clock,context-switches --by system,cpu,process -j -o "$TMP/out.jsonl" 2>"$TMP/err1" -- \
+"$EMON" stat -v -e cpu-clock,context-switches --by system,cpu,process --json-rows -o "$TMP/out.jsonl" 2>"$TMP/err1" -- \
 	"${RUSAGE_RUN[@]}" "$TMP/rusage" sh -c "$BURN 0.4 & $BURN 0.4; wait; exit 7"
 check "the command's exit status (7) comes back" [ $? -eq 7 ]
 steal=$(($(steal_ns) - st0)) irq=$(($(irq_ns) - irq0))
@@ -32,7 +32,7 @@ tree_vs_rusage "$TMP/out.jsonl" "a parent and its child" || sed 's/^/      stder
 # an orphan: its parent sh exits without waiting, and it is reparented
 # (to RUSAGE_RUN's wrapper, a subreaper, so that its rusage is known)
 st0=$(steal_ns) irq0=$(irq_ns)
-"$EMON" stat -v -e cpu-clock --by system,cpu,process -j -o "$TMP/out2.jsonl" 2>"$TMP/err2" -- \
+"$EMON" stat -v -e cpu-clock --by system,cpu,process --json-rows -o "$TMP/out2.jsonl" 2>"$TMP/err2" -- \
 	"${RUSAGE_RUN[@]}" "$TMP/rusage" sh -c "( $BURN 0.3 & ); $BURN 0.6"
 steal=$(($(steal_ns) - st0)) irq=$(($(irq_ns) - irq0))
 tree_vs_rusage "$TMP/out2.jsonl" "an orphaned grandchild included" || sed 's/^/      stderr: /' "$TMP/err2"
@@ -40,7 +40,7 @@ tree_vs_rusage "$TMP/out2.jsonl" "an orphaned grandchild included" || sed 's/^/ 
 # an exec from a thread other than the leader: that thread becomes the
 # group leader (de_thread()), and the process stays in its tree
 st0=$(steal_ns) irq0=$(irq_ns)
-"$EMON" stat -v -e cpu-clock --by system,cpu,process -j -o "$TMP/out3.jsonl" 2>"$TMP/err3" -- \
+"$EMON" stat -v -e cpu-clock --by system,cpu,process --json-rows -o "$TMP/out3.jsonl" 2>"$TMP/err3" -- \
 	"${RUSAGE_RUN[@]}" "$TMP/rusage" "$PY3" -c "
 import os, threading
 threading.Thread(target=os.execv, args=('$BURN', ['$BURN', '0.3'])).start()

@@ -116,7 +116,7 @@ usage() { for c in "$@"; do cg_usage_ns "${cg[$c]}"; done | awk '{ s += $1 } END
 declare -A u0
 for c in "${!cg[@]}"; do u0[$c]=$(usage $c); done
 st0=$(steal_ns)
-"$EMON" stat -a -e cpu-clock --by system,container,pod,namespace -j \
+"$EMON" stat -a -e cpu-clock --by system,container,pod,namespace --json-rows \
 	-o "$TMP/out.jsonl" "${roots[@]}" -- sh -c "
 	docker() { command docker -H unix://$DK/docker.sock \"\$@\"; }
 	$(declare -f podman); PM=$PM

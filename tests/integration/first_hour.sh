@@ -93,7 +93,7 @@ else
 	"$EMON" stat -a -e cpu-clock --timeout 200 >/dev/null 2>"$TMP/noe2.err"
 	check "stat without --by (perf's habit): no energy line" bash -c "! grep -q 'energy' '$TMP/noe2.err'"
 fi
-"$EMON" stat -a --by container -e cpu-clock --timeout 300 -j -o "$TMP/rec.jsonl" 2>/dev/null
+"$EMON" stat -a --by container -e cpu-clock --timeout 300 --json-rows -o "$TMP/rec.jsonl" 2>/dev/null
 "$EMON" report "$TMP/rec.jsonl" --html "$TMP/r.html" >/dev/null 2>"$TMP/html.err"
 check "report --html names the page it wrote: $(cat "$TMP/html.err")" \
 	bash -c "[ -s '$TMP/r.html' ] && grep -qx 'emon-perf: report: wrote $TMP/r.html' '$TMP/html.err'"

@@ -34,7 +34,7 @@ fake_rapl() {
 	return 1
 }
 
-# energy_partitions FILE SCOPE...: in every interval of a -j recording,
+# energy_partitions FILE SCOPE...: in every interval of a --json-rows recording,
 # the energy rows of each SCOPE add up to the system row's (1e-6)
 energy_partitions() {
 	local f=$1

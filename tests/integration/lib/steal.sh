@@ -32,7 +32,7 @@ near_steal() {
 }
 
 # untraced_ns FILE: the time, in ns, whose owner emon-perf had to estimate
-# in a -j recording (its system rows' untraced_ns, summed; 0 when absent).
+# in a --json-rows recording (its system rows' untraced_ns, summed; 0 when absent).
 # The sandbox these tests run in keeps its agent's threads out of the
 # sched_switch tracepoint (they switch thousands of times a second, 4-50
 # ms of CPU time a second here); emon-perf splits such slices by CFS run
@@ -123,7 +123,7 @@ metrics_untraced_ns() {
 }
 
 # life_outside_ns FILE PID SPAN_NS: of process PID's life, what a --sched
-# -j recording's final row (its "exit" lifetime) has beyond the SPAN_NS
+# --json-rows recording's final row (its "exit" lifetime) has beyond the SPAN_NS
 # that the process measured itself (from its start to its span's, and its
 # exit after its last read), in ns; 0 without an exit row
 life_outside_ns() {
