@@ -55,3 +55,44 @@ print(f"      {len(by)} intervals, each partition adds up to the system energy" 
 sys.exit(bad != 0)
 PY
 }
+
+# fake_hwmon DIR KIND ARGS...: a fake hwmon tree (fake_hwmon.py) in the
+# background, at real-time priority as fake_rapl, ready when this returns
+fake_hwmon() {
+	local dir=$1
+	mkdir -p "$dir"
+	if command -v chrt >/dev/null; then
+		chrt -f 50 "$PY3" "$(dirname "${BASH_SOURCE[0]}")/../fake_hwmon.py" "$@" &
+	else
+		"$PY3" "$(dirname "${BASH_SOURCE[0]}")/../fake_hwmon.py" "$@" &
+	fi
+	BG_PIDS+=($!)
+	for _ in $(seq 300); do
+		[ -e "$dir/.ready" ] && return 0
+		sleep 0.01
+	done
+	echo "FAIL  fake_hwmon.py did not start"
+	FAILS=$((FAILS + 1))
+	return 1
+}
+
+# in_hwmon DIR CMD...: CMD in a mount namespace of its own where
+# /sys/class/hwmon is DIR, so that libsensors, which scans
+# /sys/class/hwmon and reads a chip without a device link where it is,
+# reads the fake. Without a hwmon class here, /sys/class becomes a tmpfs
+# with each of its entries bound back in place (their relative links
+# resolve as before) and DIR bound as hwmon.
+in_hwmon() {
+	unshare -m --propagation private sh -c '
+		d=$1; shift
+		if [ ! -d /sys/class/hwmon ]; then
+			o=$(mktemp -d) && mount --bind /sys/class "$o" &&
+				mount -t tmpfs emon-class /sys/class || exit 125
+			for e in "$o"/*; do
+				mkdir "/sys/class/${e##*/}" && mount --bind "$e" "/sys/class/${e##*/}"
+			done
+			mkdir /sys/class/hwmon
+		fi
+		mount --bind "$d" /sys/class/hwmon || exit 125
+		exec "$@"' in_hwmon "$@"
+}
