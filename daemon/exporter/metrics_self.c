@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "daemon/exporter/metrics_render.h"
+#include "rapl/energy.h"
 
 static void self__read(struct render *r)
 {
@@ -38,12 +39,14 @@ static void self__read(struct render *r)
 }
 
 /* The figures of /proc/self, and the series self__emit gives:
- * emon_overflow_total x2 and 10 single series, and those it has. */
+ * emon_overflow_total x2 and 10 single series, and those it has (the
+ * energy source's info with an energy source). */
 int self__build(struct render *r)
 {
 	self__read(r);
 	r->has_threads = r->self && r->self->thread_slots;
-	r->sc[MS_SELF].nfixed = 12 + r->has_cpu + r->has_rss + 2 * r->has_threads;
+	r->sc[MS_SELF].nfixed = 12 + r->has_cpu + r->has_rss + 2 * r->has_threads +
+				 (r->meta && r->meta->energy_on);
 	return 0;
 }
 
@@ -77,6 +80,31 @@ static void build__emit(struct render *r, const char *version)
 	mbuf__puts(b, "emon_build_info{version=\"");
 	mbuf__escaped(b, version ? version : "unknown", true);
 	mbuf__puts(b, "\"} 1\n");
+}
+
+/* Where the energy series' joules were measured, as labels to join on:
+ * the source, its scopes (rapl/energy.h: "core+package", "platform", ...)
+ * and the event that splits them. */
+static void energy_source__emit(struct render *r)
+{
+	const struct snap_meta *meta = r->meta;
+	struct mbuf *b = &r->b;
+	const char *help = "The energy source, the scopes it measures and the "
+			   "event its joules are split by, as labels";
+
+	if (!meta || !meta->energy_on)
+		return;
+	if (r->om)
+		family__head(r, "emon_energy_source", "info", NULL, help);
+	else
+		family__head(r, "emon_energy_source_info", "gauge", NULL, help);
+	mbuf__puts(b, "emon_energy_source_info{source=\"");
+	mbuf__escaped(b, meta->energy_source, true);
+	mbuf__puts(b, "\",scope=\"");
+	mbuf__escaped(b, energy_source__scopes_of(meta->energy_source) ?: "unknown", true);
+	mbuf__puts(b, "\",split_by=\"");
+	mbuf__escaped(b, meta->split_by, true);
+	mbuf__puts(b, meta->energy_estimated ? "\",estimated=\"true\"} 1\n" : "\"} 1\n");
 }
 
 static void overflow__emit(struct render *r)
@@ -122,6 +150,7 @@ void self__emit(struct render *r, enum mscope_id id)
 	scalar__emit(r, "emon_cgroup_folds", "counter", NULL,
 		     "Cgroups folded into cgroup=\"other\" so far", NULL, m->folds);
 	build__emit(r, self->version);
+	energy_source__emit(r);
 	scalar__emit(r, "emon_start_time_seconds", "gauge", "seconds",
 		     "When the daemon started, Unix time in seconds", NULL,
 		     self->start_time_unix);
