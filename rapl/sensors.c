@@ -335,6 +335,7 @@ static bool hw__step(struct energy_source *s, struct hw_sensor *x, bool first,
 						    "(a reset?): no energy this interval",
 						    x->chip->prefix, x->label, prev, v);
 			x->warned = true;
+			*j = 0;
 			return false;
 		}
 		return true;

@@ -10,6 +10,10 @@
 #    to what ran on that core, the socket's rest (7 W) to the package:
 #    CPU0 13.5 W, CPU1 6.5 W (2%); a burner pinned to CPU 0 gets
 #    13.5 W x its cpu.stat seconds (5%); partitions add up exactly;
+#  - a reset of amd_energy's counters: one warning line, that interval
+#    without energy (null), the others 20 W within 2%;
+#  - serve with power_meter: a stat attached to it gets 40 W within 1%,
+#    /metrics says emon_energy_source_info{source,scope,split_by};
 #  - scmi (an energy counter at 25 W beside a power sensor): the counter;
 #  - list energy and check show them; bad and missing sources are usage
 #    errors (exit 2, one line).
@@ -91,6 +95,60 @@ PY
 check "amd_energy: each core's joules to what ran on it, the socket's rest by package (2%), a pinned cgroup 13.5 W x its cpu.stat time (5%)" [ $? -eq 0 ]
 energy_partitions "$TMP/amd.jsonl" cpu socket process
 check "amd_energy: every partition adds up to the socket's joules in every interval" [ $? -eq 0 ]
+
+# --- a reset: that interval has no energy, the others are right -----------------
+in_hwmon "$TMP/amd" "$EMON" stat -a -e cpu-clock --energy amd_energy --timeout 3000 -I 250 \
+	-j -o "$TMP/reset.jsonl" 2>"$TMP/reset.err" &
+spid=$!
+sleep 1.5
+kill -USR1 "${BG_PIDS[-1]}"
+wait $spid
+check "reset: stat exits 0" [ $? -eq 0 ]
+check "reset: one warning line names the counters that went back" \
+	bash -c "[ \$(grep -c 'counter went from' '$TMP/reset.err') -eq 1 ]"
+"$PY3" - "$TMP/reset.jsonl" <<'PY'
+import json, sys
+rows = sorted((json.loads(l) for l in open(sys.argv[1]) if json.loads(l)["scope"] == "system"),
+              key=lambda r: r["interval"])
+prev, none, e, t = 0.0, 0, 0.0, 0.0
+for r in rows:
+    dt, prev = r["interval"] - prev, r["interval"]
+    if r.get("energy_j") is None:
+        none += 1
+        continue
+    e += r["energy_j"]
+    t += dt
+print(f"      reset: {none} of {len(rows)} intervals without energy; the others {e:.3f} J in {t:.3f} s ({e / t:.3f} W)")
+sys.exit(0 if 1 <= none <= 2 and abs(e - 20 * t) <= 0.02 * 20 * t else 1)
+PY
+check "reset: the interval (or two, as the files went back) without energy, the others 20 W within 2%" [ $? -eq 0 ]
+
+# --- the daemon --------------------------------------------------------------
+# serve_start waits on its command's pid: a wrapper that execs into the
+# namespace keeps it
+printf '#!/bin/sh\nexec %s %s %s "$@"\n' "$(dirname "$0")/lib/in_hwmon.sh" "$TMP/pm" "$EMON" \
+	>"$TMP/emon-pm"
+chmod +x "$TMP/emon-pm"
+S=$TMP/run/emon.sock
+port=$(free_port)
+EMON=$TMP/emon-pm serve_start "$S" "$TMP/serve.err" -e cpu-clock --energy power_meter \
+	--listen "127.0.0.1:$port" || finish
+"$EMON" stat -a -e cpu-clock --socket "$S" --timeout 2000 --by system,cpu,process -I 500 \
+	-j -o "$TMP/serve.jsonl" 2>"$TMP/stat.err"
+check "serve: an attached stat exits 0" [ $? -eq 0 ]
+t=$("$PY3" -c "import json; print(max(json.loads(l)['interval'] for l in open('$TMP/serve.jsonl')))")
+e=$(jsum "$TMP/serve.jsonl" system energy_j)
+echo "      serve: $e J in $t s at 40 W"
+check "serve: 40 W x elapsed within 1%" near "$e" "$("$PY3" -c "print(40 * $t)")" 1
+energy_partitions "$TMP/serve.jsonl" cpu process
+check "serve: the CPUs and processes add up to it" [ $? -eq 0 ]
+curl -s "http://127.0.0.1:$port/metrics" >"$TMP/metrics"
+grep -q '^emon_energy_source_info{source="power_meter",scope="platform",split_by="cpu-clock"} 1$' "$TMP/metrics" &&
+	grep -q '^# HELP emon_system_energy_joules_total .*scope platform' "$TMP/metrics"
+check "serve: /metrics labels the source and its scope" [ $? -eq 0 ]
+kill -TERM $DPID
+wait $DPID
+check "serve: SIGTERM, exit 0" [ $? -eq 0 ]
 
 # --- scmi: its energy counter, not its power sensor ----------------------------
 fake_hwmon "$TMP/scmi" scmi 25 || finish

@@ -17,7 +17,8 @@ with late wake-ups; every value is written to a file beside the tree and
 renamed into place (a reader sees the old number or the new one). The
 hwmonN directories have no device link: libsensors takes them as virtual
 chips and reads them from where they are. Writes DIR/.ready once every
-file is in place; runs until SIGTERM or SIGINT.
+file is in place; runs until SIGTERM or SIGINT. SIGUSR1 resets every
+counter to its start value, as a driver reload would.
 """
 import os
 import signal
@@ -65,11 +66,16 @@ def main():
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     signal.signal(signal.SIGINT, lambda *_: stop.append(1))
+    reset = []
+    signal.signal(signal.SIGUSR1, lambda *_: reset.append(1))
     t0 = time.monotonic()
     for path, _ in counters:
         put(tmp, path, START_UJ)
     open(os.path.join(root, ".ready"), "w").close()
     while not stop:
+        if reset:
+            reset.clear()
+            t0 = time.monotonic()
         dt = time.monotonic() - t0
         for path, w in counters:
             put(tmp, path, START_UJ + int(w * dt * 1e6))

@@ -76,23 +76,7 @@ fake_hwmon() {
 	return 1
 }
 
-# in_hwmon DIR CMD...: CMD in a mount namespace of its own where
-# /sys/class/hwmon is DIR, so that libsensors, which scans
-# /sys/class/hwmon and reads a chip without a device link where it is,
-# reads the fake. Without a hwmon class here, /sys/class becomes a tmpfs
-# with each of its entries bound back in place (their relative links
-# resolve as before) and DIR bound as hwmon.
+# in_hwmon DIR CMD...: CMD where /sys/class/hwmon is DIR (lib/in_hwmon.sh)
 in_hwmon() {
-	unshare -m --propagation private sh -c '
-		d=$1; shift
-		if [ ! -d /sys/class/hwmon ]; then
-			o=$(mktemp -d) && mount --bind /sys/class "$o" &&
-				mount -t tmpfs emon-class /sys/class || exit 125
-			for e in "$o"/*; do
-				mkdir "/sys/class/${e##*/}" && mount --bind "$e" "/sys/class/${e##*/}"
-			done
-			mkdir /sys/class/hwmon
-		fi
-		mount --bind "$d" /sys/class/hwmon || exit 125
-		exec "$@"' in_hwmon "$@"
+	"$(dirname "${BASH_SOURCE[0]}")/in_hwmon.sh" "$@"
 }
