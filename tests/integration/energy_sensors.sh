@@ -13,7 +13,8 @@
 #  - a reset of amd_energy's counters: one warning line, that interval
 #    without energy (null), the others 20 W within 2%;
 #  - serve with power_meter: a stat attached to it gets 40 W within 1%,
-#    /metrics says emon_energy_source_info{source,scope,split_by};
+#    /metrics says emon_energy_source_info{source,scope,split_by} and
+#    emon_energy_scope_joules_total{scope};
 #  - scmi (an energy counter at 25 W beside a power sensor): the counter;
 #  - list energy and check show them; bad and missing sources are usage
 #    errors (exit 2, one line).
@@ -146,6 +147,18 @@ curl -s "http://127.0.0.1:$port/metrics" >"$TMP/metrics"
 grep -q '^emon_energy_source_info{source="power_meter",scope="platform",split_by="cpu-clock"} 1$' "$TMP/metrics" &&
 	grep -q '^# HELP emon_system_energy_joules_total .*scope platform' "$TMP/metrics"
 check "serve: /metrics labels the source and its scope" [ $? -eq 0 ]
+"$PY3" - "$TMP/metrics" "$e" <<'PY'
+import re, sys
+text, e = open(sys.argv[1]).read(), float(sys.argv[2])
+m = re.search(r'^emon_energy_scope_joules_total\{scope="platform"\} (\S+)$', text, re.M)
+series = [l for l in text.splitlines() if l and not l.startswith("#")]
+said = int(re.search(r"^emon_series (\d+)$", text, re.M).group(1))
+# the daemon measured since it started, before and after the stat's window
+print(f"      /metrics: the platform scope's {m and m.group(1)} J since the start, the stat's window {e:.3f} J; "
+      f"{len(series)} series, emon_series {said}")
+sys.exit(0 if m and float(m.group(1)) >= e and said == len(series) else 1)
+PY
+check "serve: emon_energy_scope_joules_total{scope=platform} holds the stat's window, emon_series counts it" [ $? -eq 0 ]
 kill -TERM $DPID
 wait $DPID
 check "serve: SIGTERM, exit 0" [ $? -eq 0 ]
