@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <sensors/error.h>
 #include <sensors/sensors.h>
 #include "common/array.h"
@@ -316,9 +317,12 @@ static bool hw__step(struct energy_source *s, struct hw_sensor *x, bool first,
 
 	*j = 0;
 	if (ret || !isfinite(v)) {
+		/* a root-only file after serve --user dropped root */
 		if (!x->warned)
-			energy_source__warn(s, "%s %s: %s", x->chip->prefix, x->label,
-					    ret ? sensors_strerror(ret) : "not a number");
+			energy_source__warn(s, "%s %s: %s%s", x->chip->prefix, x->label,
+					    ret ? sensors_strerror(ret) : "not a number",
+					    ret == -SENSORS_ERR_KERNEL && geteuid() ?
+					    " (unreadable by this uid: a root-only file?)" : "");
 		x->warned = true;
 		x->has_prev = false;
 		return false;
