@@ -62,6 +62,7 @@ CFLAGS += $(EXTRA_CFLAGS)
 LDFLAGS += $(EXTRA_LDFLAGS)
 LIBS := -lbpf -lelf -lz -lpfm -ljson-c -lm -lmicrohttpd -lcurl -lpthread \
 	-lyaml -lcrypt -lgnutls \
+	$(shell $(PKG_CONFIG) --libs libsensors 2>/dev/null || echo -lsensors) \
 	$(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)

@@ -13,6 +13,7 @@
 #include "front/output.h"
 #include "front/output_formula.h"
 #include "front/output_sched.h"
+#include "rapl/energy.h"
 
 /*
  * Rows are written straight to the stream (a DOM per row cost most of
@@ -333,6 +334,11 @@ static void json__row(const struct output *o, const char *head,
 		json__string(f, o->energy_source);
 		fputs(",\"split_by\":", f);
 		json__string(f, o->split_by);
+		/* where its joules were measured (rapl/energy.h's scopes) */
+		if (energy_source__scopes_of(o->energy_source)) {
+			fputs(",\"energy_scope\":", f);
+			json__string(f, energy_source__scopes_of(o->energy_source));
+		}
 	}
 	/* only on kernels that keep tasks out of tracepoints (docs/stat.md) */
 	if (r->untraced_ns) {

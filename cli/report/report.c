@@ -20,6 +20,7 @@
 #include "cli/report/report.h"
 #include "cli/report/prom_client.h"
 #include "cli/report/report_prom.h"
+#include "rapl/energy.h"
 
 static bool col__left(enum report_col col)
 {
@@ -51,6 +52,8 @@ static void report__print_header(const struct report *r, FILE *f)
 		" (estimated)" : "");
 	if (r->split_by)
 		fprintf(f, ", split by %s", r->split_by);
+	if (energy_source__scopes_of(r->energy_source))
+		fprintf(f, ", scope %s", energy_source__scopes_of(r->energy_source));
 	report__metrics(r, sys, &m);
 	if (sys && isfinite(m.energy_j))
 		fprintf(f, "; system %.3f J, %.3f W mean", m.energy_j, m.power_w);

@@ -55,3 +55,28 @@ print(f"      {len(by)} intervals, each partition adds up to the system energy" 
 sys.exit(bad != 0)
 PY
 }
+
+# fake_hwmon DIR KIND ARGS...: a fake hwmon tree (fake_hwmon.py) in the
+# background, at real-time priority as fake_rapl, ready when this returns
+fake_hwmon() {
+	local dir=$1
+	mkdir -p "$dir"
+	if command -v chrt >/dev/null; then
+		chrt -f 50 "$PY3" "$(dirname "${BASH_SOURCE[0]}")/../fake_hwmon.py" "$@" &
+	else
+		"$PY3" "$(dirname "${BASH_SOURCE[0]}")/../fake_hwmon.py" "$@" &
+	fi
+	BG_PIDS+=($!)
+	for _ in $(seq 300); do
+		[ -e "$dir/.ready" ] && return 0
+		sleep 0.01
+	done
+	echo "FAIL  fake_hwmon.py did not start"
+	FAILS=$((FAILS + 1))
+	return 1
+}
+
+# in_hwmon DIR CMD...: CMD where /sys/class/hwmon is DIR (lib/in_hwmon.sh)
+in_hwmon() {
+	"$(dirname "${BASH_SOURCE[0]}")/in_hwmon.sh" "$@"
+}
