@@ -66,11 +66,12 @@ static int spawn_command(struct front_run *st)
 	if (sigwake.count)
 		return 128 + sigwake.last;
 	err = command__spawn(&st->cmd, st->o.cmd, follow_command, st);
-	/* a command that cannot run is the command line's: 2 whatever
-	 * exec's errno (ENOEXEC, EISDIR too) */
-	if (err && st->cmd.exec_failed)
-		return cli__fail(-EINVAL, "cannot run '%s': %s", st->o.cmd[0],
-				 strerror(-err));
+	/* a command that cannot run: perf's line and status (its
+	 * run_perf_stat returns -1, which exits 255), no counts */
+	if (err && st->cmd.exec_failed) {
+		fprintf(stderr, "Workload failed: %s\n", strerror(-err));
+		return STAT_WORKLOAD_FAILED;
+	}
 	if (err && st->cmd.not_started)	/* follow_command said why */
 		return cli__exit_status(err);
 	if (err)	/* pipe2 or fork */

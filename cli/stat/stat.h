@@ -6,6 +6,9 @@
 
 #include "front/run.h"
 
+/* perf's status for a command that cannot run ("Workload failed: ...") */
+#define STAT_WORKLOAD_FAILED 255
+
 /* Parse argv into o. Returns 0, 1 after --help (exit 0), or -EINVAL after
  * printing a one-line error (exit 2). */
 int stat_opts__parse(struct front_opts *o, int argc, char **argv);

@@ -133,7 +133,8 @@ DAEMON_OPTIONS_USAGE
 "(children included, exited or not) and its exit status is returned. With\n"
 "-a or -G a command only sets the duration. Without a command, runs until\n"
 "SIGINT/SIGTERM or --timeout. Exit status: 0, the command's, 1 runtime\n"
-"failure, 2 bad usage or input.\n", EMON_MAX_EVENTS);
+"failure, 2 bad usage or input, 255 a command that cannot run (perf's\n"
+"'Workload failed: REASON').\n", EMON_MAX_EVENTS);
 }
 
 static const struct option long_opts[] = {
