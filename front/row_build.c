@@ -273,8 +273,13 @@ static int add_cgroups(const struct row_ctx *sc, const struct aggregate *a,
 				e[gl->idx[k]] += all[i].e->energy_j;
 			}
 		}
-		for (int g = 0; g < o->nr_cgroups; g++)
-			row_set__energy(sc, a, &rs->rows[first + g], e[g], dt);
+		for (int g = 0; g < o->nr_cgroups; g++) {
+			r = &rs->rows[first + g];
+			row_set__energy(sc, a, r, e[g], dt);
+			/* perf -G: a cgroup that did not run is <not counted>
+			 * (text and CSV; JSON lines keep their zeros) */
+			r->not_run = !o->json && counts__is_zero(&r->counts, a->nr_events);
+		}
 		free(e);
 	}
 	if (!o->nr_cgroups) {

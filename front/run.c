@@ -102,7 +102,10 @@ static int setup_output(struct front_run *st)
 	} else if (st->o.tg.nr_tids) {
 		o->target_what = "thread id ";
 		o->target = st->o.tg.tid_list;
-	} else if (st->o.cmd) {
+	} else if (st->o.tg.has_cpus) {	/* perf -C's header */
+		snprintf(st->target, sizeof(st->target), "CPU(s) %s", st->o.tg.cpu_list);
+		o->target = st->target;
+	} else if (st->o.cmd && !st->o.all_cpus && !st->o.nr_cgroups) {
 		size_t n = 0;
 
 		for (char **a = st->o.cmd; *a && n < sizeof(st->target) - 1; a++)

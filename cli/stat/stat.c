@@ -380,9 +380,10 @@ int stat__run(struct front_run *st)
 	if (st->o.tg.per_thread)
 		st->o.aggr |= 1u << SCOPE_THREAD;
 	if (!st->o.by) {
-		/* perf -A, --per-*: those rows instead of the system's */
+		/* perf -A, --per-*: those rows instead of the system's; perf
+		 * -a -G: the cgroups' rows alone (--by system,cgroup: both) */
 		if (!st->sc.command_mode && !st->o.tg.nr_pids && !st->o.tg.nr_tids &&
-		    !st->o.aggr)
+		    !st->o.aggr && !st->o.nr_cgroups)
 			st->o.by = 1u << SCOPE_SYSTEM;
 		if (st->o.nr_cgroups)
 			st->o.by |= 1u << SCOPE_CGROUP;
