@@ -58,6 +58,14 @@ struct output {
 	 * cgroup, container, pod, namespace and process (stderr said once
 	 * which); CSV and JSON keep it on every row */
 	bool unsup_once;
+	/* perf's text: the command's "seconds user" and "seconds sys" after
+	 * the elapsed time (a command of its own, no -I, -r, -a), from its
+	 * rusage; --no-big-num: counts without thousands separators; -n:
+	 * no blank line before the elapsed time */
+	bool ru_display;
+	double ru_user, ru_sys;
+	bool no_big_num;
+	bool null_run;
 };
 
 extern const struct output_ops output_text_ops;

@@ -81,12 +81,29 @@ static void num__group(char *dst, size_t size, const char *num)
 	snprintf(dst + o, size - o, "%s", num + int_len);
 }
 
+/* perf -B (its default in text): thousands separators; --no-big-num: none */
+static bool big_num = true;
+
+static void num__put(char *dst, size_t size, const char *num)
+{
+	size_t n = strlen(num);
+
+	if (big_num) {
+		num__group(dst, size, num);
+		return;
+	}
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, num, n);
+	dst[n] = '\0';
+}
+
 static void num__fmt_u64(char *dst, size_t size, __u64 v)
 {
 	char tmp[32];
 
 	snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v);
-	num__group(dst, size, tmp);
+	num__put(dst, size, tmp);
 }
 
 static void num__fmt_fixed(char *dst, size_t size, double v, int prec)
@@ -94,7 +111,7 @@ static void num__fmt_fixed(char *dst, size_t size, double v, int prec)
 	char tmp[400];	/* "%.2f" of DBL_MAX is 312 characters */
 
 	snprintf(tmp, sizeof(tmp), "%.*f", prec, v);
-	num__group(dst, size, tmp);
+	num__put(dst, size, tmp);
 }
 
 /* One row being printed, with what its lines share. */
@@ -361,6 +378,7 @@ static void text__interval(struct output *o, double t, double dt,
 	int k, i, width = KEY_LEN;
 	bool keyed = false;
 
+	big_num = !o->no_big_num;
 	if (!o->interval_mode)
 		fprintf(o->f, "\n Performance counter stats for %s'%s'",
 			o->target_what ? o->target_what : "",
@@ -421,7 +439,13 @@ static void text__end(struct output *o, double elapsed)
 		fprintf(o->f, "\n\n");
 		return;
 	}
-	fprintf(o->f, "\n %17.9f seconds time elapsed\n\n", elapsed);
+	/* perf: -n prints no blank line before it; a command's times after
+	 * it, and two more blank lines */
+	fprintf(o->f, "%s %17.9f seconds time elapsed\n\n", o->null_run ? "" : "\n",
+		elapsed);
+	if (o->ru_display)
+		fprintf(o->f, " %17.9f seconds user\n %17.9f seconds sys\n\n\n",
+			o->ru_user, o->ru_sys);
 }
 
 const struct output_ops output_text_ops = {

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "common/log.h"
 #include "front/errors.h"
@@ -62,8 +63,16 @@ FILE *front_run__open_output(const struct front_opts *so)
 	int fd;
 	FILE *f;
 
-	if (so->output && !so->quiet)	/* perf -q creates no file */
-		return fopen(so->output, so->append ? "ae" : "we");
+	if (so->output && !so->quiet) {	/* perf -q creates no file */
+		time_t now = time(NULL);
+
+		f = fopen(so->output, so->append ? "ae" : "we");
+		/* perf's first line in its -o file (ctime's ends the line);
+		 * not before JSON lines, whose readers take every line */
+		if (f && !so->json)
+			fprintf(f, "# started on %s\n", ctime(&now));
+		return f;
+	}
 	fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0)
 		return NULL;

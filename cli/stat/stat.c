@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #include <math.h>
@@ -176,6 +177,25 @@ static int daemon_gone(struct front_run *st, double t0, int err)
 }
 
 /*
+ * perf's "seconds user" and "seconds sys": the command's rusage, and its
+ * children's that it waited for (wait4's), once it has exited; not
+ * printed when it is still running (--timeout, a second signal).
+ */
+static void stat_rusage(struct front_run *st)
+{
+	struct rusage ru;
+
+	if (!st->out.ru_display)
+		return;
+	if (command__reap(&st->cmd, &ru)) {
+		st->out.ru_display = false;
+		return;
+	}
+	st->out.ru_user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+	st->out.ru_sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/*
  * An own engine is ticked every read period (its maps hold one period
  * of keys); the daemon ticks itself and is asked for a snapshot every
  * second, so a daemon that dies leaves its last one to print. Prints
@@ -232,6 +252,7 @@ static int stat_loop(struct front_run *st)
 			next_poll = attached ? now + 1 : INFINITY;
 		}
 		if (ending) {
+			stat_rusage(st);
 			if (!st->printed_all && (!ival || st->last.seq > st->prev.seq))
 				err = print_interval(st, t0);
 			st->out.ops->end(&st->out, st->prev.t - t0);
@@ -401,6 +422,8 @@ int stat__run(struct front_run *st)
 	ret = sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, true);
 	if (ret)
 		return cli__exit_status(ret);
+	/* perf prints a command's times when it forked it alone */
+	st->out.ru_display = st->sc.command_mode && !st->o.interval_ms;
 	ret = stat_start(st);
 	if (ret)
 		return ret;
