@@ -66,6 +66,9 @@ struct output {
 	double ru_user, ru_sys;
 	bool no_big_num;
 	bool null_run;
+	/* CSV: the first field of --summary's lines (perf's "summary",
+	 * right-aligned in 16), NULL: none */
+	const char *csv_lead;
 };
 
 extern const struct output_ops output_text_ops;

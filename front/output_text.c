@@ -148,6 +148,9 @@ static void text_row__key(struct text_row *tr)
 	case SCOPE_SOCKET:
 		snprintf(buf, size, "S%s", key);
 		break;
+	case SCOPE_NODE:
+		snprintf(buf, size, "N%s", key);
+		break;
 	case SCOPE_PROCESS:
 		snprintf(buf, size, "%s%s%s%s%s", str__is_number(key) ?
 			 "pid " : "", key, r->comm ? " (" : "",

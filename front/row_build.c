@@ -112,6 +112,8 @@ static struct cpu_place cpu_place__of(const struct row_ctx *sc, int cpu,
 {
 	struct cpu_place p = sc->place[cpu];
 
+	if (s == SCOPE_NODE)	/* compared as a package alone */
+		return (struct cpu_place){ .pkg = p.node, .die = -1, .core = -1 };
 	if (s == SCOPE_DIE)
 		p.core = -1;
 	return p;
@@ -139,7 +141,8 @@ static int add_places(const struct row_ctx *sc, const struct aggregate *a,
 		double joules = 0;
 		struct row *r;
 
-		r = row_set__add(rs, s, s == SCOPE_DIE ?
+		r = row_set__add(rs, s, s == SCOPE_NODE ? row_set__key(rs, "%d", p->pkg) :
+				 s == SCOPE_DIE ?
 				 row_set__key(rs, "S%d-D%d", p->pkg, p->die) :
 				 row_set__key(rs, "S%d-D%d-C%d", p->pkg, p->die, p->core));
 		if (!r) {
@@ -527,6 +530,8 @@ int row_set__build(const struct row_ctx *sc, const struct aggregate *a,
 		err = add_places(sc, a, SCOPE_DIE, dt, rs);
 	if (!err && !a->no_sys && sc->place && want(sc, SCOPE_CORE))
 		err = add_places(sc, a, SCOPE_CORE, dt, rs);
+	if (!err && !a->no_sys && sc->place && want(sc, SCOPE_NODE))
+		err = add_places(sc, a, SCOPE_NODE, dt, rs);
 	if (!err && want(sc, SCOPE_CGROUP))
 		err = add_cgroups(sc, a, dt, rs);
 	if (!err && want(sc, SCOPE_CONTAINER))

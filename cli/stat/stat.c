@@ -127,7 +127,8 @@ static int print_interval(struct front_run *st, double t0)
 	}
 	st->out.ops->interval(&st->out, t - t0, dt, st->rows.rows, st->rows.nr);
 	st->undercounted |= rows__undercounted(&st->out, st->rows.rows, st->rows.nr);
-	snapshot__free(&st->prev);
+	if (!st->have_first || st->prev.mem != st->first.mem)
+		snapshot__free(&st->prev);
 	st->prev = st->last;
 	heap__trim();
 	if (fflush(st->out.f) || ferror(st->out.f)) {
@@ -139,6 +140,29 @@ static int print_interval(struct front_run *st, double t0)
 	return 0;
 }
 
+
+/*
+ * perf --summary: after -I's last print, the whole run as without -I
+ * (CSV's lines led by "summary", unless --no-csv-summary).
+ */
+static int print_summary(struct front_run *st)
+{
+	double dt = st->prev.t - st->first.t;
+	int err;
+
+	aggregate__reset(&st->agg);
+	err = snapshot__diff(&st->prev, &st->first, &st->agg);
+	err = err ?: row_set__build(&st->sc, &st->agg, dt, &st->rows);
+	if (err) {
+		pr_err("the summary's counts: %s", strerror(-err));
+		return err;
+	}
+	row_set__top(&st->rows, st->sc.sort_idx, st->o.top);
+	st->out.interval_mode = false;
+	st->out.csv_lead = st->o.no_csv_summary ? NULL : "summary";
+	st->out.ops->interval(&st->out, dt, dt, st->rows.rows, st->rows.nr);
+	return 0;
+}
 
 /* Signals and the command: true when the run should end now. */
 static bool stat_should_end(struct front_run *st, double now, double deadline)
@@ -193,6 +217,26 @@ static void stat_rusage(struct front_run *st)
 	}
 	st->out.ru_user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
 	st->out.ru_sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/*
+ * The run's end: counting is over (the last snapshot taken); perf's
+ * --post runs (its failure said, and the counts printed all the same,
+ * as perf), then the last interval (last), --summary's, the end.
+ */
+static int stat_finish(struct front_run *st, double t0, bool last)
+{
+	int err = 0;
+
+	stat_rusage(st);
+	stat_compat__hook("--post", st->o.post_cmd);
+	if (last)
+		err = print_interval(st, t0);
+	if (!err && st->have_first)
+		err = print_summary(st);
+	st->out.ops->end(&st->out, st->prev.t - t0);
+	fflush(st->out.f);
+	return err;
 }
 
 /*
@@ -252,12 +296,8 @@ static int stat_loop(struct front_run *st)
 			next_poll = attached ? now + 1 : INFINITY;
 		}
 		if (ending) {
-			stat_rusage(st);
-			if (!st->printed_all && (!ival || st->last.seq > st->prev.seq))
-				err = print_interval(st, t0);
-			st->out.ops->end(&st->out, st->prev.t - t0);
-			fflush(st->out.f);
-			return err;
+			return stat_finish(st, t0, !st->printed_all &&
+					   (!ival || st->last.seq > st->prev.seq));
 		}
 		if (next_print && now >= next_print - 1e-3) {
 			err = print_interval(st, t0);
@@ -268,11 +308,8 @@ static int stat_loop(struct front_run *st)
 			 * command, as perf, the run waits for it, printing no more
 			 */
 			if (st->o.tg.interval_count && ++st->prints == st->o.tg.interval_count) {
-				if (!st->o.cmd) {
-					st->out.ops->end(&st->out, st->prev.t - t0);
-					fflush(st->out.f);
-					return 0;
-				}
+				if (!st->o.cmd)
+					return stat_finish(st, t0, false);
 				st->printed_all = true;
 			}
 			while (next_print <= now + 1e-3)
@@ -388,6 +425,11 @@ static int stat_start(struct front_run *st)
 	ret = st->o.cmd ? spawn_command(st) : 0;
 	if (!ret && st->o.tg.delay_ms && stat_delay(st))
 		return cli__fail(-EIO, "reading the counts after -D's delay failed");
+	/* --summary: the whole run's counts from here, after -I's */
+	if (!ret && st->o.summary && st->o.interval_ms) {
+		st->first = st->prev;
+		st->have_first = true;
+	}
 	return ret;
 }
 
@@ -422,8 +464,13 @@ int stat__run(struct front_run *st)
 	ret = sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, true);
 	if (ret)
 		return cli__exit_status(ret);
-	/* perf prints a command's times when it forked it alone */
-	st->out.ru_display = st->sc.command_mode && !st->o.interval_ms;
+	/* perf prints a command's times when it forked it alone, and
+	 * prints the run whole (no -I, or --summary after it) */
+	st->out.ru_display = st->sc.command_mode &&
+			     (!st->o.interval_ms || st->o.summary);
+	/* perf --pre: before counting; its failure ends the run uncounted */
+	if (stat_compat__hook("--pre", st->o.pre_cmd))
+		return 1;
 	ret = stat_start(st);
 	if (ret)
 		return ret;

@@ -27,4 +27,14 @@ int stat__run(struct front_run *st);
  */
 int stat__repeat(int argc, char **argv, long runs);
 
+/* cli/stat/stat_compat.c: -e's list as perf takes it (an event given
+ * twice, :W, --all-user, --all-kernel); the checks of perf's printing
+ * options; --pre and --post (0, or -ECANCELED when the command failed,
+ * said) */
+int stat_compat__events(struct front_opts *o);
+int stat_compat__check(struct front_opts *o);
+int stat_compat__hook(const char *opt, const char *cmd);
+/* --metric-only without -M: perf's shadow metrics of the events */
+void stat_compat__shadow_metrics(struct front_opts *o);
+
 #endif

@@ -32,6 +32,22 @@ enum {
 	OPT_METRIC_ONLY,
 	OPT_PER_THREAD,
 	OPT_TOP,
+	/* perf's, as perf does them (stat_compat.c) */
+	OPT_PER_NODE,
+	OPT_NO_MERGE,
+	OPT_BIG_NUM,
+	OPT_NO_BIG_NUM,
+	OPT_PRE,
+	OPT_POST,
+	OPT_ALL_USER,
+	OPT_ALL_KERNEL,
+	OPT_SUMMARY,
+	OPT_NO_CSV_SUMMARY,
+	OPT_SCALE,
+	OPT_LOG_FD,
+	OPT_METRIC_NO_GROUP,
+	OPT_PERCORE_SHOW_THREAD,
+	OPT_CONTROL,
 };
 
 static void stat_usage(FILE *f)
@@ -168,6 +184,22 @@ static const struct option long_opts[] = {
 	{ "metrics",		required_argument, NULL, 'M' },
 	{ "metric-only",	no_argument,	   NULL, OPT_METRIC_ONLY },
 	{ "detailed",		no_argument,	   NULL, 'd' },
+	{ "per-node",		no_argument,	   NULL, OPT_PER_NODE },
+	{ "no-merge",		no_argument,	   NULL, OPT_NO_MERGE },
+	{ "null",		no_argument,	   NULL, 'n' },
+	{ "big-num",		no_argument,	   NULL, OPT_BIG_NUM },
+	{ "no-big-num",		no_argument,	   NULL, OPT_NO_BIG_NUM },
+	{ "pre",		required_argument, NULL, OPT_PRE },
+	{ "post",		required_argument, NULL, OPT_POST },
+	{ "all-user",		no_argument,	   NULL, OPT_ALL_USER },
+	{ "all-kernel",		no_argument,	   NULL, OPT_ALL_KERNEL },
+	{ "summary",		no_argument,	   NULL, OPT_SUMMARY },
+	{ "no-csv-summary",	no_argument,	   NULL, OPT_NO_CSV_SUMMARY },
+	{ "scale",		no_argument,	   NULL, OPT_SCALE },
+	{ "log-fd",		required_argument, NULL, OPT_LOG_FD },
+	{ "metric-no-group",	no_argument,	   NULL, OPT_METRIC_NO_GROUP },
+	{ "percore-show-thread", no_argument,	   NULL, OPT_PERCORE_SHOW_THREAD },
+	{ "control",		required_argument, NULL, OPT_CONTROL },
 	COMMON_LONG_OPTIONS
 };
 
@@ -221,6 +253,70 @@ static int parse_cgroups(struct front_opts *o, const char *arg)
 	}
 	free(dup);
 	return err;
+}
+
+/* perf's options that change what is printed or what runs around the
+ * count (cli/stat/stat_compat.c does them) */
+static int stat_opts__perf(struct front_opts *o, int c, const char *arg)
+{
+	long v;
+
+	switch (c) {
+	case OPT_PER_NODE:
+		o->aggr |= 1u << SCOPE_NODE;
+		return 0;
+	case 'n':
+		o->null_run = true;
+		return 0;
+	case 'B':
+	case OPT_BIG_NUM:
+		o->big_num = true;
+		o->no_big_num = false;
+		return 0;
+	case OPT_NO_BIG_NUM:
+		o->no_big_num = true;
+		o->big_num = false;
+		return 0;
+	case OPT_PRE:
+		o->pre_cmd = arg;
+		return 0;
+	case OPT_POST:
+		o->post_cmd = arg;
+		return 0;
+	case OPT_ALL_USER:
+		o->all_mod = 'u';
+		return 0;
+	case OPT_ALL_KERNEL:
+		o->all_mod = 'k';
+		return 0;
+	case OPT_SUMMARY:
+		o->summary = true;
+		return 0;
+	case OPT_NO_CSV_SUMMARY:
+		o->no_csv_summary = true;
+		return 0;
+	case OPT_SCALE:		/* perf's default, and here (--no-scale: not) */
+		o->eng.no_scale = false;
+		return 0;
+	case OPT_LOG_FD:
+		if (opts__long("--log-fd", arg, 0, INT32_MAX - 1, &v))
+			return -EINVAL;
+		o->log_fd = v + 1;
+		return 0;
+	/* nothing to do here: no hybrid or uncore PMU's counts to merge, no
+	 * metric groups (each -M metric is a formula over the events), and
+	 * no percore event qualifier */
+	case OPT_NO_MERGE:
+	case OPT_METRIC_NO_GROUP:
+	case OPT_PERCORE_SHOW_THREAD:
+		return 0;
+	case OPT_CONTROL:	/* perf's enable/disable of counting mid-run */
+		pr_err("--control %s: not supported: emon-perf counts from its first snapshot to its last (-D delays the start)",
+		       arg);
+		return -EINVAL;
+	default:
+		return -EINVAL;
+	}
 }
 
 static int stat_opts__one(void *ctx, int c, const char *arg)
@@ -313,7 +409,7 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 		o->detailed = true;
 		return 0;
 	default:
-		return -EINVAL;
+		return stat_opts__perf(o, c, arg);
 	}
 }
 
@@ -411,10 +507,8 @@ static int stat_opts__metrics(struct front_opts *o)
 				 "L1_miss_rate,LLC_miss_rate"))
 			return -EINVAL;
 	}
-	if (o->metric_only && !o->metric_list[0]) {
-		pr_err("--metric-only needs metrics: -M LIST (see 'emon-perf list metrics')");
-		return -EINVAL;
-	}
+	if (o->metric_only && !o->metric_list[0])
+		stat_compat__shadow_metrics(o);
 	if (!o->metric_list[0])
 		return 0;
 	if (formulas__parse(o->metric_list, o->events, sizeof(o->events),
@@ -431,13 +525,18 @@ int stat_opts__parse(struct front_opts *o, int argc, char **argv)
 	int err;
 
 	memset(o, 0, sizeof(*o));
-	err = opts__parse(argc, argv, "+e:aAG:I:x:jo:qp:t:C:D:r:vhM:d", long_opts, "stat",
+	err = opts__parse(argc, argv, "+e:aAG:I:x:jo:qp:t:C:D:r:vhM:dnB", long_opts, "stat",
 			  stat_usage, stat_opts__one, o);
 	if (err)
 		return err;
 	if (optind < argc)
 		o->cmd = &argv[optind];
-	err = stat_opts__metrics(o);
+	/* perf -n without events: the times alone (one event is counted) */
+	if (o->null_run && !o->events[0] && !o->metric_list[0] && !o->detailed) {
+		snprintf(o->events, sizeof(o->events), "cpu-clock");
+		o->hide_events = true;
+	}
+	err = stat_opts__metrics(o) ?: stat_compat__events(o) ?: stat_compat__check(o);
 	if (err)
 		return err;
 	if (o->sep && o->json) {
