@@ -64,7 +64,7 @@ struct output {
 	 * no blank line before the elapsed time */
 	bool ru_display;
 	double ru_user, ru_sys;
-	bool no_big_num;
+	const char *thousands_sep;	/* text's, "": none; NULL: "," */
 	bool null_run;
 	/* CSV: the first field of --summary's lines (perf's "summary",
 	 * right-aligned in 16), NULL: none */
@@ -98,6 +98,12 @@ const char *row__cont_label(const struct row *r, char *buf, size_t size);
  * Returns s.
  */
 char *output__escape(char *s, size_t size);
+/*
+ * perf -B, its default in text: the thousands separator of LC_NUMERIC as
+ * the environment sets it, as perf's printf("%'") ("" in C and C.UTF-8:
+ * none), the decimal point staying '.'.
+ */
+const char *output__locale_thousands_sep(void);
 /* index of the event called name in o->ev, or -1 */
 int output__event_index(const struct output *o, const char *name);
 

@@ -5,7 +5,8 @@
  *  [TIME ] COUNT UNIT EVENT [KEY] [# METRIC UNIT] [(XX.XX% running)]
  *
  * TIME is "%16.9f " with -I only, COUNT is right-aligned in 18 with
- * thousands separators (time events in msec, 2 decimals), UNIT is "msec"
+ * the locale's thousands separators, as perf's %' (time events in msec,
+ * 2 decimals), UNIT is "msec"
  * or blank in 4, EVENT is left-aligned in 32, KEY (rows other than system:
  * "CPU3", "S0", a cgroup path, "ID [NAME] (runtime)", "pid 1234 (comm)") follows
  * the name as perf -G prints the cgroup, and the metric comment is padded
@@ -64,31 +65,33 @@ static void line__flush(struct line *l, FILE *f)
  * printf groups only under a locale that says so, and the output must not
  * change with the environment it runs in.
  */
+/* the print's thousands separator (output's thousands_sep), "": none */
+static const char *thousands_sep = ",";
+
 static void num__group(char *dst, size_t size, const char *num)
 {
-	size_t int_len, i, o = 0;
+	size_t int_len, i, o = 0, seplen = strlen(thousands_sep);
 
 	if (*num == '-' && size > 1) {
 		dst[o++] = '-';
 		num++;
 	}
 	int_len = strspn(num, "0123456789");
-	for (i = 0; i < int_len && o + 2 < size; i++) {
-		if (i && (int_len - i) % 3 == 0)
-			dst[o++] = ',';
+	for (i = 0; i < int_len && o + seplen + 2 < size; i++) {
+		if (i && (int_len - i) % 3 == 0) {
+			memcpy(dst + o, thousands_sep, seplen);
+			o += seplen;
+		}
 		dst[o++] = num[i];
 	}
 	snprintf(dst + o, size - o, "%s", num + int_len);
 }
 
-/* perf -B (its default in text): thousands separators; --no-big-num: none */
-static bool big_num = true;
-
 static void num__put(char *dst, size_t size, const char *num)
 {
 	size_t n = strlen(num);
 
-	if (big_num) {
+	if (*thousands_sep) {
 		num__group(dst, size, num);
 		return;
 	}
@@ -381,7 +384,7 @@ static void text__interval(struct output *o, double t, double dt,
 	int k, i, width = KEY_LEN;
 	bool keyed = false;
 
-	big_num = !o->no_big_num;
+	thousands_sep = o->thousands_sep ? o->thousands_sep : ",";
 	if (!o->interval_mode)
 		fprintf(o->f, "\n Performance counter stats for %s'%s'",
 			o->target_what ? o->target_what : "",

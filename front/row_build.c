@@ -507,6 +507,9 @@ int row_set__build(const struct row_ctx *sc, const struct aggregate *a,
 			goto nomem;
 		r->counts = a->tree[0]->total;
 		row_set__energy(sc, a, r, a->tree[0]->energy_j, dt);
+		/* perf: a command that did not run in an interval is <not
+		 * counted> (text and CSV; JSON lines keep their zeros) */
+		r->not_run = !sc->opts->json && counts__is_zero(&r->counts, a->nr_events);
 	}
 	if (sc->tg && sc->tg->nr_pids && !want(sc, SCOPE_THREAD)) {
 		/* -p: its processes' sum, the row perf -p prints: their
@@ -523,6 +526,7 @@ int row_set__build(const struct row_ctx *sc, const struct aggregate *a,
 			r->energy_j = a->tree[0]->energy_j;
 		}
 		row_set__energy(sc, a, r, r->energy_j, dt);
+		r->not_run = !sc->opts->json && counts__is_zero(&r->counts, a->nr_events);
 	}
 	/* a tenant's view: no rows of what it may not see (docs/security.md) */
 	err = a->no_sys ? 0 : add_cpus_and_sockets(sc, a, dt, rs);

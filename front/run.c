@@ -237,7 +237,7 @@ static void setup_events(struct front_run *st)
 		if (st->o.dups[d].at < n)
 			st->out.ev[st->o.dups[d].at] = st->out.ev[st->ev_out[st->o.dups[d].of]];
 	st->out.nr_events = st->o.hide_events ? 0 : n;
-	st->out.no_big_num = st->o.no_big_num;
+	st->out.thousands_sep = st->o.no_big_num ? "" : output__locale_thousands_sep();
 	st->out.null_run = st->o.null_run;
 }
 

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# perf stat 6.1's options that emon-perf once refused, and perf's text in
+# full, side by side with Debian's perf: each run of emon-perf and of
+# perf, on the same workload (system-wide: perf as emon-perf's command, so
+# both count the same window), compared line by line and field by field
+# by perf_layout.py (blank lines, header, events, units, keys, metric
+# units, footer; CSV fields), and the counts against what knows them:
+#  - a command's text: 'seconds user' and 'seconds sys' after the elapsed
+#    time and perf's trailing blank lines; cpu-clock against the same
+#    run's user + sys (its rusage), in each tool;
+#  - -o FILE: perf's '# started on' header (--append too); --log-fd;
+#  - -r 3 -x,: RUN is the mean time the event ran (the mean cpu-clock);
+#  - -a -G X: X's rows alone (text and CSV), 'system wide'; a busy
+#    cgroup's task-clock within 5% of perf's over the same window;
+#  - --per-node -a -x, -I: perf's lines; each node's cpu-clock its CPUs'
+#    wall time in each interval within 2%;
+#  - -n, --no-big-num, -B, --all-user, --summary (-I, -x, --no-csv-summary),
+#    --pre/--post, the options that change nothing here, --metric-only
+#    without -M, :W, an event given twice, -C's header, and a command
+#    that cannot run: perf's lines and status.
+. "$(dirname "$0")/lib.sh"
+command -v perf >/dev/null || skip "perf not installed"
+perf stat -e cpu-clock -- true 2>/dev/null || skip "perf stat does not run here"
+LAYOUT="$PY3 $(dirname "$0")/perf_layout.py"
+
+# same KIND OPTS...: emon-perf and perf, each `stat OPTS` on its own run of
+# the burner (0.2 s), their outputs in $TMP/e.KIND and $TMP/p.KIND; the
+# layouts compared
+same() {
+	local kind=$1 what=$2
+	shift 2
+	"$EMON" stat "$@" 2>"$TMP/e.$kind" >"$TMP/e.out"
+	ERC=$?
+	perf stat "$@" 2>"$TMP/p.$kind" >"$TMP/p.out"
+	PRC=$?
+	check "$what: perf's lines and fields (status $ERC, perf's $PRC)" \
+		bash -c "[ $ERC -eq $PRC ] && $LAYOUT $kind '$TMP/e.$kind' '$TMP/p.$kind'"
+}
+# val FILE EVENT: a text file's count of EVENT (msec for time events)
+val() { $LAYOUT text "$1" "$1" --values | awk -v ev="$2" '$1 == "emon" && $2 == ev { print $5; exit }'; }
+foot() { $LAYOUT text "$1" "$1" --values | awk -v w="$2" '$1 == "emon" && $2 == w { print $5; exit }'; }
+
+# --- a command's text in full -------------------------------------------
+EV=cpu-clock,context-switches
+same text "a command's text (user, sys, blank lines)" -e $EV -- "$BURN" 0.2
+for f in e p; do
+	c=$(val "$TMP/$f.text" cpu-clock) u=$(foot "$TMP/$f.text" seconds_user)
+	s=$(foot "$TMP/$f.text" seconds_sys)
+	check "$f: cpu-clock $c ms = the run's user + sys ($u + $s s) within 10% + 4 ms (their ticks)" \
+		"$PY3" -c "import sys; c, r = $c, ($u + $s) * 1e3; sys.exit(not abs(c - r) <= 0.1 * r + 4)"
+done
+same text "-n: the times alone" -n -- "$BURN" 0.1
+same text "-n -e: counts, no blank line before the time" -n -e cpu-clock -- "$BURN" 0.1
+same csv "-n -x,: nothing" -n -x, -- "$BURN" 0.1
+same text "--all-user: the events' own names" --all-user -e $EV -- "$BURN" 0.1
+check "--all-user: no context switch counted in user mode (both)" \
+	"$PY3" -c "import sys; sys.exit(not ($(val "$TMP/e.text" context-switches) == 0 == $(val "$TMP/p.text" context-switches)))"
+same text "--all-kernel" --all-kernel -e $EV -- "$BURN" 0.1
+for o in --no-merge --scale --metric-no-group --percore-show-thread --big-num; do
+	same text "$o: nothing changes here" $o -e $EV -- "$BURN" 0.1
+done
+same text "--metric-only without -M: perf's (empty) table" --metric-only -e $EV -- "$BURN" 0.1
+same csv "{a,b}:W and an event given twice" -x, -e "{cpu-clock,context-switches}:W,page-faults,page-faults" -- "$BURN" 0.1
+same csv "cpu-clock:W keeps its name" -x, -e cpu-clock:W -- "$BURN" 0.1
+"$EMON" stat -B -x, -e cpu-clock -- true 2>"$TMP/e.err"
+ERC=$?
+perf stat -B -x, -e cpu-clock -- true 2>"$TMP/p.err"
+pl=$(head -1 "$TMP/p.err")
+check "-B with -x: refused with perf's words ($(cat "$TMP/e.err"); status $ERC)" \
+	[ $ERC -eq 2 -a "$(cat "$TMP/e.err")" = "emon-perf: $pl" ]
+same text "a command that cannot run" -e cpu-clock -- /no/such/command
+check "a command that cannot run: 255, as perf" [ "$ERC" -eq 255 ]
+
+# --pre and --post: around the count, on stdout, before the print
+"$EMON" stat --pre 'echo PRE' --post 'echo POST' -e cpu-clock -- true >"$TMP/e.out" 2>"$TMP/e.err"
+perf stat --pre 'echo PRE' --post 'echo POST' -e cpu-clock -- true >"$TMP/p.out" 2>"$TMP/p.err"
+check "--pre/--post: $(tr '\n' ' ' <"$TMP/e.out")as perf's" cmp -s "$TMP/e.out" "$TMP/p.out"
+check "--pre/--post: the counts' lines are perf's" $LAYOUT text "$TMP/e.err" "$TMP/p.err"
+
+# -o FILE, --append, --log-fd
+"$EMON" stat -o "$TMP/e.o" -e $EV -- "$BURN" 0.1
+perf stat -o "$TMP/p.o" -e $EV -- "$BURN" 0.1
+check "-o FILE: '# started on' and perf's lines" $LAYOUT text "$TMP/e.o" "$TMP/p.o"
+check "-o FILE: the date as perf's ($(head -1 "$TMP/e.o"))" \
+	grep -qE '^# started on [A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9][0-9] [0-9:]{8} [0-9]{4}$' "$TMP/e.o"
+"$EMON" stat -o "$TMP/e.o" --append -x, -e $EV -- "$BURN" 0.1
+perf stat -o "$TMP/p.o" --append -x, -e $EV -- "$BURN" 0.1
+check "-o --append -x,: two headers" [ "$(grep -c '^# started on' "$TMP/e.o")" = 2 ]
+"$EMON" stat --log-fd 3 -e $EV -- "$BURN" 0.1 3>"$TMP/e.fd" 2>"$TMP/e.err"
+perf stat --log-fd 3 -e $EV -- "$BURN" 0.1 3>"$TMP/p.fd" 2>"$TMP/p.err"
+check "--log-fd 3: the counts there, perf's lines, nothing on stderr" \
+	bash -c "[ ! -s '$TMP/e.err' ] && $LAYOUT text '$TMP/e.fd' '$TMP/p.fd'"
+
+# -r 3 -x,: RUN is the mean time the events ran
+same csv "-r 3 -x," -r 3 -x, -e $EV -- "$BURN" 0.1
+check "-r 3 -x,: RUN of both events is the mean cpu-clock, in ns (1%)" "$PY3" -c '
+import sys
+rows = [l.strip().split(",") for l in open(sys.argv[1]) if "," in l]
+ns = float(rows[0][0]) * 1e6
+print("      ", rows)
+sys.exit(not all(abs(float(r[4]) - ns) <= 0.01 * ns + 1e4 for r in rows))' "$TMP/e.csv"
+
+# --summary: -I's intervals, then the run whole
+same text "--summary -I 100" --summary -I 100 -e $EV -- sleep 0.35
+same csv "--summary -I 100 -x," --summary -I 100 -x, -e $EV -- sleep 0.35
+same csv "--summary --no-csv-summary -I 100 -x," --summary --no-csv-summary -I 100 -x, -e $EV -- sleep 0.35
+
+# --- system-wide: perf is emon-perf's command, the same window -----------
+side() { # KIND OPTS...: emon-perf OPTS -- perf stat OPTS -- sleep 1
+	local kind=$1
+	shift
+	"$EMON" stat "$@" -o "$TMP/e.$kind" -- perf stat "$@" -o "$TMP/p.$kind" -- sleep 1.05
+}
+side text -a --no-big-num -e $EV
+check "--no-big-num -a: perf's lines, counts without separators" $LAYOUT text "$TMP/e.text" "$TMP/p.text"
+side text -a -B -e $EV
+check "-B -a: perf's lines, with separators" $LAYOUT text "$TMP/e.text" "$TMP/p.text"
+side text -C 0 -e cpu-clock
+check "-C 0: perf's header ('CPU(s) 0') and lines" $LAYOUT text "$TMP/e.text" "$TMP/p.text"
+side csv --per-node -a -x, -I 250 -e $EV
+check "--per-node -a -x, -I 250: perf's lines and fields" $LAYOUT csv "$TMP/e.csv" "$TMP/p.csv"
+check "--per-node: each interval's cpu-clock the node's CPUs times its wall time (2%)" "$PY3" -c '
+import sys
+rows = [l.strip().split(",") for l in open(sys.argv[1]) if l[:1] == " " and ",cpu-clock," in l]
+prev, bad = 0.0, 0
+for r in rows:
+    t, n, v = float(r[0]), int(r[2]), float(r[3])
+    wall = (t - prev) * 1e3
+    print(f"      {r[1]} {t:.3f} s: {v:.2f} msec on {n} CPUs, wall {wall:.2f} ms")
+    bad += abs(v / n - wall) > 0.02 * wall
+    prev = t
+sys.exit(bad or not rows)' "$TMP/e.csv"
+
+# -a -G X: X's rows alone, the same window as perf's
+c=$(cg_new busy)
+cg_bg "$c" "$BURN" 30
+# (perf -G's cgroups go to -e's events one by one: one each, as
+# perf_csv.sh; emon-perf's -G counts every event in each)
+for kind in text csv; do
+	x=() && [ $kind = csv ] && x=(-x,)
+	ev=(-a "${x[@]}" -e task-clock,context-switches)
+	"$EMON" stat "${ev[@]}" -G "$c" -o "$TMP/e.$kind" -- \
+		perf stat "${ev[@]}" -G "$c,$c" -o "$TMP/p.$kind" -- sleep 1.05
+	check "-a -G $c ($kind): perf's lines, fields and header" $LAYOUT $kind "$TMP/e.$kind" "$TMP/p.$kind"
+done
+check "-a -G -x,: every line is the cgroup's" bash -c "[ \$(grep -vc ',$c,' '$TMP/e.csv') -eq 2 ]"
+e=$(awk -F, '$3 == "task-clock" { print $1 }' "$TMP/e.csv") p=$(awk -F, '$3 == "task-clock" { print $1 }' "$TMP/p.csv")
+check "-a -G: the busy cgroup's task-clock $e ms, perf's $p ms over the same window (5% + 20 ms: perf's start and end)" \
+	"$PY3" -c "import sys; sys.exit(not abs($e - $p) <= 0.05 * $p + 20)"
+"$EMON" stat -a --by system,cgroup -x, -e task-clock -G "$c" -o "$TMP/e2.csv" -- sleep 0.2
+check "--by system,cgroup -G: the system row too" [ "$(grep -c '^[0-9.]*,msec,task-clock,[0-9]' "$TMP/e2.csv")" -eq 1 ]
+finish
