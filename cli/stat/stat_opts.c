@@ -121,6 +121,17 @@ static void stat_usage(FILE *f)
 "      --append              with -o: append to FILE\n"
 "  -q, --quiet               print no counts (errors still)\n"
 "      --timeout MS          stop after MS milliseconds\n"
+"      --per-node            per NUMA node (--by node), as perf\n"
+"  -n, --null                no events unless asked: the times alone\n"
+"  -B, --big-num, --no-big-num  text counts with the locale's thousands\n"
+"                            separators (the default), or none\n"
+"      --pre CMD, --post CMD sh -c CMD before each run, and after it\n"
+"      --all-user, --all-kernel  every event in user (kernel) mode only\n"
+"      --summary             with -I: the whole run at the end too\n"
+"      --no-csv-summary      its CSV lines without perf's 'summary' field\n"
+"      --log-fd N            the counts to fd N instead of stderr\n"
+"      --scale, --no-merge, --metric-no-group, --percore-show-thread\n"
+"                            perf's, accepted (nothing to do here)\n"
 ENERGY_OPTIONS_USAGE
 RUNTIME_ROOT_USAGE
 "      --max-cgroups N       BPF map entries (cgroup x CPU) per interval\n"
