@@ -230,7 +230,7 @@ static int parse_by(struct front_opts *o, const char *arg)
 		int s = scope__parse(tok);
 
 		if (s < 0 || s == SCOPE_COMMAND) {
-			pr_err("unknown scope '%s' in --by (system,cpu,socket,die,core,cgroup,container,pod,namespace,process)",
+			pr_err("unknown scope '%s' in --by (system,cpu,socket,die,core,node,cgroup,container,pod,namespace,process)",
 			       tok);
 			err = -EINVAL;
 			break;

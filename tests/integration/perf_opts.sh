@@ -117,6 +117,19 @@ side text -a -B -e $EV
 check "-B -a: perf's lines, with separators" $LAYOUT text "$TMP/e.text" "$TMP/p.text"
 side text -C 0 -e cpu-clock
 check "-C 0: perf's header ('CPU(s) 0') and lines" $LAYOUT text "$TMP/e.text" "$TMP/p.text"
+# perf's aggregations in text: the aggregation leads the line, -I's
+# header names it (--per-thread's rows are the machine's threads: the
+# layout alone, one run)
+for mode in -A --per-socket --per-die --per-core --per-node; do
+	side text -a $mode -e $EV
+	check "$mode -a text: perf's lines and fields" $LAYOUT text "$TMP/e.text" "$TMP/p.text"
+	side text -a $mode -I 250 -e $EV
+	check "$mode -a -I 250 text: perf's lines, fields and header" $LAYOUT text "$TMP/e.text" "$TMP/p.text"
+done
+"$EMON" stat -a --per-thread -I 100 -e cpu-clock -o "$TMP/e.text" -- sleep 0.15
+check "--per-thread -I text: perf's header, COMM-TID leading each line" \
+	bash -c "grep -qx '#           time             comm-pid                  counts unit events' '$TMP/e.text' &&
+		grep -qE '^ +[0-9.]+ +[^ ].*-[0-9]+ +[0-9.]+ msec cpu-clock ' '$TMP/e.text'"
 side csv --per-node -a -x, -I 250 -e $EV
 check "--per-node -a -x, -I 250: perf's lines and fields" $LAYOUT csv "$TMP/e.csv" "$TMP/p.csv"
 check "--per-node: each interval's cpu-clock the node's CPUs times its wall time (2%)" "$PY3" -c '
