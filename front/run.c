@@ -265,7 +265,8 @@ static void setup_metrics(struct front_run *st)
 	st->out.metrics = st->o.metrics;
 	st->out.nr_metrics = st->o.nr_metrics;
 	st->out.metric_only = st->o.metric_only;
-	for (int k = 0; k < st->o.nr_metrics; k++) {
+	/* perf's own metric table (--metric-only alone) says nothing */
+	for (int k = 0; !st->o.metrics_implied && k < st->o.nr_metrics; k++) {
 		const struct formula_def *d = st->o.metrics[k];
 
 		if (d->energy && !m->energy_on)

@@ -518,8 +518,10 @@ static int stat_opts__metrics(struct front_opts *o)
 				 "L1_miss_rate,LLC_miss_rate"))
 			return -EINVAL;
 	}
-	if (o->metric_only && !o->metric_list[0])
+	if (o->metric_only && !o->metric_list[0]) {
 		stat_compat__shadow_metrics(o);
+		o->metrics_implied = true;
+	}
 	if (!o->metric_list[0])
 		return 0;
 	if (formulas__parse(o->metric_list, o->events, sizeof(o->events),

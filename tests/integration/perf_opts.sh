@@ -60,6 +60,9 @@ for o in --no-merge --scale --metric-no-group --percore-show-thread --big-num; d
 	same text "$o: nothing changes here" $o -e $EV -- "$BURN" 0.1
 done
 same text "--metric-only without -M: perf's (empty) table" --metric-only -e $EV -- "$BURN" 0.1
+"$EMON" stat --metric-only -- true 2>"$TMP/e.text"
+check "--metric-only alone: perf's shadow metrics of the default events, nothing said on stderr" \
+	bash -c "! grep -q emon-perf '$TMP/e.text' && grep -q 'insn per cycle' '$TMP/e.text'"
 same csv "{a,b}:W and an event given twice" -x, -e "{cpu-clock,context-switches}:W,page-faults,page-faults" -- "$BURN" 0.1
 same csv "cpu-clock:W keeps its name" -x, -e cpu-clock:W -- "$BURN" 0.1
 "$EMON" stat -B -x, -e cpu-clock -- true 2>"$TMP/e.err"
@@ -91,6 +94,7 @@ perf stat --log-fd 3 -e $EV -- "$BURN" 0.1 3>"$TMP/p.fd" 2>"$TMP/p.err"
 check "--log-fd 3: the counts there, perf's lines, nothing on stderr" \
 	bash -c "[ ! -s '$TMP/e.err' ] && $LAYOUT text '$TMP/e.fd' '$TMP/p.fd'"
 
+same text "-r 3 text: no user and sys lines" -r 3 -e $EV -- "$BURN" 0.05
 # -r 3 -x,: RUN is the mean time the events ran
 same csv "-r 3 -x," -r 3 -x, -e $EV -- "$BURN" 0.1
 check "-r 3 -x,: RUN of both events is the mean cpu-clock, in ns (1%)" "$PY3" -c '
