@@ -63,7 +63,7 @@ struct front_opts {
 	 */
 	int nr_dups;
 	struct { int at, of; } dups[EMON_MAX_EVENTS];
-	char shown[EMON_MAX_EVENTS][64];
+	char shown[EMON_MAX_EVENTS][128];	/* PMU_EVENT_NAME_LEN */
 	unsigned int strip_mod;
 };
 

@@ -102,14 +102,10 @@ static bool elem__add_mod(char *name, size_t size, bool group, char mod)
 static int stat_compat__add(struct front_opts *o, char *dst, size_t *n,
 			    const char *elem, size_t len, int *nr)
 {
-	char name[256];
+	char name[PMU_EVENT_NAME_LEN * 2];
 	bool group = *elem == '{', weak, added;
 	int k = group ? group__count(elem, len) : 1;
 
-	if (len >= sizeof(name) - 3 || *nr + k > EMON_MAX_EVENTS) {
-		pr_err("too many events, or an event name too long, in '%s'", o->events);
-		return -EINVAL;
-	}
 	memcpy(name, elem, len);
 	name[len] = '\0';
 	weak = elem__mods(name, group) && mods__drop_weak(elem__mods(name, group));
@@ -141,7 +137,20 @@ int stat_compat__events(struct front_opts *o)
 	int nr_el = 0, nr = 0, at = 0;
 	size_t n = 0;
 
-	for (const char *p = o->events; *p && nr_el < EMON_MAX_EVENTS * 2;) {
+	/* past what can be counted, or a name too long: as given, for the
+	 * event parser to say what is wrong */
+	for (const char *p = o->events; *p; nr_el++) {
+		const char *e = elem__end(p);
+		size_t len = e - p;
+
+		nr += *p == '{' ? group__count(p, len) : 1;
+		if (nr_el >= EMON_MAX_EVENTS * 2 || nr > EMON_MAX_EVENTS * 2 ||
+		    len >= PMU_EVENT_NAME_LEN)
+			return 0;
+		p = *e ? e + 1 : e;
+	}
+	nr_el = nr = 0;
+	for (const char *p = o->events; *p;) {
 		const char *e = elem__end(p);
 		int prev = -1;
 
