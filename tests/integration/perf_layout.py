@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """perf stat's output beside emon-perf's, field by field.
 
-  perf_layout.py text|csv EMON_FILE PERF_FILE [--sep S]
+  perf_layout.py text|csv EMON_FILE PERF_FILE [--sep S] [--outer] [--values]
 
 Each file becomes a list of lines, each a shape and its numbers: the
 shape is what must be the same (blank lines, the header, the event, its
@@ -11,7 +11,8 @@ G/sec is the value's, not the layout's), the numbers are
 printed for the caller's own checks. Lines of -I are grouped by their
 time stamp: the intervals both print in full (all but the last) must
 have the same shapes; a count of intervals one apart is allowed (the two
-tools' timers are not one). Exits 1 when the shapes differ, and says
+tools' timers are not one; --outer: any more in the first, whose run
+holds the second's). Exits 1 when the shapes differ, and says
 where. With --values, prints "event key value" for each count line
 (text: msec for time events; values summed over intervals) on stdout.
 """
@@ -119,7 +120,10 @@ def main():
     if timed:
         te = [g for g in ge if g[0]]
         tp = [g for g in gp if g[0]]
-        if abs(len(te) - len(tp)) > 1 or not te:
+        # --outer: the first run holds the second (perf as emon-perf's
+        # command): it may have more intervals, perf's start and end
+        fewer = len(tp) - len(te) if "--outer" in sys.argv else abs(len(te) - len(tp))
+        if fewer > 1 or not te:
             print(f"      {len(te)} intervals from emon-perf, {len(tp)} from perf")
             bad += 1
         for k in range(min(len(te), len(tp)) - 1):
