@@ -52,6 +52,7 @@ struct front_opts {
 	int log_fd;		/* --log-fd N: N + 1, the counts to fd N; 0: none */
 	bool per_node;		/* --per-node: a row per NUMA node */
 	bool metrics_implied;	/* --metric-only without -M: perf's, no warnings */
+	const char *control;	/* --control fd:... or fifo:... (cli/stat) */
 	char all_mod;		/* --all-user 'u', --all-kernel 'k', or 0 */
 	/*
 	 * The events as printed, where they differ from those counted

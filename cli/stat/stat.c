@@ -95,10 +95,9 @@ static int take_snapshot(struct front_run *st)
 	return 0;
 }
 
-/* The interval from prev to last, printed; last becomes prev. */
-static int print_interval(struct front_run *st, double t0)
+/* The rows of the interval from prev to last (dt seconds). */
+static int build_rows(struct front_run *st, double dt)
 {
-	double t = st->last.t, dt = t - st->prev.t;
 	int err;
 
 	aggregate__reset(&st->agg);
@@ -117,6 +116,35 @@ static int print_interval(struct front_run *st, double t0)
 		return err;
 	}
 	row_set__top(&st->rows, st->sc.sort_idx, st->o.top);
+	return 0;
+}
+
+/* last becomes prev (the first snapshot stays, for --summary) */
+static void advance_prev(struct front_run *st)
+{
+	if (!st->have_first || st->prev.mem != st->first.mem)
+		snapshot__free(&st->prev);
+	st->prev = st->last;
+}
+
+/* The last print's time: with --control, prev may be later (a span) */
+static double print_t;
+
+/* The interval from prev to last, printed; last becomes prev. */
+static int print_interval(struct front_run *st, double t0)
+{
+	double t = st->last.t, dt = t - st->prev.t;
+	int err = build_rows(st, dt);
+
+	if (err)
+		return err;
+	/* --control, -D -1: the enabled spans of the interval alone, whose
+	 * rates are of the whole interval, as perf's */
+	if (st->o.control || st->o.tg.delay_ms < 0) {
+		stat_control__rows(&st->rows, st->agg.nr_events);
+		dt = t - print_t;
+	}
+	print_t = t;
 	if (st->agg.no_sys && !st->said_no_sys &&
 	    (st->o.by & (1u << SCOPE_SYSTEM | 1u << SCOPE_CPU | 1u << SCOPE_SOCKET |
 			    1u << SCOPE_DIE | 1u << SCOPE_CORE) || st->sc.energy_on)) {
@@ -127,9 +155,7 @@ static int print_interval(struct front_run *st, double t0)
 	}
 	st->out.ops->interval(&st->out, t - t0, dt, st->rows.rows, st->rows.nr);
 	st->undercounted |= rows__undercounted(&st->out, st->rows.rows, st->rows.nr);
-	if (!st->have_first || st->prev.mem != st->first.mem)
-		snapshot__free(&st->prev);
-	st->prev = st->last;
+	advance_prev(st);
 	heap__trim();
 	if (fflush(st->out.f) || ferror(st->out.f)) {
 		if (errno == EPIPE)
@@ -220,6 +246,33 @@ static void stat_rusage(struct front_run *st)
 }
 
 /*
+ * --control's commands: "disable" keeps the enabled span's rows (from
+ * prev to now) for the next print and starts a new span; "enable" starts
+ * one, dropping the disabled span. Each is answered "ack", as perf.
+ */
+static int stat_control(struct front_run *st)
+{
+	int cmd, err;
+
+	while ((cmd = stat_control__next()) != STAT_CTL_NONE) {
+		bool off = cmd == STAT_CTL_DISABLE;
+
+		if ((cmd == STAT_CTL_ENABLE || off) && off != stat_control__disabled()) {
+			err = take_snapshot(st);
+			if (!err && off)
+				err = build_rows(st, st->last.t - st->prev.t) ?:
+				      stat_control__keep(&st->rows, st->agg.nr_events);
+			if (err)
+				return err;
+			advance_prev(st);
+			stat_control__set(off);
+		}
+		stat_control__ack();
+	}
+	return 0;
+}
+
+/*
  * The run's end: counting is over (the last snapshot taken); perf's
  * --post runs (its failure said, and the counts printed all the same,
  * as perf), then the last interval (last), --summary's, the end.
@@ -253,14 +306,16 @@ static int stat_loop(struct front_run *st)
 	int err;
 
 	next_print = ival ? t0 + ival : 0;
+	print_t = t0;
 	next_poll = attached ? t0 + 1 : INFINITY;
 	deadline = st->o.timeout_ms ? t0 + st->o.timeout_ms / 1e3 : 0;
 	st->out.ops->begin(&st->out);
 
 	for (;;) {
-		struct pollfd pfd[2] = {
+		struct pollfd pfd[3] = {
 			{ .fd = sigwake.fd, .events = POLLIN },
 			{ .fd = st->src->ops->fd(st->src), .events = POLLIN },
+			{ .fd = stat_control__fd(), .events = POLLIN },
 		};
 		double now = session__now(), wake = st->src->ops->next_tick(st->src);
 		bool ending = stat_should_end(st, now, deadline);
@@ -276,11 +331,13 @@ static int stat_loop(struct front_run *st)
 		if (!ending && now < wake) {
 			double ms = (wake - now) * 1e3 + 1;
 
-			if (poll(pfd, attached ? 2 : 1, ms > 60000 ? 60000 : (int)ms) > 0) {
+			if (poll(pfd, 3, ms > 60000 ? 60000 : (int)ms) > 0) {
 				sigwake__drain();
 				/* the daemon says nothing unasked: that is its end */
-				if (pfd[1].revents)
+				if (attached && pfd[1].revents)
 					return daemon_gone(st, t0, -ECONNRESET);
+				if (pfd[2].revents && (err = stat_control(st)))
+					return attached ? daemon_gone(st, t0, err) : err;
 			}
 			continue;
 		}
@@ -423,8 +480,10 @@ static int stat_start(struct front_run *st)
 	st->last = st->prev;
 	st->have_last = true;
 	ret = st->o.cmd ? spawn_command(st) : 0;
-	if (!ret && st->o.tg.delay_ms && stat_delay(st))
+	if (!ret && st->o.tg.delay_ms > 0 && stat_delay(st))
 		return cli__fail(-EIO, "reading the counts after -D's delay failed");
+	if (!ret && (st->o.control || st->o.tg.delay_ms < 0))
+		stat_control__start(st->o.tg.delay_ms < 0);	/* perf -D -1: until "enable" */
 	/* --summary: the whole run's counts from here, after -I's */
 	if (!ret && st->o.summary && st->o.interval_ms) {
 		st->first = st->prev;
@@ -471,6 +530,9 @@ int stat__run(struct front_run *st)
 	/* perf --pre: before counting; its failure ends the run uncounted */
 	if (stat_compat__hook("--pre", st->o.pre_cmd))
 		return 1;
+	stat_control__close();	/* a run before this one's (-r) */
+	if (st->o.control && stat_control__open(st->o.control))
+		return 2;
 	ret = stat_start(st);
 	if (ret)
 		return ret;

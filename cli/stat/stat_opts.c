@@ -109,7 +109,8 @@ static void stat_usage(FILE *f)
 "      --interval-count N    with -I: stop after N prints (with a command:\n"
 "                            print no more and wait for it, as perf)\n"
 "  -D, --delay MS            start counting MS milliseconds after the start\n"
-"                            (with a command: after it started), as perf -D\n"
+"                            (with a command: after it started), as perf -D;\n"
+"                            -1: at --control's 'enable'\n"
 "  -r, --repeat N            run the command N times (1 to 1000) and print\n"
 "                            the mean, each event's ( +- x%% ) (the standard\n"
 "                            deviation of the mean) and the elapsed time's;\n"
@@ -130,6 +131,8 @@ static void stat_usage(FILE *f)
 "      --summary             with -I: the whole run at the end too\n"
 "      --no-csv-summary      its CSV lines without perf's 'summary' field\n"
 "      --log-fd N            the counts to fd N instead of stderr\n"
+"      --control fd:CTL[,ACK] | fifo:CTL[,ACK]  'enable' and 'disable'\n"
+"                            from CTL (-D -1: start disabled), as perf\n"
 "      --scale, --no-merge, --metric-no-group, --percore-show-thread\n"
 "                            perf's, accepted (nothing to do here)\n"
 ENERGY_OPTIONS_USAGE
@@ -321,10 +324,14 @@ static int stat_opts__perf(struct front_opts *o, int c, const char *arg)
 	case OPT_METRIC_NO_GROUP:
 	case OPT_PERCORE_SHOW_THREAD:
 		return 0;
-	case OPT_CONTROL:	/* perf's enable/disable of counting mid-run */
-		pr_err("--control %s: not supported: emon-perf counts from its first snapshot to its last (-D delays the start)",
-		       arg);
-		return -EINVAL;
+	case OPT_CONTROL:	/* checked, and opened, by the run */
+		if (strncmp(arg, "fd:", 3) && strncmp(arg, "fifo:", 5)) {
+			pr_err("bad value '%s' for --control: fd:ctl-fd[,ack-fd] or fifo:ctl-fifo[,ack-fifo]",
+			       arg);
+			return -EINVAL;
+		}
+		o->control = arg;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -394,8 +401,8 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 	case 'C':
 		o->all_cpus = true;	/* perf: -C is system-wide on those CPUs */
 		return targets__cpus(&o->tg, arg, CPU_ONLINE_PATH);
-	case 'D':
-		return opts__long("-D", arg, 1, INT32_MAX, &o->tg.delay_ms);
+	case 'D':	/* perf: -1 starts disabled, for --control's enable */
+		return opts__long("-D", arg, -1, INT32_MAX, &o->tg.delay_ms);
 	case 'r':
 		return opts__long("-r", arg, 1, STAT_MAX_RUNS, &o->tg.repeat);
 	case OPT_TOP: {
