@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* A CPU's package, die and core from sysfs: common/cpu_topo.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "common/cpu_topo.h"
 
 int cpu_topo__read_id(const char *root, int cpu, const char *name, int *id)
@@ -41,12 +43,32 @@ out:
 	return err;
 }
 
+/* cpuN's nodeM entry (perf's --per-node); 0 without one, as perf */
+static int cpu_topo__node(const char *root, int cpu)
+{
+	char path[PATH_MAX];
+	struct dirent *d;
+	int node = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/cpu%d", root, cpu);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir)))
+		if (!strncmp(d->d_name, "node", 4) && sscanf(d->d_name + 4, "%d", &node) == 1)
+			break;
+	closedir(dir);
+	return node;
+}
+
 int cpu_place__read(const char *root, int cpu, struct cpu_place *p)
 {
 	int err;
 
 	if (!root)
 		root = CPU_TOPO_ROOT;
+	p->node = cpu_topo__node(root, cpu);
 	err = cpu_topo__read_id(root, cpu, "physical_package_id", &p->pkg) ?:
 	      cpu_topo__read_id(root, cpu, "core_id", &p->core);
 	if (err)

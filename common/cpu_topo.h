@@ -15,6 +15,7 @@ struct cpu_place {
 	int pkg;	/* physical_package_id */
 	int die;	/* die_id: 0 on kernels without it (before 5.2) */
 	int core;	/* core_id, unique within its die */
+	int node;	/* the NUMA node of its cpuN/nodeM link; 0 without one */
 };
 
 /* cpuN/topology/NAME under root as an int: 0 with *id set, -ENOENT when

@@ -49,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -348,6 +349,16 @@ double command__forward_late(struct command *cmd)
 	}
 	command__group_walk(cmd->pgid, command__late_one, cmd);
 	return (now + LATE_FORWARD_POLL_MS) / 1e3;
+}
+
+int command__reap(struct command *cmd, struct rusage *ru)
+{
+	if (!command__poll(cmd) || cmd->reaped)
+		return -ECHILD;
+	if (wait4(cmd->pid, NULL, 0, ru) != cmd->pid)	/* exited: does not block */
+		return -ECHILD;
+	cmd->reaped = true;
+	return 0;
 }
 
 /* Is any of it left? Reaps the command once it has exited. */

@@ -66,6 +66,14 @@ bool command__forward(struct command *cmd, int sig, bool from_terminal);
 double command__forward_late(struct command *cmd);
 
 /*
+ * The command has exited: reap it now, its resource usage (and that of
+ * the children it waited for, as perf's wait4) into ru. 0, or -ECHILD
+ * when it has not exited or was reaped already.
+ */
+struct rusage;
+int command__reap(struct command *cmd, struct rusage *ru);
+
+/*
  * emon-perf is ending: if the command still runs, or a signal was passed
  * on and some of its process group is left, SIGTERM, up to 2 s, SIGKILL.
  * Then reap it. Never blocks for long.

@@ -5,12 +5,33 @@
  * and JSON print the same numbers from the same rows. The formats live in
  * output_text.c, output_csv.c and output_json.c.
  */
+#include <langinfo.h>
+#include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
 #include "front/output.h"
 #include "common/utf8.h"
+
+const char *output__locale_thousands_sep(void)
+{
+	static char sep[8];
+	static bool known;
+	locale_t loc;
+
+	if (known)
+		return sep;
+	known = true;
+	loc = newlocale(LC_NUMERIC_MASK, "", (locale_t)0);
+	if (!loc)
+		return sep;
+	snprintf(sep, sizeof(sep), "%s", nl_langinfo_l(THOUSEP, loc));
+	if (strlen(sep) == sizeof(sep) - 1)
+		sep[0] = '\0';		/* cut: none rather than half of one */
+	freelocale(loc);
+	return sep;
+}
 
 int output__event_index(const struct output *o, const char *name)
 {

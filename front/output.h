@@ -61,6 +61,17 @@ struct output {
 	 * cgroup, container, pod, namespace and process (stderr said once
 	 * which); CSV and JSON keep it on every row */
 	bool unsup_once;
+	/* perf's text: the command's "seconds user" and "seconds sys" after
+	 * the elapsed time (a command of its own, no -I, -r, -a), from its
+	 * rusage; --no-big-num: counts without thousands separators; -n:
+	 * no blank line before the elapsed time */
+	bool ru_display;
+	double ru_user, ru_sys;
+	const char *thousands_sep;	/* text's, "": none; NULL: "," */
+	bool null_run;
+	/* CSV: the first field of --summary's lines (perf's "summary",
+	 * right-aligned in 16), NULL: none */
+	const char *csv_lead;
 };
 
 extern const struct output_ops output_text_ops;
@@ -96,6 +107,12 @@ char *output__escape(char *s, size_t size);
  * so that every line is valid JSON)
  */
 void output__json_string(FILE *f, const char *s);
+/*
+ * perf -B, its default in text: the thousands separator of LC_NUMERIC as
+ * the environment sets it, as perf's printf("%'") ("" in C and C.UTF-8:
+ * none), the decimal point staying '.'.
+ */
+const char *output__locale_thousands_sep(void);
 /* index of the event called name in o->ev, or -1 */
 int output__event_index(const struct output *o, const char *name);
 

@@ -126,6 +126,9 @@ static void csv_line__head(struct csv_line *l, const struct output *o,
 	if (o->interval_mode) {
 		snprintf(l->ts, sizeof(l->ts), "%16.9f", t);
 		csv_line__add(l, l->ts);
+	} else if (o->csv_lead) {
+		snprintf(l->ts, sizeof(l->ts), "%16s", o->csv_lead);
+		csv_line__add(l, l->ts);
 	}
 	snprintf(l->nr, sizeof(l->nr), "%d", r->nr_cpus);
 	switch (r->scope) {
@@ -134,7 +137,9 @@ static void csv_line__head(struct csv_line *l, const struct output *o,
 		csv_line__add(l, l->aggr);
 		break;
 	case SCOPE_SOCKET:
-		snprintf(l->aggr, sizeof(l->aggr), "S%s", key);
+	case SCOPE_NODE:
+		snprintf(l->aggr, sizeof(l->aggr), "%s%s", r->scope == SCOPE_NODE ?
+			 "N" : "S", key);
 		csv_line__add(l, l->aggr);
 		csv_line__add(l, l->nr);
 		break;

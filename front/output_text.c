@@ -2,12 +2,16 @@
 /*
  * perf-stat-like text, column for column what perf 6.1 prints:
  *
- *  [TIME ] COUNT UNIT EVENT [KEY] [# METRIC UNIT] [(XX.XX% running)]
+ *  [TIME ][AGGR ]COUNT UNIT EVENT [KEY] [# METRIC UNIT] [(XX.XX% running)]
  *
+ * AGGR is perf's aggregation as its aggr_printout() prints it: CPU0
+ * (-A, event by event on every CPU), S0 and its CPUs, S0-D0, S0-D0-C1,
+ * N0, COMM-TID (--per-thread);
  * TIME is "%16.9f " with -I only, COUNT is right-aligned in 18 with
- * thousands separators (time events in msec, 2 decimals), UNIT is "msec"
- * or blank in 4, EVENT is left-aligned in 32, KEY (rows other than system:
- * "CPU3", "S0", a cgroup path, "ID [NAME] (runtime)", "pid 1234 (comm)") follows
+ * the locale's thousands separators, as perf's %' (time events in msec,
+ * 2 decimals), UNIT is "msec"
+ * or blank in 4, EVENT is left-aligned in 32, KEY (emon-perf's own rows:
+ * a cgroup path, "ID [NAME] (runtime)", "pid 1234 (comm)") follows
  * the name as perf -G prints the cgroup, and the metric comment is padded
  * to 35 so that the running percentage lines up. Unlike perf, no trailing
  * blanks.
@@ -65,21 +69,40 @@ static void line__flush(struct line *l, FILE *f)
  * printf groups only under a locale that says so, and the output must not
  * change with the environment it runs in.
  */
+/* the print's thousands separator (output's thousands_sep), "": none */
+static const char *thousands_sep = ",";
+
 static void num__group(char *dst, size_t size, const char *num)
 {
-	size_t int_len, i, o = 0;
+	size_t int_len, i, o = 0, seplen = strlen(thousands_sep);
 
 	if (*num == '-' && size > 1) {
 		dst[o++] = '-';
 		num++;
 	}
 	int_len = strspn(num, "0123456789");
-	for (i = 0; i < int_len && o + 2 < size; i++) {
-		if (i && (int_len - i) % 3 == 0)
-			dst[o++] = ',';
+	for (i = 0; i < int_len && o + seplen + 2 < size; i++) {
+		if (i && (int_len - i) % 3 == 0) {
+			memcpy(dst + o, thousands_sep, seplen);
+			o += seplen;
+		}
 		dst[o++] = num[i];
 	}
 	snprintf(dst + o, size - o, "%s", num + int_len);
+}
+
+static void num__put(char *dst, size_t size, const char *num)
+{
+	size_t n = strlen(num);
+
+	if (*thousands_sep) {
+		num__group(dst, size, num);
+		return;
+	}
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, num, n);
+	dst[n] = '\0';
 }
 
 static void num__fmt_u64(char *dst, size_t size, __u64 v)
@@ -87,7 +110,7 @@ static void num__fmt_u64(char *dst, size_t size, __u64 v)
 	char tmp[32];
 
 	snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v);
-	num__group(dst, size, tmp);
+	num__put(dst, size, tmp);
 }
 
 static void num__fmt_fixed(char *dst, size_t size, double v, int prec)
@@ -95,7 +118,7 @@ static void num__fmt_fixed(char *dst, size_t size, double v, int prec)
 	char tmp[400];	/* "%.2f" of DBL_MAX is 312 characters */
 
 	snprintf(tmp, sizeof(tmp), "%.*f", prec, v);
-	num__group(dst, size, tmp);
+	num__put(dst, size, tmp);
 }
 
 /* One row being printed, with what its lines share. */
@@ -103,7 +126,8 @@ struct text_row {
 	struct output *o;
 	const struct row *r;
 	double dt;
-	char prefix[32];	/* "%16.9f " with -I, else empty */
+	char prefix[128];	/* "%16.9f " with -I, then aggr */
+	char aggr[64];		/* perf's aggregation field (CPU0, S0 2...) */
 	char key[4096];
 	int key_width;		/* the widest key of this print, capped */
 	struct row_values rv;
@@ -121,24 +145,39 @@ static void text_row__key(struct text_row *tr)
 	size_t size = sizeof(tr->key);
 	char *buf = tr->key;
 
+	tr->aggr[0] = buf[0] = '\0';
+	/* perf's aggregations lead the line, as perf's aggr_printout() */
+	switch (r->scope) {
+	case SCOPE_CPU:
+		snprintf(tr->aggr, sizeof(tr->aggr), "CPU%-7s ", key);
+		return;
+	case SCOPE_SOCKET:
+	case SCOPE_NODE:
+		snprintf(tr->aggr, sizeof(tr->aggr), "%s%-5s %4d ",
+			 r->scope == SCOPE_NODE ? "N" : "S", key, r->nr_cpus);
+		return;
+	case SCOPE_DIE:
+	case SCOPE_CORE:	/* S0-D0 / S0-D0-C1: the last id padded to 8 */
+		snprintf(tr->aggr, sizeof(tr->aggr), "%-*s %4d ",
+			 (int)(strrchr(key, '-') ? strrchr(key, '-') - key + 2 : 0) + 8,
+			 key, r->nr_cpus);
+		return;
+	case SCOPE_THREAD:	/* perf --per-thread's comm-tid */
+		snprintf(tr->aggr, sizeof(tr->aggr), "%16s-%-8s ", r->comm ? r->comm : "", key);
+		output__escape(tr->aggr, sizeof(tr->aggr));
+		return;
+	default:
+		break;
+	}
 	switch (r->scope) {
 	case SCOPE_SYSTEM:
 	case SCOPE_COMMAND:	/* like perf stat CMD: the target line names it */
 		buf[0] = '\0';
 		break;
-	case SCOPE_CPU:
-		snprintf(buf, size, "CPU%s", key);
-		break;
-	case SCOPE_SOCKET:
-		snprintf(buf, size, "S%s", key);
-		break;
 	case SCOPE_PROCESS:
 		snprintf(buf, size, "%s%s%s%s%s", str__is_number(key) ?
 			 "pid " : "", key, r->comm ? " (" : "",
 			 r->comm ? r->comm : "", r->comm ? ")" : "");
-		break;
-	case SCOPE_THREAD:	/* perf --per-thread's comm-tid */
-		snprintf(buf, size, "%s-%s", r->comm ? r->comm : "", key);
 		break;
 	case SCOPE_CONTAINER: {
 		/* 12 digits of a 64-hex id, as docker ps shows them; JSON and
@@ -174,9 +213,11 @@ static void text_row__init(struct text_row *tr, struct output *o,
 	tr->r = r;
 	tr->dt = dt;
 	tr->prefix[0] = '\0';
-	if (o->interval_mode)
-		snprintf(tr->prefix, sizeof(tr->prefix), "%16.9f ", t);
 	text_row__key(tr);
+	if (o->interval_mode)
+		snprintf(tr->prefix, sizeof(tr->prefix), "%16.9f %s", t, tr->aggr);
+	else
+		snprintf(tr->prefix, sizeof(tr->prefix), "%s", tr->aggr);
 	row_values__init(&tr->rv, o, r);
 }
 
@@ -338,9 +379,30 @@ static const char *text__key_label(unsigned int scopes)
 	return scope__name(s);
 }
 
+/* perf's -I header of its aggregations (print_interval()'s), NULL: none */
+static const char *text__aggr_header(unsigned int scopes)
+{
+	switch (scopes & ~(1u << SCOPE_SYSTEM | 1u << SCOPE_COMMAND)) {
+	case 1u << SCOPE_CPU:
+		return "CPU       ";
+	case 1u << SCOPE_SOCKET:
+		return "socket cpus";
+	case 1u << SCOPE_DIE:
+		return "die          cpus";
+	case 1u << SCOPE_CORE:
+		return "core            cpus";
+	case 1u << SCOPE_NODE:
+		return "node   cpus";
+	case 1u << SCOPE_THREAD:
+		return "            comm-pid     ";
+	}
+	return NULL;
+}
+
 static void text__begin(struct output *o)
 {
 	const char *label = text__key_label(o->scopes);
+	const char *aggr = text__aggr_header(o->scopes);
 	struct line l;
 
 	if (!o->interval_mode)
@@ -350,11 +412,48 @@ static void text__begin(struct output *o)
 	if (o->metric_only)
 		return;		/* each print has its metrics' header */
 	l.len = 0;
+	if (aggr) {
+		line__printf(&l, "#%15s %s %*s %*s events", "time", aggr, COUNTS_LEN,
+			     "counts", UNIT_LEN, "unit");
+		line__flush(&l, o->f);
+		return;
+	}
 	line__printf(&l, "#%15s %*s %*s %-*s", "time", COUNTS_LEN, "counts",
 		     UNIT_LEN, "unit", EVNAME_LEN, "events");
 	if (label)
 		line__printf(&l, " %s", label);
 	line__flush(&l, o->f);
+}
+
+/*
+ * perf -A prints event by event, each on every CPU (its text as its
+ * CSV); then each CPU row's extras. CPU rows come in one run
+ * (front/row_build.c). Returns how many rows it printed.
+ */
+static int text__cpus(struct output *o, double t, double dt,
+		      const struct row *rows, int n, int width)
+{
+	struct text_row tr;
+	int k, nr;
+
+	for (nr = 0; nr < n && rows[nr].scope == SCOPE_CPU; nr++)
+		;
+	for (int i = 0; i < o->nr_events && i < EMON_MAX_EVENTS; i++)
+		for (k = 0; k < nr; k++) {
+			text_row__init(&tr, o, &rows[k], t, dt);
+			tr.key_width = width;
+			text_row__event(&tr, i);
+		}
+	for (k = 0; k < nr; k++) {
+		text_row__init(&tr, o, &rows[k], t, dt);
+		tr.key_width = width;
+		if (o->sched)
+			text_row__sched(&tr);
+		if (rows[k].has_energy)
+			text_row__energy(&tr);
+		o->rows_printed++;
+	}
+	return nr;
 }
 
 static void text__interval(struct output *o, double t, double dt,
@@ -364,6 +463,7 @@ static void text__interval(struct output *o, double t, double dt,
 	int k, i, width = KEY_LEN;
 	bool keyed = false;
 
+	thousands_sep = o->thousands_sep ? o->thousands_sep : ",";
 	if (!o->interval_mode)
 		fprintf(o->f, "\n Performance counter stats for %s'%s'",
 			o->target_what ? o->target_what : "",
@@ -383,6 +483,10 @@ static void text__interval(struct output *o, double t, double dt,
 	if (width > KEY_MAX_LEN)
 		width = KEY_MAX_LEN;
 	for (k = 0; k < n; k++) {
+		if (rows[k].scope == SCOPE_CPU && !o->metric_only) {
+			k += text__cpus(o, t, dt, &rows[k], n - k, width) - 1;
+			continue;
+		}
 		text_row__init(&tr, o, &rows[k], t, dt);
 		tr.key_width = width;
 		if (o->metric_only) {	/* perf's table: units over values */
@@ -424,7 +528,13 @@ static void text__end(struct output *o, double elapsed)
 		fprintf(o->f, "\n\n");
 		return;
 	}
-	fprintf(o->f, "\n %17.9f seconds time elapsed\n\n", elapsed);
+	/* perf: -n prints no blank line before it; a command's times after
+	 * it, and two more blank lines */
+	fprintf(o->f, "%s %17.9f seconds time elapsed\n\n", o->null_run ? "" : "\n",
+		elapsed);
+	if (o->ru_display)
+		fprintf(o->f, " %17.9f seconds user\n %17.9f seconds sys\n\n\n",
+			o->ru_user, o->ru_sys);
 }
 
 const struct output_ops output_text_ops = {

@@ -112,6 +112,8 @@ static struct cpu_place cpu_place__of(const struct row_ctx *sc, int cpu,
 {
 	struct cpu_place p = sc->place[cpu];
 
+	if (s == SCOPE_NODE)	/* compared as a package alone */
+		return (struct cpu_place){ .pkg = p.node, .die = -1, .core = -1 };
 	if (s == SCOPE_DIE)
 		p.core = -1;
 	return p;
@@ -139,7 +141,8 @@ static int add_places(const struct row_ctx *sc, const struct aggregate *a,
 		double joules = 0;
 		struct row *r;
 
-		r = row_set__add(rs, s, s == SCOPE_DIE ?
+		r = row_set__add(rs, s, s == SCOPE_NODE ? row_set__key(rs, "%d", p->pkg) :
+				 s == SCOPE_DIE ?
 				 row_set__key(rs, "S%d-D%d", p->pkg, p->die) :
 				 row_set__key(rs, "S%d-D%d-C%d", p->pkg, p->die, p->core));
 		if (!r) {
@@ -273,8 +276,13 @@ static int add_cgroups(const struct row_ctx *sc, const struct aggregate *a,
 				e[gl->idx[k]] += all[i].e->energy_j;
 			}
 		}
-		for (int g = 0; g < o->nr_cgroups; g++)
-			row_set__energy(sc, a, &rs->rows[first + g], e[g], dt);
+		for (int g = 0; g < o->nr_cgroups; g++) {
+			r = &rs->rows[first + g];
+			row_set__energy(sc, a, r, e[g], dt);
+			/* perf -G: a cgroup that did not run is <not counted>
+			 * (text and CSV; JSON lines keep their zeros) */
+			r->not_run = !o->json && counts__is_zero(&r->counts, a->nr_events);
+		}
 		free(e);
 	}
 	if (!o->nr_cgroups) {
@@ -499,6 +507,9 @@ int row_set__build(const struct row_ctx *sc, const struct aggregate *a,
 			goto nomem;
 		r->counts = a->tree[0]->total;
 		row_set__energy(sc, a, r, a->tree[0]->energy_j, dt);
+		/* perf: a command that did not run in an interval is <not
+		 * counted> (text and CSV; JSON lines keep their zeros) */
+		r->not_run = !sc->opts->json && counts__is_zero(&r->counts, a->nr_events);
 	}
 	if (sc->tg && sc->tg->nr_pids && !want(sc, SCOPE_THREAD)) {
 		/* -p: its processes' sum, the row perf -p prints: their
@@ -515,6 +526,7 @@ int row_set__build(const struct row_ctx *sc, const struct aggregate *a,
 			r->energy_j = a->tree[0]->energy_j;
 		}
 		row_set__energy(sc, a, r, r->energy_j, dt);
+		r->not_run = !sc->opts->json && counts__is_zero(&r->counts, a->nr_events);
 	}
 	/* a tenant's view: no rows of what it may not see (docs/security.md) */
 	err = a->no_sys ? 0 : add_cpus_and_sockets(sc, a, dt, rs);
@@ -522,6 +534,8 @@ int row_set__build(const struct row_ctx *sc, const struct aggregate *a,
 		err = add_places(sc, a, SCOPE_DIE, dt, rs);
 	if (!err && !a->no_sys && sc->place && want(sc, SCOPE_CORE))
 		err = add_places(sc, a, SCOPE_CORE, dt, rs);
+	if (!err && !a->no_sys && sc->place && want(sc, SCOPE_NODE))
+		err = add_places(sc, a, SCOPE_NODE, dt, rs);
 	if (!err && want(sc, SCOPE_CGROUP))
 		err = add_cgroups(sc, a, dt, rs);
 	if (!err && want(sc, SCOPE_CONTAINER))

@@ -16,6 +16,7 @@ static const char *const scope_names[SCOPE_NR] = {
 	[SCOPE_DIE]		= "die",
 	[SCOPE_CORE]		= "core",
 	[SCOPE_THREAD]		= "thread",
+	[SCOPE_NODE]		= "node",
 };
 
 /* "unknown" rather than NULL: callers hand the name straight to printf. */

@@ -23,6 +23,7 @@ enum scope {
 	SCOPE_DIE,		/* perf --per-die: CPUs of one die */
 	SCOPE_CORE,		/* perf --per-core: CPUs of one core */
 	SCOPE_THREAD,		/* perf --per-thread: one thread */
+	SCOPE_NODE,		/* perf --per-node: CPUs of one NUMA node */
 	SCOPE_NR,
 };
 

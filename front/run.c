@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "common/log.h"
 #include "front/errors.h"
@@ -62,9 +63,18 @@ FILE *front_run__open_output(const struct front_opts *so)
 	int fd;
 	FILE *f;
 
-	if (so->output && !so->quiet)	/* perf -q creates no file */
-		return fopen(so->output, so->append ? "ae" : "we");
-	fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (so->output && !so->quiet) {	/* perf -q creates no file */
+		time_t now = time(NULL);
+
+		f = fopen(so->output, so->append ? "ae" : "we");
+		/* perf's first line in its -o file (ctime's ends the line);
+		 * not before JSON lines, whose readers take every line */
+		if (f && !so->json)
+			fprintf(f, "# started on %s\n", ctime(&now));
+		return f;
+	}
+	/* perf --log-fd N: to that fd instead, without -o's header */
+	fd = fcntl(so->log_fd ? so->log_fd - 1 : STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0)
 		return NULL;
 	f = fdopen(fd, "w");
@@ -104,7 +114,10 @@ static int setup_output(struct front_run *st)
 	} else if (st->o.tg.nr_tids) {
 		o->target_what = "thread id ";
 		o->target = st->o.tg.tid_list;
-	} else if (st->o.cmd) {
+	} else if (st->o.tg.has_cpus) {	/* perf -C's header */
+		snprintf(st->target, sizeof(st->target), "CPU(s) %s", st->o.tg.cpu_list);
+		o->target = st->target;
+	} else if (st->o.cmd && !st->o.all_cpus && !st->o.nr_cgroups) {
 		size_t n = 0;
 
 		for (char **a = st->o.cmd; *a && n < sizeof(st->target) - 1; a++)
@@ -172,34 +185,74 @@ static int setup_follow(struct front_run *st)
 	return 0;
 }
 
-/* Each event as the outputs show it: where it is in the snapshots. */
+/*
+ * The name counted event i prints: as given where emon-perf changed it
+ * (--all-user's :u left out, perf's :W kept: front_opts' shown), else
+ * its own
+ */
+static const char *event_shown(struct front_run *st, int i)
+{
+	char *name = st->events.ev[i].name, *m;
+	size_t len = strlen(name);
+
+	if (st->o.shown[i][0])
+		return st->o.shown[i];
+	if (!(st->o.strip_mod & (1u << i)) || len < 2)
+		return name;
+	snprintf(st->shown[i], sizeof(st->shown[i]), "%s", name);
+	m = st->shown[i] + len - 2;
+	if (*m == ':')
+		*m = '\0';		/* cycles:u */
+	else
+		m[1] = '\0';		/* cpu/cycles/u */
+	return st->shown[i];
+}
+
+/* Each event as the outputs show it: where it is in the snapshots; an
+ * event given twice shown twice (front_opts' dups); none with -n alone. */
 static void setup_events(struct front_run *st)
 {
 	const struct pmu_event_list *l = &st->events;
 	const struct pmu_event *lead;
+	int d = 0, n = 0;
 
-	for (int i = 0; i < l->nr; i++) {
-		struct row_event *re = &st->out.ev[i];
+	for (int i = 0; i < l->nr && n < EMON_MAX_EVENTS; i++, n++) {
+		struct row_event *re = &st->out.ev[n];
 		int pos = source__event_pos(st->src, l->ev[i].name);
 
-		re->name = l->ev[i].name;
+		for (; d < st->o.nr_dups && st->o.dups[d].at == n; d++, n++, re++)
+			;	/* filled below, from the one they repeat */
+		if (n >= EMON_MAX_EVENTS)
+			break;
+		re->name = event_shown(st, i);
 		re->is_time = l->ev[i].is_time;
 		re->supported = pos >= 0;
 		re->bpf_idx = pos >= 0 ? pos : -1;
 		lead = pmu_event__scale_leader(&l->ev[i]);
 		re->grouped = lead != &l->ev[i];
 		re->lead_idx = source__event_pos(st->src, lead->name);
+		st->ev_out[i] = n;
 	}
-	st->out.nr_events = l->nr;
+	for (; d < st->o.nr_dups && st->o.dups[d].at == n && n < EMON_MAX_EVENTS; d++)
+		n++;	/* repeats at the end */
+	for (d = 0; d < st->o.nr_dups; d++)
+		if (st->o.dups[d].at < n)
+			st->out.ev[st->o.dups[d].at] = st->out.ev[st->ev_out[st->o.dups[d].of]];
+	st->out.nr_events = st->o.hide_events ? 0 : n;
+	st->out.thousands_sep = st->o.no_big_num ? "" : output__locale_thousands_sep();
+	st->out.null_run = st->o.null_run;
 }
 
 /* The event of l that metric input name is, by output_formula.c's rules */
 static const struct pmu_event *formula__event(const struct front_run *st,
 					      const char *name)
 {
-	int i = output__metric_input(&st->out, name);
+	int o = output__metric_input(&st->out, name);
 
-	return i < 0 ? NULL : &st->events.ev[i];
+	for (int i = 0; o >= 0 && i < st->events.nr; i++)
+		if (st->ev_out[i] == o)
+			return &st->events.ev[i];
+	return NULL;
 }
 
 /*
@@ -214,7 +267,8 @@ static void setup_metrics(struct front_run *st)
 	st->out.metrics = st->o.metrics;
 	st->out.nr_metrics = st->o.nr_metrics;
 	st->out.metric_only = st->o.metric_only;
-	for (int k = 0; k < st->o.nr_metrics; k++) {
+	/* perf's own metric table (--metric-only alone) says nothing */
+	for (int k = 0; !st->o.metrics_implied && k < st->o.nr_metrics; k++) {
 		const struct formula_def *d = st->o.metrics[k];
 
 		if (d->energy && !m->energy_on)
@@ -224,7 +278,7 @@ static void setup_metrics(struct front_run *st)
 			const struct pmu_event *e = formula__event(st, d->events[i]);
 			int err, cpu = sched_getcpu();	/* one online */
 
-			if (e && st->out.ev[e - st->events.ev].supported)
+			if (e && st->out.ev[st->ev_out[e - st->events.ev]].supported)
 				continue;
 			err = e ? pmu_event__probe(e, cpu < 0 ? 0 : cpu) : -ENOENT;
 			pr_warn("metric %s is <not supported>: '%s' cannot be counted here (%s)",
@@ -263,7 +317,7 @@ static int setup_places(struct front_run *st)
 {
 	int ncpus = st->src->meta.ncpus;
 
-	if (!(st->o.by & (1u << SCOPE_DIE | 1u << SCOPE_CORE)))
+	if (!(st->o.by & (1u << SCOPE_DIE | 1u << SCOPE_CORE | 1u << SCOPE_NODE)))
 		return 0;
 	st->place = calloc(ncpus, sizeof(*st->place));
 	if (!st->place)
@@ -386,6 +440,9 @@ void front_run__cleanup(struct front_run *st)
 		aggregate__exit(&st->agg);
 	if (st->have_last && st->last.mem != st->prev.mem)
 		snapshot__free(&st->last);
+	if (st->have_first && st->first.mem != st->prev.mem &&
+	    (!st->have_last || st->first.mem != st->last.mem))
+		snapshot__free(&st->first);
 	snapshot__free(&st->prev);
 	targets__exit(&st->o.tg);
 	front_opts__free(&st->o);

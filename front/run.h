@@ -23,6 +23,8 @@ struct front_run {
 	struct snapshot prev;		/* the last interval's end */
 	struct snapshot last;		/* the newest (daemon: polled) */
 	bool have_last;
+	struct snapshot first;		/* --summary: counting's start, kept */
+	bool have_first;
 	struct aggregate agg;		/* the interval being printed */
 	bool agg_init;
 	struct row_set rows;
@@ -31,6 +33,8 @@ struct front_run {
 	struct cpu_place *place;	/* sc.place's storage */
 	char cgroot[PATH_MAX];
 	char target[512];
+	char shown[EMON_MAX_EVENTS][PMU_EVENT_NAME_LEN];	/* events' printed names */
+	int ev_out[EMON_MAX_EVENTS];	/* counted event i's output position */
 	struct command cmd;
 	double t0;		/* counting's start: the first snapshot's time */
 	bool quiet;		/* -r: a run prints nothing, stat__repeat does */
@@ -55,7 +59,7 @@ int front_run__setup(struct front_run *st, bool hist);
  * anywhere, from option parsing on (st zeroed at the start). */
 void front_run__cleanup(struct front_run *st);
 /* Where the counts go: -o FILE (--append, perf's -q: none), else a copy
- * of stderr, as perf; NULL and errno on failure. */
+ * of --log-fd's fd or of stderr, as perf; NULL and errno on failure. */
 FILE *front_run__open_output(const struct front_opts *so);
 
 #endif

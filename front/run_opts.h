@@ -40,6 +40,33 @@ struct front_opts {
 	bool metric_only;	/* --metric-only */
 	bool detailed;		/* -d */
 	char **cmd;		/* after --, NULL-terminated */
+	/* perf's options that change what is printed, or what runs around
+	 * the count (cli/stat/stat_compat.c) */
+	bool no_big_num;	/* --no-big-num: text counts without separators */
+	bool big_num;		/* -B, --big-num given (perf refuses it with -x) */
+	bool null_run;		/* -n: no events unless some are asked for */
+	bool hide_events;	/* -n without any: cpu-clock counted, none printed */
+	bool summary;		/* --summary: with -I, the whole run at the end */
+	bool no_csv_summary;	/* --no-csv-summary: no "summary" field then */
+	const char *pre_cmd;	/* --pre: sh -c before each run */
+	const char *post_cmd;	/* --post: after each run, before the print */
+	int log_fd;		/* --log-fd N: N + 1, the counts to fd N; 0: none */
+	bool per_node;		/* --per-node: a row per NUMA node */
+	bool metrics_implied;	/* --metric-only without -M: perf's, no warnings */
+	const char *control;	/* --control fd:... or fifo:... (cli/stat) */
+	char all_mod;		/* --all-user 'u', --all-kernel 'k', or 0 */
+	/*
+	 * The events as printed, where they differ from those counted
+	 * (events): an event given again (perf counts it twice) is shown at
+	 * output position at with the counts of counted event of; shown[i]
+	 * the name counted event i prints ("": its own), as given (without
+	 * --all-user's :u, with perf's :W); strip_mod: bit i, a group's
+	 * member i prints its name without the :u or :k added last
+	 */
+	int nr_dups;
+	struct { int at, of; } dups[EMON_MAX_EVENTS];
+	char shown[EMON_MAX_EVENTS][128];	/* PMU_EVENT_NAME_LEN */
+	unsigned int strip_mod;
 };
 
 /* Option c with its argument into o when it is one of the daemon's

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #include <math.h>
@@ -66,11 +67,12 @@ static int spawn_command(struct front_run *st)
 	if (sigwake.count)
 		return 128 + sigwake.last;
 	err = command__spawn(&st->cmd, st->o.cmd, follow_command, st);
-	/* a command that cannot run is the command line's: 2 whatever
-	 * exec's errno (ENOEXEC, EISDIR too) */
-	if (err && st->cmd.exec_failed)
-		return cli__fail(-EINVAL, "cannot run '%s': %s", st->o.cmd[0],
-				 strerror(-err));
+	/* a command that cannot run: perf's line and status (its
+	 * run_perf_stat returns -1, which exits 255), no counts */
+	if (err && st->cmd.exec_failed) {
+		fprintf(stderr, "Workload failed: %s\n", strerror(-err));
+		return STAT_WORKLOAD_FAILED;
+	}
 	if (err && st->cmd.not_started)	/* follow_command said why */
 		return cli__exit_status(err);
 	if (err)	/* pipe2 or fork */
@@ -93,10 +95,9 @@ static int take_snapshot(struct front_run *st)
 	return 0;
 }
 
-/* The interval from prev to last, printed; last becomes prev. */
-static int print_interval(struct front_run *st, double t0)
+/* The rows of the interval from prev to last (dt seconds). */
+static int build_rows(struct front_run *st, double dt)
 {
-	double t = st->last.t, dt = t - st->prev.t;
 	int err;
 
 	aggregate__reset(&st->agg);
@@ -115,6 +116,35 @@ static int print_interval(struct front_run *st, double t0)
 		return err;
 	}
 	row_set__top(&st->rows, st->sc.sort_idx, st->o.top);
+	return 0;
+}
+
+/* last becomes prev (the first snapshot stays, for --summary) */
+static void advance_prev(struct front_run *st)
+{
+	if (!st->have_first || st->prev.mem != st->first.mem)
+		snapshot__free(&st->prev);
+	st->prev = st->last;
+}
+
+/* The last print's time: with --control, prev may be later (a span) */
+static double print_t;
+
+/* The interval from prev to last, printed; last becomes prev. */
+static int print_interval(struct front_run *st, double t0)
+{
+	double t = st->last.t, dt = t - st->prev.t;
+	int err = build_rows(st, dt);
+
+	if (err)
+		return err;
+	/* --control, -D -1: the enabled spans of the interval alone, whose
+	 * rates are of the whole interval, as perf's */
+	if (st->o.control || st->o.tg.delay_ms < 0) {
+		stat_control__rows(&st->rows, st->agg.nr_events);
+		dt = t - print_t;
+	}
+	print_t = t;
 	if (st->agg.no_sys && !st->said_no_sys &&
 	    (st->o.by & (1u << SCOPE_SYSTEM | 1u << SCOPE_CPU | 1u << SCOPE_SOCKET |
 			    1u << SCOPE_DIE | 1u << SCOPE_CORE) || st->sc.energy_on)) {
@@ -125,8 +155,7 @@ static int print_interval(struct front_run *st, double t0)
 	}
 	st->out.ops->interval(&st->out, t - t0, dt, st->rows.rows, st->rows.nr);
 	st->undercounted |= rows__undercounted(&st->out, st->rows.rows, st->rows.nr);
-	snapshot__free(&st->prev);
-	st->prev = st->last;
+	advance_prev(st);
 	heap__trim();
 	if (fflush(st->out.f) || ferror(st->out.f)) {
 		if (errno == EPIPE)
@@ -137,6 +166,29 @@ static int print_interval(struct front_run *st, double t0)
 	return 0;
 }
 
+
+/*
+ * perf --summary: after -I's last print, the whole run as without -I
+ * (CSV's lines led by "summary", unless --no-csv-summary).
+ */
+static int print_summary(struct front_run *st)
+{
+	double dt = st->prev.t - st->first.t;
+	int err;
+
+	aggregate__reset(&st->agg);
+	err = snapshot__diff(&st->prev, &st->first, &st->agg);
+	err = err ?: row_set__build(&st->sc, &st->agg, dt, &st->rows);
+	if (err) {
+		pr_err("the summary's counts: %s", strerror(-err));
+		return err;
+	}
+	row_set__top(&st->rows, st->sc.sort_idx, st->o.top);
+	st->out.interval_mode = false;
+	st->out.csv_lead = st->o.no_csv_summary ? NULL : "summary";
+	st->out.ops->interval(&st->out, dt, dt, st->rows.rows, st->rows.nr);
+	return 0;
+}
 
 /* Signals and the command: true when the run should end now. */
 static bool stat_should_end(struct front_run *st, double now, double deadline)
@@ -175,6 +227,72 @@ static int daemon_gone(struct front_run *st, double t0, int err)
 }
 
 /*
+ * perf's "seconds user" and "seconds sys": the command's rusage, and its
+ * children's that it waited for (wait4's), once it has exited; not
+ * printed when it is still running (--timeout, a second signal).
+ */
+static void stat_rusage(struct front_run *st)
+{
+	struct rusage ru;
+
+	if (!st->out.ru_display)
+		return;
+	if (command__reap(&st->cmd, &ru)) {
+		st->out.ru_display = false;
+		return;
+	}
+	st->out.ru_user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+	st->out.ru_sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/*
+ * --control's commands: "disable" keeps the enabled span's rows (from
+ * prev to now) for the next print and starts a new span; "enable" starts
+ * one, dropping the disabled span. Each is answered "ack", as perf.
+ */
+static int stat_control(struct front_run *st)
+{
+	int cmd, err;
+
+	while ((cmd = stat_control__next()) != STAT_CTL_NONE) {
+		bool off = cmd == STAT_CTL_DISABLE;
+
+		if ((cmd == STAT_CTL_ENABLE || off) && off != stat_control__disabled()) {
+			err = take_snapshot(st);
+			if (!err && off)
+				err = build_rows(st, st->last.t - st->prev.t) ?:
+				      stat_control__keep(&st->rows, st->agg.nr_events);
+			if (err)
+				return err;
+			advance_prev(st);
+			stat_control__set(off);
+		}
+		stat_control__ack();
+	}
+	return 0;
+}
+
+/*
+ * The run's end: counting is over (the last snapshot taken); perf's
+ * --post runs (its failure said, and the counts printed all the same,
+ * as perf), then the last interval (last), --summary's, the end.
+ */
+static int stat_finish(struct front_run *st, double t0, bool last)
+{
+	int err = 0;
+
+	stat_rusage(st);
+	stat_compat__hook("--post", st->o.post_cmd);
+	if (last)
+		err = print_interval(st, t0);
+	if (!err && st->have_first)
+		err = print_summary(st);
+	st->out.ops->end(&st->out, st->prev.t - t0);
+	fflush(st->out.f);
+	return err;
+}
+
+/*
  * An own engine is ticked every read period (its maps hold one period
  * of keys); the daemon ticks itself and is asked for a snapshot every
  * second, so a daemon that dies leaves its last one to print. Prints
@@ -188,14 +306,16 @@ static int stat_loop(struct front_run *st)
 	int err;
 
 	next_print = ival ? t0 + ival : 0;
+	print_t = t0;
 	next_poll = attached ? t0 + 1 : INFINITY;
 	deadline = st->o.timeout_ms ? t0 + st->o.timeout_ms / 1e3 : 0;
 	st->out.ops->begin(&st->out);
 
 	for (;;) {
-		struct pollfd pfd[2] = {
+		struct pollfd pfd[3] = {
 			{ .fd = sigwake.fd, .events = POLLIN },
 			{ .fd = st->src->ops->fd(st->src), .events = POLLIN },
+			{ .fd = stat_control__fd(), .events = POLLIN },
 		};
 		double now = session__now(), wake = st->src->ops->next_tick(st->src);
 		bool ending = stat_should_end(st, now, deadline);
@@ -211,11 +331,13 @@ static int stat_loop(struct front_run *st)
 		if (!ending && now < wake) {
 			double ms = (wake - now) * 1e3 + 1;
 
-			if (poll(pfd, attached ? 2 : 1, ms > 60000 ? 60000 : (int)ms) > 0) {
+			if (poll(pfd, 3, ms > 60000 ? 60000 : (int)ms) > 0) {
 				sigwake__drain();
 				/* the daemon says nothing unasked: that is its end */
-				if (pfd[1].revents)
+				if (attached && pfd[1].revents)
 					return daemon_gone(st, t0, -ECONNRESET);
+				if (pfd[2].revents && (err = stat_control(st)))
+					return attached ? daemon_gone(st, t0, err) : err;
 			}
 			continue;
 		}
@@ -231,11 +353,8 @@ static int stat_loop(struct front_run *st)
 			next_poll = attached ? now + 1 : INFINITY;
 		}
 		if (ending) {
-			if (!st->printed_all && (!ival || st->last.seq > st->prev.seq))
-				err = print_interval(st, t0);
-			st->out.ops->end(&st->out, st->prev.t - t0);
-			fflush(st->out.f);
-			return err;
+			return stat_finish(st, t0, !st->printed_all &&
+					   (!ival || st->last.seq > st->prev.seq));
 		}
 		if (next_print && now >= next_print - 1e-3) {
 			err = print_interval(st, t0);
@@ -246,11 +365,8 @@ static int stat_loop(struct front_run *st)
 			 * command, as perf, the run waits for it, printing no more
 			 */
 			if (st->o.tg.interval_count && ++st->prints == st->o.tg.interval_count) {
-				if (!st->o.cmd) {
-					st->out.ops->end(&st->out, st->prev.t - t0);
-					fflush(st->out.f);
-					return 0;
-				}
+				if (!st->o.cmd)
+					return stat_finish(st, t0, false);
 				st->printed_all = true;
 			}
 			while (next_print <= now + 1e-3)
@@ -365,8 +481,15 @@ static int stat_start(struct front_run *st, stat_hook_fn hook, void *arg)
 	st->last = st->prev;
 	st->have_last = true;
 	ret = st->o.cmd ? spawn_command(st) : 0;
-	if (!ret && st->o.tg.delay_ms && stat_delay(st))
+	if (!ret && st->o.tg.delay_ms > 0 && stat_delay(st))
 		return cli__fail(-EIO, "reading the counts after -D's delay failed");
+	if (!ret && (st->o.control || st->o.tg.delay_ms < 0))
+		stat_control__start(st->o.tg.delay_ms < 0);	/* perf -D -1: until "enable" */
+	/* --summary: the whole run's counts from here, after -I's */
+	if (!ret && st->o.summary && st->o.interval_ms) {
+		st->first = st->prev;
+		st->have_first = true;
+	}
 	return ret;
 }
 
@@ -385,9 +508,10 @@ int stat__run_with(struct front_run *st, stat_hook_fn hook, void *arg)
 	if (st->o.tg.per_thread)
 		st->o.aggr |= 1u << SCOPE_THREAD;
 	if (!st->o.by) {
-		/* perf -A, --per-*: those rows instead of the system's */
+		/* perf -A, --per-*: those rows instead of the system's; perf
+		 * -a -G: the cgroups' rows alone (--by system,cgroup: both) */
 		if (!st->sc.command_mode && !st->o.tg.nr_pids && !st->o.tg.nr_tids &&
-		    !st->o.aggr)
+		    !st->o.aggr && !st->o.nr_cgroups)
 			st->o.by = 1u << SCOPE_SYSTEM;
 		if (st->o.nr_cgroups)
 			st->o.by |= 1u << SCOPE_CGROUP;
@@ -405,6 +529,16 @@ int stat__run_with(struct front_run *st, stat_hook_fn hook, void *arg)
 	ret = sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, true);
 	if (ret)
 		return cli__exit_status(ret);
+	/* perf prints a command's times when it forked it alone, and
+	 * prints the run whole (no -I, or --summary after it) */
+	st->out.ru_display = st->sc.command_mode &&
+			     (!st->o.interval_ms || st->o.summary);
+	/* perf --pre: before counting; its failure ends the run uncounted */
+	if (stat_compat__hook("--pre", st->o.pre_cmd))
+		return 1;
+	stat_control__close();	/* a run before this one's (-r) */
+	if (st->o.control && stat_control__open(st->o.control))
+		return 2;
 	ret = stat_start(st, hook, arg);
 	if (ret)
 		return ret;

@@ -6,6 +6,9 @@
 
 #include "front/run.h"
 
+/* perf's status for a command that cannot run ("Workload failed: ...") */
+#define STAT_WORKLOAD_FAILED 255
+
 /* Parse argv into o. Returns 0, 1 after --help (exit 0), or -EINVAL after
  * printing a one-line error (exit 2). */
 int stat_opts__parse(struct front_opts *o, int argc, char **argv);
@@ -35,5 +38,36 @@ int stat__report(int argc, char **argv);
  * of the mean relative to it. The exit status of cmd_stat.
  */
 int stat__repeat(int argc, char **argv, long runs);
+
+/* cli/stat/stat_compat.c: -e's list as perf takes it (an event given
+ * twice, :W, --all-user, --all-kernel); the checks of perf's printing
+ * options; --pre and --post (0, or -ECANCELED when the command failed,
+ * said) */
+int stat_compat__events(struct front_opts *o);
+int stat_compat__check(struct front_opts *o);
+int stat_compat__hook(const char *opt, const char *cmd);
+/* --metric-only without -M: perf's shadow metrics of the events */
+void stat_compat__shadow_metrics(struct front_opts *o);
+
+/*
+ * cli/stat/stat_control.c: perf's --control fd:CTL[,ACK] or
+ * fifo:CTL[,ACK]. Open (0, or -EINVAL said with perf's words), close
+ * (what a run had), the fd to poll (-1: none); the next command read
+ * (STAT_CTL_*, NONE when none is there yet), each answered with ack; set
+ * says "Events enabled" or "disabled" as perf. keep takes an enabled
+ * span's rows before a disable, rows makes a print's rows of them.
+ */
+enum { STAT_CTL_NONE, STAT_CTL_ENABLE, STAT_CTL_DISABLE, STAT_CTL_OTHER };
+int stat_control__open(const char *arg);
+void stat_control__close(void);
+int stat_control__fd(void);
+int stat_control__next(void);
+void stat_control__ack(void);
+bool stat_control__disabled(void);
+void stat_control__set(bool disabled);
+/* counting starts: disabled (perf -D -1: until "enable") or not */
+void stat_control__start(bool disabled);
+int stat_control__keep(const struct row_set *rs, int nr_events);
+void stat_control__rows(struct row_set *rs, int nr_events);
 
 #endif

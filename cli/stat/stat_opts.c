@@ -33,6 +33,22 @@ enum {
 	OPT_PER_THREAD,
 	OPT_TOP,
 	OPT_JSON_ROWS,
+	/* perf's, as perf does them (stat_compat.c) */
+	OPT_PER_NODE,
+	OPT_NO_MERGE,
+	OPT_BIG_NUM,
+	OPT_NO_BIG_NUM,
+	OPT_PRE,
+	OPT_POST,
+	OPT_ALL_USER,
+	OPT_ALL_KERNEL,
+	OPT_SUMMARY,
+	OPT_NO_CSV_SUMMARY,
+	OPT_SCALE,
+	OPT_LOG_FD,
+	OPT_METRIC_NO_GROUP,
+	OPT_PERCORE_SHOW_THREAD,
+	OPT_CONTROL,
 };
 
 static void stat_usage(FILE *f)
@@ -79,9 +95,9 @@ static void stat_usage(FILE *f)
 "      --for-each-cgroup LIST  each row includes its descendants (perf -G)\n"
 "      --by LIST             scopes: system,cpu,socket,die,core,cgroup,\n"
 "                            container,pod,namespace,process (default\n"
-"                            system; plus cgroup with -G; the command's tree\n"
-"                            in command mode). --by cgroup without -G: every\n"
-"                            cgroup, its own counts only\n"
+"                            system; cgroup alone with -G, as perf; the\n"
+"                            command's tree in command mode). --by cgroup\n"
+"                            without -G: every cgroup, its own counts only\n"
 "      --top N               of each cgroup, container, pod, namespace and\n"
 "                            process rows, the N busiest (by the first\n"
 "                            event counted), the busiest first\n"
@@ -96,7 +112,8 @@ static void stat_usage(FILE *f)
 "      --interval-count N    with -I: stop after N prints (with a command:\n"
 "                            print no more and wait for it, as perf)\n"
 "  -D, --delay MS            start counting MS milliseconds after the start\n"
-"                            (with a command: after it started), as perf -D\n"
+"                            (with a command: after it started), as perf -D;\n"
+"                            -1: at --control's 'enable'\n"
 "  -r, --repeat N            run the command N times (1 to 1000) and print\n"
 "                            the mean, each event's ( +- x%% ) (the standard\n"
 "                            deviation of the mean) and the elapsed time's;\n"
@@ -112,6 +129,19 @@ static void stat_usage(FILE *f)
 "      --append              with -o: append to FILE\n"
 "  -q, --quiet               print no counts (errors still)\n"
 "      --timeout MS          stop after MS milliseconds\n"
+"      --per-node            per NUMA node (--by node), as perf\n"
+"  -n, --null                no events unless asked: the times alone\n"
+"  -B, --big-num, --no-big-num  text counts with the locale's thousands\n"
+"                            separators (the default), or none\n"
+"      --pre CMD, --post CMD sh -c CMD before each run, and after it\n"
+"      --all-user, --all-kernel  every event in user (kernel) mode only\n"
+"      --summary             with -I: the whole run at the end too\n"
+"      --no-csv-summary      its CSV lines without perf's 'summary' field\n"
+"      --log-fd N            the counts to fd N instead of stderr\n"
+"      --control fd:CTL[,ACK] | fifo:CTL[,ACK]  'enable' and 'disable'\n"
+"                            from CTL (-D -1: start disabled), as perf\n"
+"      --scale, --no-merge, --metric-no-group, --percore-show-thread\n"
+"                            perf's, accepted (nothing to do here)\n"
 ENERGY_OPTIONS_USAGE
 RUNTIME_ROOT_USAGE
 "      --max-cgroups N       BPF map entries (cgroup x CPU) per interval\n"
@@ -140,7 +170,8 @@ DAEMON_OPTIONS_USAGE
 "(children included, exited or not) and its exit status is returned. With\n"
 "-a or -G a command only sets the duration. Without a command, runs until\n"
 "SIGINT/SIGTERM or --timeout. Exit status: 0, the command's, 1 runtime\n"
-"failure, 2 bad usage or input.\n"
+"failure, 2 bad usage or input, 255 a command that cannot run (perf's\n"
+"'Workload failed: REASON').\n"
 "\n"
 "stat record writes the counts to a perf.data (FILE, default perf.data) as\n"
 "perf stat record does, for 'perf stat report -i FILE' and stat report:\n"
@@ -182,6 +213,22 @@ static const struct option long_opts[] = {
 	{ "metrics",		required_argument, NULL, 'M' },
 	{ "metric-only",	no_argument,	   NULL, OPT_METRIC_ONLY },
 	{ "detailed",		no_argument,	   NULL, 'd' },
+	{ "per-node",		no_argument,	   NULL, OPT_PER_NODE },
+	{ "no-merge",		no_argument,	   NULL, OPT_NO_MERGE },
+	{ "null",		no_argument,	   NULL, 'n' },
+	{ "big-num",		no_argument,	   NULL, OPT_BIG_NUM },
+	{ "no-big-num",		no_argument,	   NULL, OPT_NO_BIG_NUM },
+	{ "pre",		required_argument, NULL, OPT_PRE },
+	{ "post",		required_argument, NULL, OPT_POST },
+	{ "all-user",		no_argument,	   NULL, OPT_ALL_USER },
+	{ "all-kernel",		no_argument,	   NULL, OPT_ALL_KERNEL },
+	{ "summary",		no_argument,	   NULL, OPT_SUMMARY },
+	{ "no-csv-summary",	no_argument,	   NULL, OPT_NO_CSV_SUMMARY },
+	{ "scale",		no_argument,	   NULL, OPT_SCALE },
+	{ "log-fd",		required_argument, NULL, OPT_LOG_FD },
+	{ "metric-no-group",	no_argument,	   NULL, OPT_METRIC_NO_GROUP },
+	{ "percore-show-thread", no_argument,	   NULL, OPT_PERCORE_SHOW_THREAD },
+	{ "control",		required_argument, NULL, OPT_CONTROL },
 	COMMON_LONG_OPTIONS
 };
 
@@ -201,7 +248,7 @@ static int parse_by(struct front_opts *o, const char *arg)
 		int s = scope__parse(tok);
 
 		if (s < 0 || s == SCOPE_COMMAND) {
-			pr_err("unknown scope '%s' in --by (system,cpu,socket,die,core,cgroup,container,pod,namespace,process)",
+			pr_err("unknown scope '%s' in --by (system,cpu,socket,die,core,node,cgroup,container,pod,namespace,process)",
 			       tok);
 			err = -EINVAL;
 			break;
@@ -235,6 +282,74 @@ static int parse_cgroups(struct front_opts *o, const char *arg)
 	}
 	free(dup);
 	return err;
+}
+
+/* perf's options that change what is printed or what runs around the
+ * count (cli/stat/stat_compat.c does them) */
+static int stat_opts__perf(struct front_opts *o, int c, const char *arg)
+{
+	long v;
+
+	switch (c) {
+	case OPT_PER_NODE:
+		o->aggr |= 1u << SCOPE_NODE;
+		return 0;
+	case 'n':
+		o->null_run = true;
+		return 0;
+	case 'B':
+	case OPT_BIG_NUM:
+		o->big_num = true;
+		o->no_big_num = false;
+		return 0;
+	case OPT_NO_BIG_NUM:
+		o->no_big_num = true;
+		o->big_num = false;
+		return 0;
+	case OPT_PRE:
+		o->pre_cmd = arg;
+		return 0;
+	case OPT_POST:
+		o->post_cmd = arg;
+		return 0;
+	case OPT_ALL_USER:
+		o->all_mod = 'u';
+		return 0;
+	case OPT_ALL_KERNEL:
+		o->all_mod = 'k';
+		return 0;
+	case OPT_SUMMARY:
+		o->summary = true;
+		return 0;
+	case OPT_NO_CSV_SUMMARY:
+		o->no_csv_summary = true;
+		return 0;
+	case OPT_SCALE:		/* perf's default, and here (--no-scale: not) */
+		o->eng.no_scale = false;
+		return 0;
+	case OPT_LOG_FD:
+		if (opts__long("--log-fd", arg, 0, INT32_MAX - 1, &v))
+			return -EINVAL;
+		o->log_fd = v + 1;
+		return 0;
+	/* nothing to do here: no hybrid or uncore PMU's counts to merge, no
+	 * metric groups (each -M metric is a formula over the events), and
+	 * no percore event qualifier */
+	case OPT_NO_MERGE:
+	case OPT_METRIC_NO_GROUP:
+	case OPT_PERCORE_SHOW_THREAD:
+		return 0;
+	case OPT_CONTROL:	/* checked, and opened, by the run */
+		if (strncmp(arg, "fd:", 3) && strncmp(arg, "fifo:", 5)) {
+			pr_err("bad value '%s' for --control: fd:ctl-fd[,ack-fd] or fifo:ctl-fifo[,ack-fifo]",
+			       arg);
+			return -EINVAL;
+		}
+		o->control = arg;
+		return 0;
+	default:
+		return -EINVAL;
+	}
 }
 
 static int stat_opts__one(void *ctx, int c, const char *arg)
@@ -304,8 +419,8 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 	case 'C':
 		o->all_cpus = true;	/* perf: -C is system-wide on those CPUs */
 		return targets__cpus(&o->tg, arg, CPU_ONLINE_PATH);
-	case 'D':
-		return opts__long("-D", arg, 1, INT32_MAX, &o->tg.delay_ms);
+	case 'D':	/* perf: -1 starts disabled, for --control's enable */
+		return opts__long("-D", arg, -1, INT32_MAX, &o->tg.delay_ms);
 	case 'r':
 		return opts__long("-r", arg, 1, STAT_MAX_RUNS, &o->tg.repeat);
 	case OPT_TOP: {
@@ -330,7 +445,7 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 		o->detailed = true;
 		return 0;
 	default:
-		return -EINVAL;
+		return stat_opts__perf(o, c, arg);
 	}
 }
 
@@ -429,8 +544,8 @@ static int stat_opts__metrics(struct front_opts *o)
 			return -EINVAL;
 	}
 	if (o->metric_only && !o->metric_list[0]) {
-		pr_err("--metric-only needs metrics: -M LIST (see 'emon-perf list metrics')");
-		return -EINVAL;
+		stat_compat__shadow_metrics(o);
+		o->metrics_implied = true;
 	}
 	if (!o->metric_list[0])
 		return 0;
@@ -448,13 +563,18 @@ int stat_opts__parse(struct front_opts *o, int argc, char **argv)
 	int err;
 
 	memset(o, 0, sizeof(*o));
-	err = opts__parse(argc, argv, "+e:aAG:I:x:jo:qp:t:C:D:r:vhM:d", long_opts, "stat",
+	err = opts__parse(argc, argv, "+e:aAG:I:x:jo:qp:t:C:D:r:vhM:dnB", long_opts, "stat",
 			  stat_usage, stat_opts__one, o);
 	if (err)
 		return err;
 	if (optind < argc)
 		o->cmd = &argv[optind];
-	err = stat_opts__metrics(o);
+	/* perf -n without events: the times alone (one event is counted) */
+	if (o->null_run && !o->events[0] && !o->metric_list[0] && !o->detailed) {
+		snprintf(o->events, sizeof(o->events), "cpu-clock");
+		o->hide_events = true;
+	}
+	err = stat_opts__metrics(o) ?: stat_compat__events(o) ?: stat_compat__check(o);
 	if (err)
 		return err;
 	if (o->sep && o->perf_json) {

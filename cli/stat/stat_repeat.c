@@ -28,6 +28,7 @@ struct rep_row {
 	char *key;
 	int runs;			/* the runs it was in */
 	struct run_stats ev[EMON_MAX_EVENTS];
+	struct run_stats run[EMON_MAX_EVENTS];	/* its perf_events' ns running */
 	double noise[EMON_MAX_EVENTS];
 };
 
@@ -90,9 +91,14 @@ static int repeat__add_run(struct repeat *rp, const struct front_run *st, bool f
 		for (int i = 0; i < st->out.nr_events && i < EMON_MAX_EVENTS; i++) {
 			struct row_value v;
 
+			int idx = st->out.ev[i].bpf_idx;
+
 			row__value(&st->out, &rs->rows[k], i, &v);
-			if (v.state == VALUE_COUNTED)
-				run_stats__add(&rr->ev[i], v.value);
+			if (v.state != VALUE_COUNTED)
+				continue;
+			run_stats__add(&rr->ev[i], v.value);
+			if (idx >= 0 && idx < EMON_MAX_EVENTS)
+				run_stats__add(&rr->run[i], rs->rows[k].counts.c[idx].running);
 		}
 	}
 	run_stats__add(&rp->elapsed, st->prev.t - st->t0);
@@ -120,7 +126,12 @@ static void repeat__mean_rows(struct repeat *rp, struct front_run *st, int runs)
 				continue;
 			c = &r->counts.c[idx];
 			c->counter = llround(s->mean);
-			c->enabled = c->running = 1;	/* the mean is scaled already */
+			/* the mean is scaled already: running = enabled, the mean
+			 * time the event ran (perf -x's RUN with -r); 0 for one
+			 * counted from the switches (CSV's RUN is then the row's
+			 * time, as for one run) */
+			c->enabled = c->running = llround(rr->run[i].mean);
+			c->unrun = 0;
 			rr->noise[i] = s->mean ? 100.0 * run_stats__sd(s) / s->mean : 0;
 		}
 		r->noise = rr->noise;

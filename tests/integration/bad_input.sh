@@ -46,7 +46,12 @@ bad "'5'" "$EMON" stat -I 5 --timeout 100
 bad "'-3'" "$EMON" stat --timeout -3
 bad "--frobnicate" "$EMON" stat --frobnicate
 bad "-e" "$EMON" stat -e
-bad /no/such/command "$EMON" stat -e cpu-clock -- /no/such/command
+# a command that cannot run is perf's: its line, 255 (perf_text.sh
+# compares it with perf's)
+timeout 20 "$EMON" stat -e cpu-clock -- /no/such/command >"$TMP/out" 2>"$TMP/err"
+rc=$?
+check "a command that cannot run: exit 255 (got $rc), perf's one line: $(cat "$TMP/err")" \
+	[ $rc -eq 255 -a "$(cat "$TMP/err")" = "Workload failed: No such file or directory" -a ! -s "$TMP/out" ]
 bad /no/such/dir/out "$EMON" stat -o /no/such/dir/out --timeout 100
 bad "-x and -j" "$EMON" stat -x, -j --timeout 100
 bad "--json-rows" "$EMON" stat -j --json-rows --timeout 100
