@@ -300,6 +300,9 @@ static int report__read(struct report *r)
 		lineno++;
 		if (!line[strspn(line, " \t\r\n")])
 			continue;	/* blank lines are allowed */
+		/* stat -o's first line (perf's, before -x and -j output) */
+		if (!strncmp(line, "# started on ", 13))
+			continue;
 		err = report__line(r, tok, line, len, lineno);
 		if (err)
 			goto out;

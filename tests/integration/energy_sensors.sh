@@ -28,7 +28,7 @@ fake_hwmon "$TMP/pm" power_meter 40 || finish
 a=$(cg_new a)
 ua0=$(cg_usage_ns "$a")
 in_hwmon "$TMP/pm" "$EMON" stat -a -e cpu-clock --energy power_meter -G "$a" \
-	--by system,cpu,socket,cgroup,process -I 500 -j -o "$TMP/pm.jsonl" -- \
+	--by system,cpu,socket,cgroup,process -I 500 --json-rows -o "$TMP/pm.jsonl" -- \
 	sh -c "$(declare -f cg_run); CGROOT=$CGROOT; cg_run $a $BURN 2.5"
 check "power_meter: stat exits 0" [ $? -eq 0 ]
 ua=$(( $(cg_usage_ns "$a") - ua0 ))
@@ -68,7 +68,7 @@ b=$(cg_new b)
 ub0=$(cg_usage_ns "$b")
 # a burner on CPU 0 only: core 0's 10 W go to it as far as it ran there
 in_hwmon "$TMP/amd" "$EMON" stat -a -e cpu-clock --energy amd_energy -G "$b" \
-	--by system,cpu,socket,cgroup,process -I 500 -j -o "$TMP/amd.jsonl" -- \
+	--by system,cpu,socket,cgroup,process -I 500 --json-rows -o "$TMP/amd.jsonl" -- \
 	sh -c "$(declare -f cg_run); CGROOT=$CGROOT; cg_run $b taskset -c 0 $BURN 2.5"
 check "amd_energy: stat exits 0" [ $? -eq 0 ]
 ub=$(( $(cg_usage_ns "$b") - ub0 ))
@@ -166,7 +166,7 @@ check "serve: SIGTERM, exit 0" [ $? -eq 0 ]
 # --- scmi: its energy counter, not its power sensor ----------------------------
 fake_hwmon "$TMP/scmi" scmi 25 || finish
 in_hwmon "$TMP/scmi" "$EMON" stat -a -e cpu-clock --energy sensors --timeout 2000 -I 500 \
-	--by system,cpu -j -o "$TMP/scmi.jsonl"
+	--by system,cpu --json-rows -o "$TMP/scmi.jsonl"
 check "scmi: stat exits 0" [ $? -eq 0 ]
 t=$("$PY3" -c "import json; print(max(json.loads(l)['interval'] for l in open('$TMP/scmi.jsonl')))")
 e=$(jsum "$TMP/scmi.jsonl" system energy_j)
