@@ -231,6 +231,7 @@ void aggregate__reset(struct aggregate *a)
 	memset(a->stats, 0, sizeof(a->stats));
 	a->reads = 0;
 	a->energy_valid = false;
+	a->energy_gap = false;
 	a->energy_total = 0;
 	memset(a->cpu_energy, 0, a->ncpus * sizeof(*a->cpu_energy));
 	memset(a->pkg_energy, 0, a->npkg * sizeof(*a->pkg_energy));

@@ -84,6 +84,9 @@ struct aggregate {
 	bool no_sys;
 	/* energy, when a source is active (engine/attribute.c) */
 	bool energy_valid;		/* some package had energy this interval */
+	/* a read in this interval had none (a counter reset, an unreadable
+	 * sensor): the interval's energy is unknown, not the other reads' */
+	bool energy_gap;
 	double energy_total;		/* measured, all packages */
 	double *cpu_energy;		/* [ncpus] attributed to each CPU */
 	double *pkg_energy;		/* [npkg] measured */

@@ -264,6 +264,8 @@ int aggregate__add_energy(struct aggregate *a, const struct session_read *r,
 
 	if (a->npkg > ENERGY_MAX_PACKAGES || es->nr_packages != a->npkg)
 		return -EINVAL;
+	if (!energy_sample__any_valid(es))
+		a->energy_gap = true;
 	for (int p = 0; p < a->npkg; p++) {
 		const struct energy_pkg_sample *ps = &es->pkg[p];
 

@@ -48,15 +48,18 @@ void row_set__exit(struct row_set *rs)
 }
 
 /* Energy and power on a row, when a source is active; NAN when no package
- * had a valid reading in the interval. */
+ * had a valid reading in the interval, or one of its reads had none (its
+ * other reads' joules would pass for the interval's). */
 void row_set__energy(const struct row_ctx *sc, const struct aggregate *a,
 		     struct row *r, double joules, double dt)
 {
 	if (!sc->energy_on)
 		return;
 	r->has_energy = true;
-	r->energy_j = a->energy_valid ? joules : NAN;
-	r->power_w = a->energy_valid && dt > 0 ? joules / dt : NAN;
+	bool known = a->energy_valid && !a->energy_gap;
+
+	r->energy_j = known ? joules : NAN;
+	r->power_w = known && dt > 0 ? joules / dt : NAN;
 }
 
 struct top_ref {

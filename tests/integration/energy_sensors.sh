@@ -99,7 +99,7 @@ check "amd_energy: every partition adds up to the socket's joules in every inter
 
 # --- a reset: that interval has no energy, the others are right -----------------
 in_hwmon "$TMP/amd" "$EMON" stat -a -e cpu-clock --energy amd_energy --timeout 3000 -I 250 \
-	-j -o "$TMP/reset.jsonl" 2>"$TMP/reset.err" &
+	--json-rows -o "$TMP/reset.jsonl" 2>"$TMP/reset.err" &
 spid=$!
 sleep 1.5
 kill -USR1 "${BG_PIDS[-1]}"
@@ -135,7 +135,7 @@ port=$(free_port)
 EMON=$TMP/emon-pm serve_start "$S" "$TMP/serve.err" -e cpu-clock --energy power_meter \
 	--listen "127.0.0.1:$port" || finish
 "$EMON" stat -a -e cpu-clock --socket "$S" --timeout 2000 --by system,cpu,process -I 500 \
-	-j -o "$TMP/serve.jsonl" 2>"$TMP/stat.err"
+	--json-rows -o "$TMP/serve.jsonl" 2>"$TMP/stat.err"
 check "serve: an attached stat exits 0" [ $? -eq 0 ]
 t=$("$PY3" -c "import json; print(max(json.loads(l)['interval'] for l in open('$TMP/serve.jsonl')))")
 e=$(jsum "$TMP/serve.jsonl" system energy_j)

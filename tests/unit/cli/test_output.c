@@ -136,9 +136,10 @@ static void test_text_keys(void **state)
 	static const struct {
 		struct row r;
 		const char *want;	/* NULL: the key nowhere */
+		bool lead;		/* perf's aggregations lead the line */
 	} cases[] = {
-		{ { .scope = SCOPE_CPU, .key = "3" }, " CPU3 " },
-		{ { .scope = SCOPE_SOCKET, .key = "0" }, " S0 " },
+		{ { .scope = SCOPE_CPU, .key = "3" }, "CPU3 ", true },
+		{ { .scope = SCOPE_SOCKET, .key = "0", .nr_cpus = 2 }, "S0        2 ", true },
 		{ { .scope = SCOPE_CGROUP, .key = "/system.slice/a b" },
 		  " /system.slice/a b " },
 		{ { .scope = SCOPE_PROCESS, .key = "1234", .comm = "bash" },
@@ -172,6 +173,13 @@ static void test_text_keys(void **state)
 		render_line(&r, "msec cpu-clock", line, sizeof(line));
 		if (!cases[k].want) {
 			assert_null(strstr(line, r.key));
+			continue;
+		}
+		/* perf's aggr_printout(): CPU3, 'S0        2' first */
+		if (cases[k].lead) {
+			if (strncmp(line, cases[k].want, strlen(cases[k].want)))
+				print_message("want '%s' leading '%s'\n", cases[k].want, line);
+			assert_int_equal(strncmp(line, cases[k].want, strlen(cases[k].want)), 0);
 			continue;
 		}
 		/* the key follows the event name, as perf -G prints it */
