@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,7 @@ enum {
 	OPT_MAX_THREADS_UID,
 	OPT_MAX_THREAD_UIDS,
 	OPT_NO_SECCOMP,
+	OPT_VM_ENERGY,
 };
 
 static const struct option long_opts[] = {
@@ -85,6 +87,7 @@ static const struct option long_opts[] = {
 	{ "max-threads-per-uid", required_argument, NULL, OPT_MAX_THREADS_UID },
 	{ "max-thread-uids",	required_argument, NULL, OPT_MAX_THREAD_UIDS },
 	{ "no-seccomp",		no_argument,	   NULL, OPT_NO_SECCOMP },
+	{ "vm-energy",		required_argument, NULL, OPT_VM_ENERGY },
 	COMMON_LONG_OPTIONS
 };
 
@@ -157,6 +160,10 @@ NO_SCALE_USAGE
 "      --user NAME|UID       after set-up, run as that user (its primary group\n"
 "                            and --socket-group's), with the runtime capability;\n"
 "                            the directories it makes are the user's\n"
+"      --vm-energy CGROUP=DIR  a VM's energy (its cgroup's, as -G names it) for\n"
+"                            its guest: DIR/intel-rapl:0, a zone named vm-host,\n"
+"                            rewritten each second; DIR shared into the guest\n"
+"                            (docs/vm-energy.md); repeatable\n"
 "      --no-seccomp          no seccomp allowlist of the daemon's own after\n"
 "                            set-up (for debugging: strace, a new call)\n"
 "  -v, --verbose             more messages\n"
@@ -259,6 +266,21 @@ static int serve_opts__one(void *ctx, int c, const char *arg)
 		}
 		o->pin_dir = arg;
 		return 0;
+	case OPT_VM_ENERGY: {
+		char cg[PATH_MAX], dir[PATH_MAX], err[PATH_MAX + 128];
+
+		if (vm_energy__parse(arg, cg, sizeof(cg), dir, sizeof(dir), err,
+				     sizeof(err))) {
+			pr_err("%s", err);
+			return -EINVAL;
+		}
+		if (o->nr_vm_energy == VM_ENERGY_MAX) {
+			pr_err("more than %d --vm-energy", VM_ENERGY_MAX);
+			return -EINVAL;
+		}
+		o->vm_energy[o->nr_vm_energy++] = arg;
+		return 0;
+	}
 	case OPT_USER:
 		if (privs__user(arg, &o->u)) {
 			pr_err("unknown user '%s' for --user", arg);
