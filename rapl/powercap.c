@@ -456,7 +456,14 @@ static int zone__read(struct energy_source *s, struct rapl_zone *z,
 	__u64 cur, delta;
 	int ret;
 
-	ret = zone__check(z);
+	/*
+	 * A vm-host zone is opened afresh each read: it is readable by all,
+	 * and a guest's 9p keeps the inode a path named when the host renames
+	 * another file over it (cache=none revalidates no dentry), while an
+	 * open goes to the host's file of that name: the fd held would read
+	 * the first value for ever.
+	 */
+	ret = z->dom == ZONE_VM_HOST ? zone__reopen(z) : zone__check(z);
 	if (!ret)
 		ret = rapl__pread_u64(z->fd, &cur);
 	if (ret) {
