@@ -12,6 +12,10 @@ cg=/sys/fs/cgroup
 [ -r $z ] || { echo "vm_energy: no $z in the guest"; exit 1; }
 [ -d /out ] || { echo "vm_energy: no /out in the guest"; exit 1; }
 mkdir -p $cg/a $cg/b || exit 1
+# /b at 30% of a CPU, /a a whole one, both for the whole run: steady
+# shares, for the host's energy comes in steps a second apart, each
+# split by what ran when it came
+echo "30000 100000" >$cg/b/cpu.max || exit 1
 usage() { awk '$1 == "usage_usec" { print $2 }' "$cg/$1/cpu.stat"; }
 # the counter as the guest sees it, every 0.1 s: its steps are the host's
 while :; do cat $z; sleep 0.1; done >/out/counter &
@@ -21,8 +25,8 @@ ua0=$(usage a) ub0=$(usage b)
 # the counter read first and last by stat's command: within stat's reads
 "$EMON" stat -a --powercap-root /share -G /a,/b -I 1000 --json-rows -o /out/rows -- bash -c '
 	cat $3 >/out/e0
-	sh -c "echo \$\$ >$1/a/cgroup.procs && exec $2/burn 2" &
-	sh -c "echo \$\$ >$1/b/cgroup.procs && exec $2/burn 0.7" &
+	sh -c "echo \$\$ >$1/a/cgroup.procs && exec $2/burn 3" &
+	sh -c "echo \$\$ >$1/b/cgroup.procs && exec $2/burn 0.9" &
 	wait
 	cat $3 >/out/e1' burners $cg "$TOOLS" $z 2>/out/stat.err
 rc=$?
