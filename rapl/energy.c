@@ -178,6 +178,7 @@ static int energy_source__auto(struct energy_source *s,
 	char why[256];
 	size_t i, len;
 	int ret = -ENOENT;
+	bool said = false;
 
 	len = snprintf(err, errlen, "no energy source:");
 	for (i = 0; i < nr; i++) {
@@ -189,9 +190,13 @@ static int energy_source__auto(struct energy_source *s,
 				snprintf(err, errlen, "%s", why);
 			goto out;
 		}
+		/* no vm-host tree is the common case, not worth a reason */
+		if (order[i] == &energy_vm_host_ops && ret == -ENOENT)
+			continue;
 		if (len < errlen)
 			len += snprintf(err + len, errlen - len, "%s %s: %s",
-					i ? ";" : "", order[i]->name, why);
+					said ? ";" : "", order[i]->name, why);
+		said = true;
 	}
 out:
 	return ret;
