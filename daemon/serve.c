@@ -224,7 +224,8 @@ static int serve_setup(struct serve *sv)
 	if (sv->o.nr_vm_energy) {
 		/* made as root, written as --user after the drop */
 		ret = vm_energy__open(&sv->vm, sv->o.vm_energy, sv->o.nr_vm_energy,
-				      so.uid, sv->o.user ? sv->o.u.gid : 0, sv->meta);
+				      sv->o.vm_energy_ms / 1e3, so.uid,
+				      sv->o.user ? sv->o.u.gid : 0, sv->meta);
 		if (ret)
 			return cli__exit_status(ret);
 	}

@@ -39,6 +39,7 @@ struct serve_opts {
 	bool no_seccomp;	/* --no-seccomp: no allowlist of our own */
 	const char *vm_energy[VM_ENERGY_MAX];	/* --vm-energy CGROUP=DIR */
 	int nr_vm_energy;
+	double vm_energy_ms;	/* --vm-energy-ms: how often they are written */
 };
 
 /* 0, 1 after --help, -EINVAL after a one-line error. */

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * serve --vm-energy (daemon/vm_energy.h). The main thread asks the server
- * for a snapshot of the cgroups once a second (VM_ENERGY_PERIOD_S), as a
- * scrape does; its answer, on the same thread, sums each VM's subtree and
+ * for a snapshot of the cgroups every --vm-energy-ms, as a scrape does; its answer, on the same thread, sums each VM's subtree and
  * writes the counters. The zone directory is opened once, at set-up, and
  * every file is written through that fd (openat, renameat): after the
  * privilege drop the daemon needs only the directory's write permission.
@@ -23,8 +22,6 @@
 #include "engine/names/cgroup.h"
 #include "engine/snapshot/snapshot.h"
 
-#define VM_ENERGY_PERIOD_S 1.0
-
 struct vm_zone {
 	char cg[PATH_MAX];	/* the VM's cgroup */
 	char dir[PATH_MAX];	/* DIR/intel-rapl:0, for messages */
@@ -38,6 +35,7 @@ struct vm_energy {
 	const struct snap_meta *meta;
 	struct vm_zone *z;
 	int nr;
+	double period_s;
 	double next;
 	bool pending;		/* a request is out */
 };
@@ -159,7 +157,8 @@ static int zone__open(struct vm_zone *z, const char *spec, uid_t uid, gid_t gid)
 }
 
 int vm_energy__open(struct vm_energy **vp, const char *const *specs, int nr,
-		    uid_t uid, gid_t gid, const struct snap_meta *meta)
+		    double period_s, uid_t uid, gid_t gid,
+		    const struct snap_meta *meta)
 {
 	struct vm_energy *v = calloc(1, sizeof(*v));
 	int ret = 0;
@@ -170,6 +169,7 @@ int vm_energy__open(struct vm_energy **vp, const char *const *specs, int nr,
 		return -ENOMEM;
 	}
 	v->meta = meta;
+	v->period_s = period_s;
 	for (int i = 0; i < nr && !ret; i++) {
 		v->nr = i + 1;
 		ret = zone__open(&v->z[i], specs[i], uid, gid);
@@ -240,7 +240,7 @@ void vm_energy__run(struct vm_energy *v, struct server *srv, double now)
 {
 	if (!v || v->pending || now < v->next)
 		return;
-	v->next = now + VM_ENERGY_PERIOD_S;
+	v->next = now + v->period_s;
 	v->pending = true;
 	if (server__request_all(srv, EMON_SNAP_CGROUPS, vm_energy__done, v))
 		v->pending = false;

@@ -3,8 +3,9 @@
  * serve --vm-energy CGROUP=DIR: a VM's energy, for its guest to read
  * (docs/vm-energy.md). The daemon attributes energy to the VM's cgroup
  * (its subtree: libvirt puts the vCPU threads in sub-cgroups) as to any
- * cgroup, split by cycles or cpu-clock; after each of its reads that
- * energy goes into DIR/intel-rapl:0/, a powercap-layout zone named
+ * cgroup, split by cycles or cpu-clock; every period (--vm-energy-ms,
+ * default 1 s) it reads, and that energy goes into DIR/intel-rapl:0/, a
+ * powercap-layout zone named
  * "vm-host" (name, max_energy_range_uj, energy_uj), each file written
  * whole to a temporary name and renamed into place, so that a reader
  * never sees half a value. DIR is shared into the guest (virtiofs,
@@ -42,11 +43,12 @@ struct vm_energy;
 struct server;
 struct snap_meta;
 
-/* Make each DIR/intel-rapl:0 (given to uid:gid when uid != 0: the
+/* Make each DIR/intel-rapl:0, to be written every period_s, (given to uid:gid when uid != 0: the
  * daemon's --user writes it after the drop) with its counter at 0.
  * 0, or -errno with the culprit logged. */
 int vm_energy__open(struct vm_energy **vp, const char *const *specs, int nr,
-		    uid_t uid, gid_t gid, const struct snap_meta *meta);
+		    double period_s, uid_t uid, gid_t gid,
+		    const struct snap_meta *meta);
 void vm_energy__close(struct vm_energy *v);
 /* When the next read is due (CLOCK_MONOTONIC s; INFINITY: none). */
 double vm_energy__next(const struct vm_energy *v);
