@@ -6,6 +6,7 @@
 # shared read-only into the guest (EMON_VM_SHARE, at /share), where
 # tests/vm/vm_energy_guest.sh runs burners in cgroups /a and /b under
 # emon-perf stat -a --powercap-root /share -G /a,/b. Checked here:
+#  - the host gave the VM some of the package's joules, and no more;
 #  - every row's energy_source and energy_scope are vm-host;
 #  - the guest's system rows add up to what the host's counter advanced
 #    over the run: the guest reads that very counter, so they differ only
@@ -49,8 +50,9 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$t/share" "$t/out" "$cgroot/$vmcg" || exit 1
-"$OUTPUT/tools/fake-rapl" "$t/rapl" 40 & pids+=($!)
-./emon-perf serve --socket "$t/sock" --listen none --powercap-root "$t/rapl" \
+EMON=${EMON:-$PWD/emon-perf}
+"${TOOLS:-$OUTPUT/tools}/fake-rapl" "$t/rapl" 40 & pids+=($!)
+"$EMON" serve --socket "$t/sock" --listen none --powercap-root "$t/rapl" \
 	--vm-energy "/$vmcg=$t/share" 2>"$t/serve.err" & pids+=($!)
 for _ in $(seq 100); do
 	[ -e "$t/share/intel-rapl:0/energy_uj" ] && break
@@ -58,9 +60,12 @@ for _ in $(seq 100); do
 done
 [ -e "$t/share/intel-rapl:0/energy_uj" ] || { echo "FAIL  serve wrote no vm-host zone"; cat "$t/serve.err"; exit 1; }
 t0=$(date +%s)
+h0=$(cat "$t/share/intel-rapl:0/energy_uj") s0=$(date +%s.%N)
 EMON_VM_SHARE=$t/share EMON_VM_OUT=$t/out sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' \
 	vm "$cgroot/$vmcg" tests/vm/vm.sh -k "$series" -t 90 -- tests/vm/vm_energy_guest.sh
 rc=$?
+h1=$(cat "$t/share/intel-rapl:0/energy_uj") s1=$(date +%s.%N)
+echo "$h0 $h1 $s0 $s1" >"$t/out/host"
 echo "vm_energy: the guest ran in $(($(date +%s) - t0)) s (exit $rc)"
 [ $rc -eq 0 ] || { echo "FAIL  the guest's stat (exit $rc)"; cat "$t/serve.err"; exit 1; }
 python3 - "$t/out" <<'PY'
@@ -92,6 +97,9 @@ pairs = [(b - a) / 1e6 for a in set(vals) for b in set(vals) if a <= e0 and b >=
 best = min(pairs, key=lambda p: abs(p - tot)) if pairs else float("nan")
 check(abs(best - tot) <= 1e-5 * len(sysr),
       "guest rows %.6f J: the counter's step from one of its values to another, %.6f J" % (tot, best))
+h0, h1, s0, s1 = map(float, open(d + "/host").read().split())
+check(0 < h1 - h0 <= 40e6 * (s1 - s0),
+      "the host gave the VM %.1f J in %.1f s, no more than the package's 40 W" % ((h1 - h0) / 1e6, s1 - s0))
 clk = {"/a": 0, "/b": 0}
 bad = 0
 for s in sysr:
