@@ -100,7 +100,7 @@ _emon_perf()
 		fi
 		return ;;
 	--energy)
-		COMPREPLY=($(compgen -W "auto powercap perf sensors amd_energy power_meter scmi none model:" -- "$cur"))
+		COMPREPLY=($(compgen -W "auto powercap perf vm-host sensors amd_energy power_meter scmi none model:" -- "$cur"))
 		return ;;
 	-p | --pid)	# stat: running processes
 		COMPREPLY=($(compgen -W "$(ps -eo pid= 2>/dev/null)" -- "$cur"))
@@ -137,7 +137,7 @@ _emon_perf()
 	--max-cgroups | --max-procs | --listen | --processes | --max-series | \
 	--max-clients | --max-held-mb | --max-keys | --retain | --min-flush-ms | --min-scrape-ms | --top | \
 	--max-clients-per-uid | --max-trees-per-uid | --max-threads-per-uid | --max-thread-uids | \
-	--idle-timeout | \
+	--idle-timeout | --vm-energy | --vm-energy-ms | \
 	-d | --delay | -D | -r | --repeat | --interval-count | \
 	--end | --match | --threads | --duration)
 		return ;;	# a value of the user's own

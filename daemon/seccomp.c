@@ -70,6 +70,13 @@ static const unsigned int allowed[] = {
 #ifdef SYS_faccessat2
 	N(faccessat2),
 #endif
+	/* serve --vm-energy: each counter renamed into place */
+#ifdef SYS_renameat
+	N(renameat),
+#endif
+#ifdef SYS_renameat2
+	N(renameat2),
+#endif
 #ifdef SYS_close_range
 	N(close_range),
 #endif

@@ -45,6 +45,7 @@
 #include "daemon/privs.h"
 #include "daemon/seccomp.h"
 #include "daemon/threads.h"
+#include "daemon/vm_energy.h"
 #include "daemon/socket/server.h"
 #include "daemon/exporter/webcfg.h"
 #include "engine/session/session.h"
@@ -55,6 +56,7 @@ struct serve {
 	struct engine *e;
 	struct server *srv;
 	struct selfmon *self;
+	struct vm_energy *vm;	/* --vm-energy, NULL: none */
 	struct http_server *http;
 	struct metrics *metrics;
 	const struct snap_meta *meta;
@@ -219,6 +221,14 @@ static int serve_setup(struct serve *sv)
 			return cli__exit_status(ret);
 		server__set_self(sv->srv, sv->self);
 	}
+	if (sv->o.nr_vm_energy) {
+		/* made as root, written as --user after the drop */
+		ret = vm_energy__open(&sv->vm, sv->o.vm_energy, sv->o.nr_vm_energy,
+				      sv->o.vm_energy_ms / 1e3, so.uid,
+				      sv->o.user ? sv->o.u.gid : 0, sv->meta);
+		if (ret)
+			return cli__exit_status(ret);
+	}
 	ret = metrics__new(&sv->metrics, &mo);
 	if (ret)	/* -ENOMEM: --processes top:N is 1 or more */
 		return cli__exit_status(ret);
@@ -284,6 +294,9 @@ static int serve_loop(struct serve *sv)
 	while (!sigwake.last) {
 		double now = session__now(), next = server__next(sv->srv, now), ms;
 
+		if (vm_energy__next(sv->vm) < next)
+			next = vm_energy__next(sv->vm);
+
 		pfd[0] = (struct pollfd){ .fd = sigwake.fd, .events = POLLIN };
 		/* registered threads that exited (-1: ignored) */
 		pfd[1] = (struct pollfd){ .fd = selfmon__fd(sv->self), .events = POLLIN };
@@ -300,6 +313,7 @@ static int serve_loop(struct serve *sv)
 		if (pfd[1].revents)
 			selfmon__reap(sv->self);
 		server__handle(sv->srv, pfd + 2, n, now);
+		vm_energy__run(sv->vm, sv->srv, session__now());
 		server__run(sv->srv, session__now());
 	}
 	free(pfd);
@@ -318,6 +332,7 @@ static void serve_cleanup(struct serve *sv)
 	server__close(sv->srv);
 	/* after the last answer, before the programs go: slots marked gone */
 	selfmon__close(sv->self);
+	vm_energy__close(sv->vm);
 	engine__close(sv->e);
 	metrics__free(sv->metrics);
 	free(sv->hello);

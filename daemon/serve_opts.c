@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,8 @@ enum {
 	OPT_MAX_THREADS_UID,
 	OPT_MAX_THREAD_UIDS,
 	OPT_NO_SECCOMP,
+	OPT_VM_ENERGY,
+	OPT_VM_ENERGY_MS,
 };
 
 static const struct option long_opts[] = {
@@ -85,6 +88,8 @@ static const struct option long_opts[] = {
 	{ "max-threads-per-uid", required_argument, NULL, OPT_MAX_THREADS_UID },
 	{ "max-thread-uids",	required_argument, NULL, OPT_MAX_THREAD_UIDS },
 	{ "no-seccomp",		no_argument,	   NULL, OPT_NO_SECCOMP },
+	{ "vm-energy",		required_argument, NULL, OPT_VM_ENERGY },
+	{ "vm-energy-ms",	required_argument, NULL, OPT_VM_ENERGY_MS },
 	COMMON_LONG_OPTIONS
 };
 
@@ -157,6 +162,11 @@ NO_SCALE_USAGE
 "      --user NAME|UID       after set-up, run as that user (its primary group\n"
 "                            and --socket-group's), with the runtime capability;\n"
 "                            the directories it makes are the user's\n"
+"      --vm-energy CGROUP=DIR  a VM's energy (its cgroup's, as -G names it) for\n"
+"                            its guest: DIR/intel-rapl:0, a zone named vm-host,\n"
+"                            rewritten each --vm-energy-ms; DIR shared into the\n"
+"                            guest (docs/vm-energy.md); repeatable\n"
+"      --vm-energy-ms MS     how often (default 1000; each a flush)\n"
 "      --no-seccomp          no seccomp allowlist of the daemon's own after\n"
 "                            set-up (for debugging: strace, a new call)\n"
 "  -v, --verbose             more messages\n"
@@ -245,6 +255,8 @@ static int serve_opts__one(void *ctx, int c, const char *arg)
 			return -EINVAL;
 		o->min_flush_ms = d;
 		return 0;
+	case OPT_VM_ENERGY_MS:
+		return opts__double("--vm-energy-ms", arg, 10, 60000, &o->vm_energy_ms);
 	case OPT_MIN_SCRAPE:
 		return opts__double("--min-scrape-ms", arg, 0, 60000, &o->min_scrape_ms);
 	case OPT_WEB_CONFIG:
@@ -259,6 +271,21 @@ static int serve_opts__one(void *ctx, int c, const char *arg)
 		}
 		o->pin_dir = arg;
 		return 0;
+	case OPT_VM_ENERGY: {
+		char cg[PATH_MAX], dir[PATH_MAX], err[PATH_MAX + 128];
+
+		if (vm_energy__parse(arg, cg, sizeof(cg), dir, sizeof(dir), err,
+				     sizeof(err))) {
+			pr_err("%s", err);
+			return -EINVAL;
+		}
+		if (o->nr_vm_energy == VM_ENERGY_MAX) {
+			pr_err("more than %d --vm-energy", VM_ENERGY_MAX);
+			return -EINVAL;
+		}
+		o->vm_energy[o->nr_vm_energy++] = arg;
+		return 0;
+	}
 	case OPT_USER:
 		if (privs__user(arg, &o->u)) {
 			pr_err("unknown user '%s' for --user", arg);
@@ -391,6 +418,7 @@ int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 	o->max_clients = 1024;
 	o->max_held_mb = 256;
 	o->min_flush_ms = 10;
+	o->vm_energy_ms = 1000;
 	o->min_scrape_ms = atof(DEFAULT_MIN_SCRAPE_MS);
 	o->eng.retain_s = 300;
 	o->eng.max_keys = 100000;

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include "daemon/privs.h"
+#include "daemon/vm_energy.h"
 #include "daemon/exporter/webcfg.h"
 #include "engine/engine.h"
 
@@ -36,6 +37,9 @@ struct serve_opts {
 	struct privs_user u;
 	__u64 keep;		/* capabilities kept after set-up */
 	bool no_seccomp;	/* --no-seccomp: no allowlist of our own */
+	const char *vm_energy[VM_ENERGY_MAX];	/* --vm-energy CGROUP=DIR */
+	int nr_vm_energy;
+	double vm_energy_ms;	/* --vm-energy-ms: how often they are written */
 };
 
 /* 0, 1 after --help, -EINVAL after a one-line error. */

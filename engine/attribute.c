@@ -238,7 +238,7 @@ static int platform_cpus(struct aggregate *a, const struct session_read *r,
 	double *before = NULL;
 	int err;
 
-	if (es->unit_scope == ENERGY_SCOPE_PLATFORM) {
+	if (energy_scope__whole(es->unit_scope)) {
 		before = malloc(a->ncpus * sizeof(*before));
 		if (!before)
 			return -ENOMEM;
@@ -294,7 +294,7 @@ int aggregate__add_energy(struct aggregate *a, const struct session_read *r,
 	/* a core or platform scope: its units, each by what ran on its CPUs */
 	if (es->nr_units > ENERGY_MAX_UNITS)
 		return -EINVAL;
-	if (es->unit_scope == ENERGY_SCOPE_PLATFORM && es->unit_valid[0]) {
+	if (energy_scope__whole(es->unit_scope) && es->unit_valid[0]) {
 		a->energy_valid = true;
 		a->energy_total += es->unit_j[0];
 		/* --idle-watts: the platform's, where it has no package */

@@ -42,6 +42,11 @@ const char *energy_scope__name(int scope)
 	return scope_names[scope];
 }
 
+bool energy_scope__whole(int scope)
+{
+	return scope == ENERGY_SCOPE_PLATFORM || scope == ENERGY_SCOPE_VM_HOST;
+}
+
 const char *energy_source__scopes_of(const char *name)
 {
 	static const struct {
@@ -53,6 +58,7 @@ const char *energy_source__scopes_of(const char *name)
 		{ "amd_energy", "core+package" },
 		{ "power_meter", "platform" },
 		{ "scmi", "platform" },
+		{ "vm-host", "vm-host" },
 	};
 
 	for (size_t i = 0; name && i < sizeof(table) / sizeof(table[0]); i++)
@@ -71,6 +77,7 @@ struct energy_spec {
 
 /* The order auto tries: measured sources only, never the model. */
 static const struct energy_source_ops *const auto_order[] = {
+	&energy_vm_host_ops,	/* only a tree a VM's host writes has it */
 	&energy_powercap_ops,
 	&energy_perf_ops,
 	&energy_amd_ops,
@@ -103,6 +110,10 @@ static int energy_spec__parse(const char *spec, struct energy_spec *sp,
 		sp->ops = &energy_perf_ops;
 		return 0;
 	}
+	if (!strcmp(spec, "vm-host")) {
+		sp->ops = &energy_vm_host_ops;
+		return 0;
+	}
 	if (!strcmp(spec, "sensors")) {
 		sp->is_sensors = true;
 		return 0;
@@ -130,7 +141,7 @@ static int energy_spec__parse(const char *spec, struct energy_spec *sp,
 		}
 	}
 	snprintf(err, errlen,
-		 "bad --energy value '%s' (auto, powercap, perf, sensors, amd_energy, "
+		 "bad --energy value '%s' (auto, powercap, perf, vm-host, sensors, amd_energy, "
 		 "power_meter, scmi[:LABEL], model:IDLE_W:MAX_W, none)",
 		 spec);
 	return -EINVAL;
@@ -167,6 +178,7 @@ static int energy_source__auto(struct energy_source *s,
 	char why[256];
 	size_t i, len;
 	int ret = -ENOENT;
+	bool said = false;
 
 	len = snprintf(err, errlen, "no energy source:");
 	for (i = 0; i < nr; i++) {
@@ -178,9 +190,13 @@ static int energy_source__auto(struct energy_source *s,
 				snprintf(err, errlen, "%s", why);
 			goto out;
 		}
+		/* no vm-host tree is the common case, not worth a reason */
+		if (order[i] == &energy_vm_host_ops && ret == -ENOENT)
+			continue;
 		if (len < errlen)
 			len += snprintf(err + len, errlen - len, "%s %s: %s",
-					i ? ";" : "", order[i]->name, why);
+					said ? ";" : "", order[i]->name, why);
+		said = true;
 	}
 out:
 	return ret;
@@ -368,8 +384,8 @@ bool energy_sample__any_valid(const struct energy_sample *es)
 	for (int p = 0; p < es->nr_packages && p < ENERGY_MAX_PACKAGES; p++)
 		if (es->pkg[p].valid)
 			return true;
-	/* a platform's energy is no package's */
-	return es->nr_units && es->unit_scope == ENERGY_SCOPE_PLATFORM &&
+	/* a platform's energy is no package's, nor is a VM's */
+	return es->nr_units && energy_scope__whole(es->unit_scope) &&
 	       es->unit_valid[0];
 }
 

@@ -14,8 +14,11 @@
  *             per core and per socket, ACPI's platform power meter, Arm
  *             SCMI's energy (or power) sensors; "sensors": the first of
  *             the three found
- *   auto      powercap, else perf, else amd_energy, power_meter, scmi,
- *             else nothing (with a reason)
+ *   vm-host   a powercap-layout tree whose one zone is named "vm-host":
+ *             a VM's energy as its host counted it (serve --vm-energy
+ *             there), one unit of scope vm-host over every CPU
+ *   auto      vm-host, else powercap, else perf, else amd_energy,
+ *             power_meter, scmi, else nothing (with a reason)
  *
  * The caller reads once to set the baseline, then once per interval; every
  * read after the first gives the energy since the previous one. Packages
@@ -75,10 +78,14 @@ enum energy_scope {
 
 /* "package", "core", ...; NULL when out of range. */
 const char *energy_scope__name(int scope);
+/* A scope of one unit over every CPU and no package (platform, vm-host):
+ * its joules are split as the platform's. */
+bool energy_scope__whole(int scope);
 /* The scopes whose joules a source of this name (energy_source, as
  * snapshots carry it) splits, "+"-separated, the finest first:
  * "package" (powercap, perf, model), "core+package" (amd_energy),
- * "platform" (power_meter, scmi); NULL for a name it does not know. */
+ * "platform" (power_meter, scmi), "vm-host"; NULL for a name it does
+ * not know. */
 const char *energy_source__scopes_of(const char *source_name);
 
 /* Units of a core or platform scope in one sample (cores of the largest
@@ -151,7 +158,8 @@ struct energy_source *energy_source__open(const char *spec,
 					  int *errp, char *err, size_t errlen);
 void energy_source__close(struct energy_source *s);
 
-/* "powercap", "perf", "model", "amd_energy", "power_meter", "scmi" */
+/* "powercap", "perf", "model", "amd_energy", "power_meter", "scmi",
+ * "vm-host" */
 const char *energy_source__name(const struct energy_source *s);
 /* The scope of the source's units (ENERGY_SCOPE_PACKAGE: none), their
  * number, and the unit of a CPU (-1: none). */
@@ -338,6 +346,7 @@ struct energy_source_ops {
 };
 
 extern const struct energy_source_ops energy_powercap_ops;
+extern const struct energy_source_ops energy_vm_host_ops;
 extern const struct energy_source_ops energy_perf_ops;
 extern const struct energy_source_ops energy_model_ops;
 extern const struct energy_source_ops energy_amd_ops;

@@ -4,7 +4,9 @@
  * (Intel and AMD alike), ROOT/intel-rapl:N/intel-rapl:N:M its sub-zones.
  * What a zone measures is in its name file, not in its number:
  * "package-P" (or "package-P-die-D": dies of one package add up) for
- * physical package P, "psys" for the platform; sub-zones are "core",
+ * physical package P, "psys" for the platform, "vm-host" for what a VM's
+ * host measured for it (serve --vm-energy on the host writes such a tree,
+ * docs/vm-energy.md; the vm-host source reads it); sub-zones are "core",
  * "uncore", "dram", "psys". intel-rapl-mmio:N zones repeat the package
  * zones through MMIO on client parts and are left out so nothing counts
  * twice.
@@ -32,6 +34,7 @@
 
 #define ZONE_PSYS (-2)		/* rapl_zone.dom of a top-level psys zone */
 #define ZONE_PACKAGE (-1)	/* rapl_zone.dom of a package (die) zone */
+#define ZONE_VM_HOST (-3)	/* rapl_zone.dom of a host's "vm-host" zone */
 
 struct rapl_zone {
 	char path[PATH_MAX];	/* its energy_uj */
@@ -294,6 +297,11 @@ static int powercap__zone(struct energy_source *s, struct powercap *pc,
 	name[strcspn(name, "\n")] = '\0';
 	if (!strcmp(name, "psys")) {
 		z.dom = ZONE_PSYS;
+	} else if (!strcmp(name, "vm-host")) {
+		/* the vm-host source's alone: no RAPL zone */
+		if (s->ops != &energy_vm_host_ops)
+			goto out;
+		z.dom = ZONE_VM_HOST;
 	} else if (!zone__parse_package(name, &z.phys_id)) {
 		z.dom = ZONE_PACKAGE;
 	} else {
@@ -319,14 +327,42 @@ out:
 	return ret;
 }
 
-static bool powercap__has_package(const struct powercap *pc)
+static bool powercap__has(const struct powercap *pc, int dom)
 {
 	int i;
 
 	for (i = 0; i < pc->nr; i++)
-		if (pc->zones[i].dom == ZONE_PACKAGE)
+		if (pc->zones[i].dom == dom)
 			return true;
 	return false;
+}
+
+/*
+ * The vm-host source: a "vm-host" zone, the VM's energy as its host
+ * counted it, is one unit of scope vm-host over every CPU of the guest,
+ * split by what ran on them as a platform's. Its packages, the topology's,
+ * measure nothing of their own.
+ */
+static int vm_host__units(struct energy_source *s, struct powercap *pc,
+			  const char *root, char *err, size_t errlen)
+{
+	if (!powercap__has(pc, ZONE_VM_HOST)) {
+		snprintf(err, errlen, "no vm-host zone under %s", root);
+		return -ENOENT;
+	}
+	if (powercap__has(pc, ZONE_PACKAGE)) {
+		snprintf(err, errlen, "%s has both RAPL package zones and a vm-host "
+			 "zone: --powercap-root must name one or the other", root);
+		return -EINVAL;
+	}
+	s->unit_of_cpu = calloc(s->topo.ncpus, sizeof(*s->unit_of_cpu));
+	if (!s->unit_of_cpu) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	s->unit_scope = ENERGY_SCOPE_VM_HOST;
+	s->nr_units = 1;
+	return 0;
 }
 
 static void powercap__close(struct energy_source *s)
@@ -369,7 +405,9 @@ static int powercap__open(struct energy_source *s, const char *arg,
 		if (ret)
 			goto out;
 	}
-	if (!powercap__has_package(pc)) {
+	if (s->ops == &energy_vm_host_ops) {
+		ret = vm_host__units(s, pc, root, err, errlen);
+	} else if (!powercap__has(pc, ZONE_PACKAGE)) {
 		snprintf(err, errlen, "no RAPL powercap zones under %s", root);
 		ret = -ENOENT;
 	}
@@ -386,6 +424,8 @@ static const char *zone__what(const struct rapl_zone *z)
 {
 	if (z->dom == ZONE_PSYS)
 		return "psys";
+	if (z->dom == ZONE_VM_HOST)
+		return "vm-host";
 	if (z->dom == ZONE_PACKAGE)
 		return "package";
 	return energy_domain__name(z->dom);
@@ -416,7 +456,14 @@ static int zone__read(struct energy_source *s, struct rapl_zone *z,
 	__u64 cur, delta;
 	int ret;
 
-	ret = zone__check(z);
+	/*
+	 * A vm-host zone is opened afresh each read: it is readable by all,
+	 * and a guest's 9p keeps the inode a path named when the host renames
+	 * another file over it (cache=none revalidates no dentry), while an
+	 * open goes to the host's file of that name: the fd held would read
+	 * the first value for ever.
+	 */
+	ret = z->dom == ZONE_VM_HOST ? zone__reopen(z) : zone__check(z);
 	if (!ret)
 		ret = rapl__pread_u64(z->fd, &cur);
 	if (ret) {
@@ -477,6 +524,12 @@ static int powercap__read(struct energy_source *s, bool first, double dt,
 		double j = 0;
 		int ret = zone__read(s, z, dt, &j);
 
+		if (z->dom == ZONE_VM_HOST) {
+			/* one zone (more would be one VM's twice) */
+			out->unit_valid[0] = !ret;
+			out->unit_j[0] = j;
+			continue;
+		}
 		if (z->dom == ZONE_PSYS) {
 			out->has_psys = true;
 			out->psys_valid = !ret;
@@ -519,6 +572,13 @@ static int powercap__read(struct energy_source *s, bool first, double dt,
 
 const struct energy_source_ops energy_powercap_ops = {
 	.name = "powercap",
+	.open = powercap__open,
+	.read = powercap__read,
+	.close = powercap__close,
+};
+
+const struct energy_source_ops energy_vm_host_ops = {
+	.name = "vm-host",
 	.open = powercap__open,
 	.read = powercap__read,
 	.close = powercap__close,

@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include "engine/session/session.h"
 #include "front/source.h"
 #include "pmu/event.h"
+#include "rapl/files.h"
 
 #define SWITCH_ENV "EMON_SWITCH_EVENTS"
 
@@ -41,6 +43,18 @@ static const struct check_tol tol_clock = { 2.0, 5.0, 0 };
 static const struct check_tol tol_switches = { 1.0, 3.0, 10 };
 static const struct check_tol tol_hw = { 3.0, 10.0, 0 };
 static const struct check_tol tol_energy = { 2.0, 5.0, 0 };
+
+/* Is root a tree a VM's host writes (serve --vm-energy): its zone named
+ * vm-host? The reference reads it as any tree. */
+static bool tree__vm_host(const char *root)
+{
+	char path[PATH_MAX], name[16];
+
+	if (!root || rapl__path(path, sizeof(path), "%s/intel-rapl:0/name", root) ||
+	    rapl__read_str(path, name, sizeof(name)))
+		return false;
+	return !strcmp(name, "vm-host\n") || !strcmp(name, "vm-host");
+}
 
 struct run_path {
 	const char *name;	/* in the rows' names */
@@ -77,7 +91,8 @@ static int run__open(struct run *r, const struct check_host *h,
 	if (h->has_instructions)
 		strcat(events, ",instructions");
 	so.eng.events = events;
-	so.eng.energy = r->energy ? "powercap" : "none";
+	so.eng.energy = !r->energy ? "none" : tree__vm_host(o->powercap_root) ?
+			"vm-host" : "powercap";
 	so.eng.powercap_root = o->powercap_root;
 	if (was && !(saved = strdup(was)))
 		return -ENOMEM;

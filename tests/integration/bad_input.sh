@@ -31,6 +31,13 @@ bad "with --sched" "$EMON" stat --sched -a -e $EV9 --timeout 100
 bad "with --threads" "$EMON" serve --threads 4 -e $EV9 --socket "$TMP/threads9.sock"
 # plain /metrics on a non-loopback address: refused, --web-config named
 bad "--web-config" "$EMON" serve --listen 0.0.0.0:$(free_port) --socket "$TMP/nolo.sock"
+# --vm-energy CGROUP=DIR: the form, DIR absolute, a cgroup below the root,
+# DIR there (checked at set-up, before anything counts)
+bad "CGROUP=DIR" "$EMON" serve --listen none --socket "$TMP/vm.sock" --vm-energy /a
+bad "absolute" "$EMON" serve --listen none --socket "$TMP/vm.sock" --vm-energy /a=rel
+bad "'/'" "$EMON" serve --listen none --socket "$TMP/vm.sock" --vm-energy /=/tmp
+bad "$TMP/nodir/intel-rapl:0" "$EMON" serve --listen none --socket "$TMP/vm.sock" --vm-energy "/a=$TMP/nodir"
+bad "no vm-host zone" "$EMON" stat -a --energy vm-host --powercap-root "$TMP" --timeout 100
 if ! "$EMON" list 2>/dev/null | grep -q "^  cycles OR cpu-cycles .*<not supported>"; then
 	echo "SKIP  8 counted events and cycles with --sched: this machine counts cycles"
 else

@@ -21,6 +21,7 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t tmpfs -o mode=1777 tmp /tmp
 mount -t tmpfs -o mode=0755 run /run
 mkdir -p /out && mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 out /out 2>/dev/null || rmdir /out
+mkdir -p /share && mount -t 9p -o trans=virtio,version=9p2000.L,ro share /share 2>/dev/null || rmdir /share
 mkdir -p /dev/pts /dev/shm && mount -t devpts devpts /dev/pts && mount -t tmpfs shm /dev/shm
 # what udev would add: bash's process substitution opens /dev/fd/N
 ln -s /proc/self/fd /dev/fd && ln -s fd/0 /dev/stdin && ln -s fd/1 /dev/stdout && ln -s fd/2 /dev/stderr

@@ -3,7 +3,8 @@
 # 12's own kernels, 6.1 and 6.12, each a QEMU guest with this machine's
 # tree as its root (tests/vm/vm.sh), against that kernel's own truths
 # (its cpu.stat, schedstat, rusage, perf). The tests are those named in
-# tests/vm/guest-tests. Then the hardware counting tests in Debian 12's
+# tests/vm/guest-tests; after the 6.12 guest, tests/vm/vm_energy.sh (a
+# guest's energy from its host's daemon). Then the hardware counting tests in Debian 12's
 # arm64 kernels on QEMU's emulated PMUv3 (tests/vm/arm64.sh: its series
 # EMON_VM_ARM64, default 6.12 6.1; empty for none).
 #   tests/vm/guests.sh [SERIES...]    (default: 6.1 6.12)
@@ -49,6 +50,15 @@ for k in $kernels; do
 	[ -n "${TEST_SUMMARY:-}" ] && { echo "$line"; grep '^failed: ' "$log" | sed 's/^/    /'; } >>"$TEST_SUMMARY"
 	[ $rc -eq 0 ] || ret=1
 done
+# a guest fed by its host's serve --vm-energy (about 35 s)
+if [[ " $kernels " == *" 6.12 "* ]] && [ -z "${EMON_VM_TESTS:-}" ]; then
+	t0=$(date +%s)
+	tests/vm/vm_energy.sh 6.12; rc=$?
+	line="vm: vm_energy (Linux 6.12 guest): $([ $rc -eq 0 ] && echo passed || echo FAILED) in $(($(date +%s) - t0)) s"
+	echo "$line"
+	[ -n "${TEST_SUMMARY:-}" ] && echo "$line" >>"$TEST_SUMMARY"
+	[ $rc -eq 0 ] || ret=1
+fi
 arm64=${EMON_VM_ARM64-6.12 6.1}
 if [ -n "$arm64" ]; then
 	tests/vm/arm64.sh $arm64 || ret=1

@@ -7,7 +7,9 @@
 #     -a  x86 (default on x86-64) or arm64       -k  6.1 (default) or 6.12
 #     -c  guest CPUs (2)   -m  guest memory (3072)   -t  limit for the whole run (900)
 # EMON_VM_APPEND adds kernel arguments. EMON_VM_OUT=DIR shares DIR
-# writable with the guest, at /out.
+# writable with the guest, at /out. EMON_VM_SHARE=DIR shares DIR
+# read-only at /share, uncached (the root's 9p caches: a file the host
+# rewrites there may read stale), as a VM's host shares --vm-energy's.
 # The kernel package is fetched once (tests/vm/kernel.sh) into the VM cache
 # ($OUTPUT/vm, or EMON_VM_CACHE), with an initramfs made from
 # busybox-static and the kernel's own 9p, virtio and overlay modules. The
@@ -135,6 +137,7 @@ timeout --foreground -k 5 "$limit" $qemu $machine -accel "$accel" "${extra[@]}" 
 	-append "console=$console quiet loglevel=3 panic=-1 rdinit=/init $kargs ${EMON_VM_APPEND:-}" \
 	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
 	${EMON_VM_OUT:+-virtfs local,path=$EMON_VM_OUT,mount_tag=out,security_model=none} \
+	${EMON_VM_SHARE:+-virtfs local,path=$EMON_VM_SHARE,mount_tag=share,security_model=none,readonly=on} \
 	</dev/null 2>&1 | tee "$log" | grep --line-buffered -v -E 'EMON_VM_EXIT [0-9]|sysrq: Power Off|reboot: Power down'
 qrc=${PIPESTATUS[0]}
 # anywhere in its line: a late kernel message may come first
