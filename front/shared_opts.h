@@ -27,6 +27,7 @@ enum {
 	OPT_RUNTIME_ROOT,
 	OPT_NO_SCALE,
 	OPT_MAX_TIDS,
+	OPT_GPU,
 };
 
 #define ENGINE_LONG_OPTIONS \
@@ -40,7 +41,8 @@ enum {
 	{ "sched",		no_argument,	   NULL, OPT_SCHED }, \
 	{ "sched-ms",		no_argument,	   NULL, OPT_SCHED_MS }, \
 	{ "runtime-root",	required_argument, NULL, OPT_RUNTIME_ROOT }, \
-	{ "no-scale",		no_argument,	   NULL, OPT_NO_SCALE }
+	{ "no-scale",		no_argument,	   NULL, OPT_NO_SCALE }, \
+	{ "gpu",		optional_argument, NULL, OPT_GPU }
 
 /*
  * A front end's way to the daemon, spelled alike in stat and top: their

@@ -22,6 +22,12 @@ struct gpu_dev {
 	unsigned long long prev_mj;
 	unsigned long long last_ts;	/* the newest sample's timestamp seen */
 	unsigned int warned;		/* 1 << kind: said once */
+	/* the shares of the last read that had samples (rapl/gpu.h: sample
+	 * and hold), the time since, the sample period seen */
+	struct gpu_use *held;
+	size_t nheld, cap_held;
+	double since;
+	unsigned long long period_us;	/* 0: unknown */
 };
 
 enum { W_ENERGY, W_BACK, W_STEP, W_UTIL, W_SPLIT };
@@ -132,6 +138,8 @@ void gpu_source__close(struct gpu_source *s)
 	free(s->ps);
 	free(s->one);
 	free(s->use);
+	for (int i = 0; i < s->nr; i++)
+		free(s->dev[i].held);
 	free(s);
 }
 
@@ -220,8 +228,33 @@ static int gpu__samples(struct gpu_source *s, int i, size_t *np, nvmlReturn_t *n
 			newest = x->timeStamp;
 		s->ps[k++] = (struct gpu_psample){ x->pid, x->smUtil > 100 ? 100 : x->smUtil };
 	}
+	/* the sample period: the newest time's gap to the one before it */
+	for (unsigned int j = 0; j < n && j < s->cap_raw; j++) {
+		unsigned long long ts = s->raw[j].timeStamp;
+
+		if (ts > d->last_ts && ts < newest &&
+		    (!d->period_us || newest - ts < d->period_us))
+			d->period_us = newest - ts;
+	}
 	d->last_ts = newest;
 	*np = k;
+	return 0;
+}
+
+static int gpu__hold(struct gpu_dev *d, const struct gpu_use *u, size_t n)
+{
+	if (n > d->cap_held) {
+		/* not array__grow: no content kept, as many as the read's */
+		free(d->held);
+		d->held = calloc(n, sizeof(*d->held));
+		d->cap_held = d->held ? n : 0;
+		if (!d->held)
+			return -ENOMEM;
+	}
+	if (n)
+		memcpy(d->held, u, n * sizeof(*u));
+	d->nheld = n;
+	d->since = 0;
 	return 0;
 }
 
@@ -273,16 +306,26 @@ static int gpu__read_one(struct gpu_source *s, int i, bool first, double dt,
 	if (nv != NVML_SUCCESS)
 		gpu__warn(s, i, W_UTIL, "no per-process utilization (%s): its energy stays on its own row",
 			  nvml__strerror(&s->nvml, nv));
+	if (n) {
+		/* the shares of these samples, kept for reads that find none */
+		err = gpu_split__compute(0, s->ps, n, s->one, &nout, &g->idle_j, &g->util);
+		if (err) {
+			gpu__warn(s, i, W_SPLIT, "samples the split cannot take: its energy stays on its own row");
+			nout = 0;
+		}
+		err = gpu__hold(d, s->one, nout);
+		if (err)
+			return err;
+	} else {
+		d->since += dt;
+	}
 	if (first || !g->valid)
 		return 0;
 	g->joules = j;
-	err = gpu_split__compute(j, s->ps, n, s->one, &nout, &g->idle_j, &g->util);
-	if (err) {
-		gpu__warn(s, i, W_SPLIT, "samples the split cannot take: its energy stays on its own row");
-		g->idle_j = j;
-		g->util = 0;
-		return 0;
-	}
+	nout = 0;
+	if (n || d->since <= (d->period_us ? 2e-6 * d->period_us : 1.0))
+		nout = d->nheld;
+	gpu_split__shares(j, d->held, nout, s->one, &g->idle_j, &g->util);
 	if (*nuse + nout > s->cap_use) {
 		size_t cap = (*nuse + nout) * 2;
 		/* not array__grow: sized to what the read needs at once */

@@ -21,6 +21,12 @@
  *               task (process 0, the root cgroup, host), so that the
  *               processes of a read, idle included, add up to E(g)
  *
+ * A read shorter than the driver's sample period may find no new sample:
+ * it takes the u of the last read that had some (sample and hold) if
+ * that was at most two sample periods before (the period: the smallest
+ * gap between two sample times seen; 1 s while unknown), else all of it
+ * is idle.
+ *
  * A process's joules and shares add up over the GPUs it used. Nothing
  * here prints: warnings come back in gpu_sample.warning (each problem
  * once per GPU for the run), errors in the err buffer.
@@ -80,6 +86,11 @@ struct gpu_psample {
 int gpu_split__compute(double joules, struct gpu_psample *s, size_t n,
 		       struct gpu_use *out, size_t *nout, double *idle_j,
 		       double *util);
+
+/* The same with shares known (shares[].util, as gpu_split__compute left
+ * them in out[]): out[i] (may be shares) gets pid, joules x util, util. */
+int gpu_split__shares(double joules, const struct gpu_use *shares, size_t n,
+		      struct gpu_use *out, double *idle_j, double *util);
 
 /* uses[*n] += one GPU's (by pid, kept sorted by pid); room for cap. */
 int gpu_use__merge(struct gpu_use *uses, size_t *n, size_t cap,

@@ -21,7 +21,7 @@ int gpu_split__compute(double joules, struct gpu_psample *s, size_t n,
 		       double *util)
 {
 	size_t k = 0, periods = 0;
-	double sum = 0, used = 0;
+	double sum = 0;
 
 	*nout = 0;
 	*idle_j = joules;
@@ -48,18 +48,32 @@ int gpu_split__compute(double joules, struct gpu_psample *s, size_t n,
 		out[i].util /= 100.0 * periods;
 		sum += out[i].util;
 	}
-	for (size_t i = 0; i < k; i++) {
-		if (sum > 1)
-			out[i].util /= sum;
-		out[i].joules = joules * out[i].util;
+	for (size_t i = 0; sum > 1 && i < k; i++)
+		out[i].util /= sum;
+	*nout = k;
+	return gpu_split__shares(joules, out, k, out, idle_j, util);
+}
+
+int gpu_split__shares(double joules, const struct gpu_use *shares, size_t n,
+		      struct gpu_use *out, double *idle_j, double *util)
+{
+	double used = 0, sum = 0;
+
+	*idle_j = joules;
+	*util = 0;
+	if (!isfinite(joules) || joules < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		out[i] = (struct gpu_use){ shares[i].pid, joules * shares[i].util,
+					   shares[i].util };
 		used += out[i].joules;
-		*util += out[i].util;
+		sum += out[i].util;
 	}
+	*util = sum;
 	*idle_j = joules - used;
 	/* all of it went to processes: rounding is not idle energy */
-	if (*idle_j < 0 || (sum >= 1 && *idle_j < joules * 1e-12))
+	if (*idle_j < 0 || (sum >= 1 - 1e-12 && *idle_j < joules * 1e-12))
 		*idle_j = 0;
-	*nout = k;
 	return 0;
 }
 

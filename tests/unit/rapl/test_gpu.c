@@ -185,6 +185,37 @@ static void test_source_split(void **state)
 	unset_fake();
 }
 
+/* Reads four times as often as the driver samples: those that find no
+ * new sample hold the last shares, so every read splits alike. */
+static void test_source_hold(void **state)
+{
+	struct gpu_sample gs;
+	struct gpu_source *s;
+	char err[256] = "";
+	int e;
+
+	(void)state;
+	if (find_fake())
+		skip();
+	unset_fake();
+	setenv("FAKE_NVML_GPUS", "100", 1);
+	setenv("FAKE_NVML_PROCS", "0:31337:80", 1);
+	setenv("FAKE_NVML_PERIOD_MS", "200", 1);
+	s = gpu_source__open(fake, &e, err, sizeof(err));
+	assert_non_null(s);
+	assert_int_equal(gpu_source__read(s, 0, &gs), 0);
+	for (int k = 0; k < 16; k++) {
+		usleep(50 * 1000);
+		assert_int_equal(gpu_source__read(s, 0.05, &gs), 0);
+		assert_true(gs.gpu[0].valid);
+		assert_int_equal(gs.nr_use, 1);
+		assert_true(fabs(gs.use[0].joules - 0.8 * gs.gpu[0].joules) < J_EPS);
+		assert_true(fabs(gs.gpu[0].idle_j - 0.2 * gs.gpu[0].joules) < J_EPS);
+	}
+	gpu_source__close(s);
+	unset_fake();
+}
+
 static void test_source_errors(void **state)
 {
 	struct gpu_sample gs;
@@ -250,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_split_edges),
 		cmocka_unit_test(test_use_merge),
 		cmocka_unit_test(test_source_split),
+		cmocka_unit_test(test_source_hold),
 		cmocka_unit_test(test_source_errors),
 	};
 
