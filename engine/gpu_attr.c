@@ -214,13 +214,14 @@ static __u64 to_units(double v, double unit)
 
 int gpu_attr__tick(struct gpu_attr *g, struct aggregate *a, double t)
 {
-	double dt = g->last_t > 0 ? t - g->last_t : 0;
 	__u64 total = 0, given = 0, idle_cg = 0;
 	struct agg_entry *idle;
+	double dt;
 	int err;
 
 	if (!g)
 		return 0;
+	dt = g->last_t > 0 ? t - g->last_t : 0;
 	err = gpu_source__read(g->src, dt, &g->gs);
 	g->last_t = t;
 	if (g->gs.warning[0])
