@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "engine/gpu_attr.h"
 #include "engine/names/cgroup.h"
+#include "engine/session/session.h"
 #include "rapl/gpu.h"
 
 struct gpu_attr {
@@ -71,6 +72,7 @@ int gpu_attr__open(struct gpu_attr **gp, const char *spec, const char *cgroot,
 	snprintf(g->cgroot, sizeof(g->cgroot), "%s", cgroot);
 	cgroup__id(g->cgroot, "/", &g->root_cgid);
 	ret = gpu_source__read(g->src, 0, &g->gs);
+	g->last_t = session__now();	/* the reads' clock: the flushes' */
 	if (g->gs.warning[0])
 		pr_warn("gpu: %s", g->gs.warning);
 	if (ret) {
@@ -221,7 +223,7 @@ int gpu_attr__tick(struct gpu_attr *g, struct aggregate *a, double t)
 
 	if (!g)
 		return 0;
-	dt = g->last_t > 0 ? t - g->last_t : 0;
+	dt = t > g->last_t ? t - g->last_t : 0;
 	err = gpu_source__read(g->src, dt, &g->gs);
 	g->last_t = t;
 	if (g->gs.warning[0])

@@ -40,7 +40,8 @@ void row__count(struct render *r, enum mscope_id id, struct mrow *w)
 
 	w->mask = 0;
 	w->nser = energy__series(r, id, w) +
-		  (r->meta->sched_on && (fams & MF_SCHED) ? SCHED_SERIES : 0);
+		  (r->meta->sched_on && (fams & MF_SCHED) ? SCHED_SERIES : 0) +
+		  (r->meta->gpu_on && (fams & MF_GPU) ? MF_GPU_SERIES : 0);
 	for (int k = 0; fams & MF_EVENTS && k < r->nev; k++) {
 		if (count__scaled_u64(&w->c->c[k], &v)) {
 			w->mask |= 1u << k;
@@ -157,7 +158,7 @@ static void event__emit(struct render *r, enum mscope_id id, int k)
 	}
 }
 
-static void energy__sample(struct render *r, const char *name,
+void energy__sample(struct render *r, const char *name,
 			   const struct mscope *sc, const struct mrow *w,
 			   const char *zone, double j)
 {
@@ -344,6 +345,8 @@ void scope__emit(struct render *r, enum mscope_id id)
 			event__emit(r, id, k);
 	if (any && (fams & MF_ENERGY) && r->meta->energy_on)
 		energy__emit(r, id);
+	if (any && (fams & MF_GPU) && r->meta->gpu_on)
+		gpu_fams__emit(r, id);
 	if (any && (fams & MF_SCHED) && r->meta->sched_on) {
 		for (int f = 0; f < SCHED_NR_FIELDS; f++)
 			sched__counter(r, id, f);

@@ -64,6 +64,11 @@ static int system__build(struct render *r)
 		if (s->cpu_energy)
 			w->energy_j += s->cpu_energy[cpu];
 	}
+	/* the GPUs' measured energy and SM time (its CPUs have none) */
+	for (int i = 0; i < s->nr_gpu; i++) {
+		w->sum.gpu.uj += s->gpus[i].uj;
+		w->sum.gpu.sm_ns += s->gpus[i].sm_ns;
+	}
 	return 0;
 }
 
@@ -158,10 +163,11 @@ static const char *const lbl_container[] = {
 	"container_id", "runtime", "pod_uid", "cgroup",
 	"name", "image", "namespace", "pod", "container" };
 static const char *const lbl_process[] = { "pid", "comm" };
+static const char *const lbl_gpu[] = { "gpu", "name" };
 
 /* A scope of rows gives every family; packages give measured energy per
  * zone and no --sched families. */
-#define MF_ROWS (MF_EVENTS | MF_ENERGY | MF_SCHED)
+#define MF_ROWS (MF_EVENTS | MF_ENERGY | MF_SCHED | MF_GPU)
 
 const struct mscope_def mscopes[MS_NR] = {
 	[MS_SYSTEM] = { "system", NULL, 0,
@@ -180,5 +186,6 @@ const struct mscope_def mscopes[MS_NR] = {
 	[MS_PROCESS] = { "process", lbl_process, 2,
 		NULL,				/* procs__build: how many */
 		MF_ROWS, procs__build, scope__emit },
+	[MS_GPU] = { "gpu", lbl_gpu, 2, "per GPU (NVML)", 0, gpus__build, gpus__emit },
 	[MS_SELF] = { "self", NULL, 0, NULL, 0, self__build, self__emit },
 };
