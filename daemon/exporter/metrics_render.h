@@ -7,7 +7,8 @@
  *   metrics_scope.c   the table; system, package and process rows
  *   metrics_fold.c    cgroup and container rows, the fold state
  *   metrics_family.c  the families a scope gives, and their series
- *   metrics_self.c    the daemon's own figures
+ *   metrics_self.c    the daemon's own figures (metrics_family.c: the GPUs'
+ *                     families too)
  *   metrics_buf.c     the text buffer
  */
 #ifndef DAEMON_METRICS_RENDER_H
@@ -168,11 +169,10 @@ size_t rows__count(struct render *r);
 void family__head(struct render *r, const char *name, const char *type,
 		  const char *unit, const char *help);
 void scope__emit(struct render *r, enum mscope_id id);
-/* One "NAME_total{labels} J" line of a row. */
-void energy__sample(struct render *r, const char *name, const struct mscope *sc,
-		    const struct mrow *w, const char *zone, double j);
 
-/* metrics_gpu.c: the GPU scope, and the GPU families of a scope's rows */
+
+/* the GPU scope's rows (metrics_scope.c), its families and the GPU
+ * families of a scope's rows (metrics_family.c) */
 #define MF_GPU_SERIES 2
 int gpus__build(struct render *r);
 void gpus__emit(struct render *r, enum mscope_id id);

@@ -98,6 +98,32 @@ static int packages__build(struct render *r)
 	return 0;
 }
 
+/* ---- GPUs (--gpu): one row each, its figures from the snapshot's ---- */
+
+#define GPU_SERIES 4	/* metrics_family.c's gpus__emit */
+
+int gpus__build(struct render *r)
+{
+	const struct snapshot *s = r->s;
+	struct mscope *sc = &r->sc[MS_GPU];
+	struct mrow *rows;
+
+	sc->nfixed = 0;
+	rows = rows__get(r, MS_GPU, s->nr_gpu ? s->nr_gpu : 1);
+	if (!rows)
+		return -ENOMEM;
+	for (int i = 0; i < s->nr_gpu; i++) {
+		struct mrow *w = row__add(r, MS_GPU);
+
+		w->pkg = i;
+		snprintf(w->num, sizeof(w->num), "%d", i);
+		w->l[0] = w->num;
+		w->l[1] = s->gpus[i].name;
+	}
+	sc->nfixed = (size_t)s->nr_gpu * GPU_SERIES;
+	return 0;
+}
+
 /* ---- processes ---- */
 
 static int pk__cmp(const void *a, const void *b)
