@@ -83,6 +83,16 @@ sys.exit(0 if ok else 1)
 PY
 check "per interval: shares exact, partitions add up, the run's total is the fake's counter" [ $? -eq 0 ]
 unset FAKE_NVML_LOG
+# report: the GPU columns, each key's sum of its rows
+"$EMON" report "$TMP/out.jsonl" --by cgroup --top 50 >"$TMP/report.txt" 2>&1
+check "report exits 0" [ $? -eq 0 ]
+check "report: a GPU line and columns" grep -q "^GPUs (NVML): system .* J, .* W mean, split by SM time" "$TMP/report.txt"
+want=$($PY3 -c 'import json, sys
+print(sum(r["gpu_energy_j"] for r in map(json.loads, open(sys.argv[1]))
+          if r["scope"] == "cgroup" and r["key"] == sys.argv[2]))' "$TMP/out.jsonl" "$a")
+got=$(awk -v k="$a" 'NR > 2 && $1 == "cgroup" { for (i = 1; i <= NF; i++) c[$i] = i }
+	$1 == k { print $c["gpu_energy_j"] }' "$TMP/report.txt")
+check "report: cgroup a's gpu_energy_j is its rows' sum (${got:-none} vs $want)" near "${got:-0}" "$want" 0.01
 
 # the library named by the option, no LD_LIBRARY_PATH; CSV and text too
 "$EMON" stat -a -e cpu-clock --gpu="$FAKE_DIR/libnvidia-ml.so.1" -G "$a" --timeout 600 -x, 2>"$TMP/csv"
