@@ -101,6 +101,19 @@ check "CSV: the cgroup's gpu-energy line" grep -q "J,gpu-energy,$a,.*GPUs utiliz
 "$EMON" stat -a -e cpu-clock --gpu="$FAKE_DIR/libnvidia-ml.so.1" -G "$a" --timeout 600 2>"$TMP/txt"
 check "text: a gpu-energy line with GPUs utilized" grep -Eq "J +gpu-energy +$a .*GPUs utilized" "$TMP/txt"
 
+# check and list energy show the GPUs found, or why none
+FAKE_NVML_GPUS=300,50 FAKE_NVML_PROCS="0:$pa:40" "$EMON" check --duration 0.5 \
+	--gpu="$FAKE_DIR/libnvidia-ml.so.1" >"$TMP/check.txt" 2>&1
+check "check: the two GPUs, 1 process on them" grep -Eq "^ok +GPUs \(NVML\) +2 +2 GPUs through .*, 1 process on them" "$TMP/check.txt"
+check "check: GPU 0 at 300 W within 5%" near "$(awk '$2 == "GPU" && $3 == "0" { print $4 }' "$TMP/check.txt")" 300 5
+check "check: GPU 0's processes at 40% of its SMs" grep -q "Fake GPU 0: energy counter; its processes' SM use 40%" "$TMP/check.txt"
+LD_LIBRARY_PATH=$TMP "$EMON" check --duration 0.5 >"$TMP/check.txt" 2>&1
+check "check without NVML: a skip saying so" grep -Eq "^skip +GPUs \(NVML\) .*cannot load libnvidia-ml.so.1" "$TMP/check.txt"
+FAKE_NVML_GPUS=300,50 LD_LIBRARY_PATH=$FAKE_DIR "$EMON" list energy >"$TMP/list.txt"
+check "list energy: each GPU" bash -c "grep -q '^  gpu0 *Fake GPU 0 *energy counter' $TMP/list.txt && grep -q '^  gpu1 *Fake GPU 1' $TMP/list.txt"
+LD_LIBRARY_PATH=$TMP "$EMON" list energy >"$TMP/list.txt"
+check "list energy without NVML: none, and why" grep -q "^  none: cannot load libnvidia-ml.so.1" "$TMP/list.txt"
+
 # no library: --gpu is an error (exit 2, one line); =auto says so once and goes on
 LD_LIBRARY_PATH=$TMP "$EMON" stat -a -e cpu-clock --gpu --timeout 300 -j 2>"$TMP/err" >/dev/null
 rc=$?
