@@ -71,7 +71,14 @@ enum {
 "      --powercap-root DIR   powercap tree (default /sys/class/powercap)\n" \
 "      --split-by EVENT      event that splits energy (default cycles, else\n" \
 "                            cpu-clock)\n" \
-"      --idle-watts W        static power per package, kept out of the split\n"
+"      --idle-watts W        static power per package, kept out of the split\n" \
+GPU_USAGE
+
+/* --gpu's lines in every --help that takes it (docs/gpu.md). */
+#define GPU_USAGE \
+"      --gpu[=WHAT]          GPU energy through NVML, split by SM time: --gpu\n" \
+"                            requires it, =auto if there, =PATH the library,\n" \
+"                            =off none (default)\n"
 
 /* --runtime-root's lines in every --help that takes it. */
 #define RUNTIME_ROOT_USAGE \
