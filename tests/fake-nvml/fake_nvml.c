@@ -9,12 +9,16 @@
  *                 energy counter is 1,000,000 mJ + W x (CLOCK_MONOTONIC
  *                 seconds since init) x 1000, rounded down
  *   FAKE_NVML_PROCS=G:PID:SM,...  process PID uses SM % of GPU G's SMs
- *                 in every sample period
+ *                 in every sample period; G:@COMM:SM: every process
+ *                 named COMM at the time of the call (a command started
+ *                 after the init)
  *   FAKE_NVML_PERIOD_MS=P     the driver's sample period (default 100):
  *                 one sample per process of a GPU at each multiple of P
  *                 (CLOCK_REALTIME, us), the last 20 kept
- *   FAKE_NVML_LOST=G:S        GPU G is lost S seconds after init
- *                 (NVML_ERROR_GPU_IS_LOST from then on)
+ *   FAKE_NVML_LOST=G:S        GPU G is lost S seconds after its second
+ *                 energy read (the first after a caller's baseline, so
+ *                 that its set-up time does not count), with
+ *                 NVML_ERROR_GPU_IS_LOST from then on
  *   FAKE_NVML_NO_UTIL=G       GPU G has no per-process utilization
  *                 (NVML_ERROR_NOT_SUPPORTED)
  *   FAKE_NVML_INIT=N          nvmlInit_v2 returns N (9: driver not loaded)
@@ -22,6 +26,8 @@
  *
  * Built by the Makefile as $(OUTPUT)/tests/fake-nvml/libnvidia-ml.so.1.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +49,14 @@ static struct {
 	int ngpu;
 	double watts[MAXG];
 	double lost_s[MAXG];	/* < 0: never */
+	int reads[MAXG];	/* energy reads so far */
+	double second[MAXG];	/* the time of the second */
 	int no_util[MAXG];
-	struct { int g; unsigned int pid, sm; } proc[MAXP];
+	struct { int g; unsigned int pid, sm; char comm[16]; } proc[MAXP];
 	int nproc;
+	/* this call's: the named ones found in /proc, the others as they are */
+	struct { int g; unsigned int pid, sm; } now[MAXP];
+	int nnow;
 	unsigned long long period_us;
 	double t0;
 	int inited;
@@ -96,6 +107,17 @@ nvmlReturn_t nvmlInit_v2(void)
 	while (s && *s && f.nproc < MAXP) {
 		int g; unsigned int pid, sm, n;
 
+		char comm[16];
+
+		if (sscanf(s, "%d:@%15[^:]:%u%n", &g, comm, &sm, (int *)&n) == 3) {
+			f.proc[f.nproc].g = g;
+			f.proc[f.nproc].sm = sm;
+			strcpy(f.proc[f.nproc++].comm, comm);
+			s += n;
+			if (*s == ',')
+				s++;
+			continue;
+		}
 		if (sscanf(s, "%d:%u:%u%n", &g, &pid, &sm, (int *)&n) != 3)
 			return 2;
 		f.proc[f.nproc].g = g;
@@ -183,7 +205,7 @@ nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *name, unsigned int len)
 
 static int lost(int i, double t)
 {
-	return f.lost_s[i] >= 0 && t - f.t0 >= f.lost_s[i];
+	return f.lost_s[i] >= 0 && f.reads[i] >= 2 && t - f.second[i] >= f.lost_s[i];
 }
 
 nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long long *mj)
@@ -197,10 +219,51 @@ nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long l
 		return 2;
 	if (lost(i, t))
 		return 15;
+	if (++f.reads[i] == 2)
+		f.second[i] = t;
 	*mj = 1000000ULL + (unsigned long long)(f.watts[i] * (t - f.t0) * 1000);
 	if (f.log)
 		fprintf(f.log, "%d %.0f %llu\n", i, t * 1e9, *mj);
 	return 0;
+}
+
+/* The processes of this call: the named ones as /proc has them now. */
+static void procs_now(void)
+{
+	struct dirent *d;
+	DIR *dir = NULL;
+
+	f.nnow = 0;
+	for (int p = 0; p < f.nproc && f.nnow < MAXP; p++) {
+		if (!f.proc[p].comm[0]) {
+			f.now[f.nnow].g = f.proc[p].g;
+			f.now[f.nnow].pid = f.proc[p].pid;
+			f.now[f.nnow++].sm = f.proc[p].sm;
+			continue;
+		}
+		dir = opendir("/proc");
+		while (dir && (d = readdir(dir)) && f.nnow < MAXP) {
+			char path[300], comm[32] = "";
+			FILE *c;
+
+			if (!isdigit((unsigned char)d->d_name[0]))
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+			c = fopen(path, "r");
+			if (!c)
+				continue;
+			if (fgets(comm, sizeof(comm), c))
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(c);
+			if (strcmp(comm, f.proc[p].comm))
+				continue;
+			f.now[f.nnow].g = f.proc[p].g;
+			f.now[f.nnow].pid = atoi(d->d_name);
+			f.now[f.nnow++].sm = f.proc[p].sm;
+		}
+		if (dir)
+			closedir(dir);
+	}
 }
 
 nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d,
@@ -220,13 +283,15 @@ nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d,
 		return 15;
 	if (f.no_util[i])
 		return 3;
+	if (!u)
+		procs_now();	/* the count, then the samples: one list */
 	newest = now / f.period_us * f.period_us;
 	oldest = newest - (KEEP - 1) * f.period_us;
 	if (last_seen >= oldest)
 		oldest = (last_seen / f.period_us + 1) * f.period_us;
 	for (k = oldest; k <= newest; k += f.period_us)
-		for (int p = 0; p < f.nproc; p++)
-			n += f.proc[p].g == i;
+		for (int p = 0; p < f.nnow; p++)
+			n += f.now[p].g == i;
 	if (!n)
 		return 6;	/* NVML_ERROR_NOT_FOUND: nothing since last_seen */
 	if (!u) {
@@ -240,11 +305,11 @@ nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d,
 	}
 	n = 0;
 	for (k = oldest; k <= newest; k += f.period_us)
-		for (int p = 0; p < f.nproc; p++)
-			if (f.proc[p].g == i)
+		for (int p = 0; p < f.nnow; p++)
+			if (f.now[p].g == i)
 				u[n++] = (nvmlProcessUtilizationSample_t){
-					.pid = f.proc[p].pid, .timeStamp = k,
-					.smUtil = f.proc[p].sm,
+					.pid = f.now[p].pid, .timeStamp = k,
+					.smUtil = f.now[p].sm,
 				};
 	*count = n;
 	return 0;
