@@ -150,6 +150,8 @@ static int find_procs(struct gpu_attr *g, struct aggregate *a)
 	size_t n = g->gs.nr_use, it = 0;
 	struct idmap_slot *s;
 
+	if (!n)
+		return 0;
 	if (n > g->cap) {
 		/* not array__grow: no content kept, one slot per process */
 		free(g->best);
