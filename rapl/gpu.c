@@ -103,8 +103,11 @@ struct gpu_source *gpu_source__open(const char *lib, int *errp, char *err,
 		*errp = -ENOENT;
 		return NULL;
 	}
-	if (n > GPU_MAX)
-		n = GPU_MAX;	/* the rest are not counted: said below */
+	if (n > GPU_MAX) {	/* said with the first read */
+		snprintf(s->warning, sizeof(s->warning),
+			 "NVML has %u GPUs: only the first %d are counted", n, GPU_MAX);
+		n = GPU_MAX;
+	}
 	for (unsigned int i = 0; i < n; i++) {
 		struct gpu_dev *d = &s->dev[i];
 		char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE] = "";

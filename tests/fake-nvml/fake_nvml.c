@@ -41,7 +41,7 @@ typedef struct {
 	unsigned int smUtil, memUtil, encUtil, decUtil;
 } nvmlProcessUtilizationSample_t;
 
-#define MAXG 16
+#define MAXG 20	/* past emon-perf's 16 */
 #define MAXP 64
 #define KEEP 20
 

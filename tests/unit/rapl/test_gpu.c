@@ -241,6 +241,14 @@ static void test_source_errors(void **state)
 	assert_null(gpu_source__open(fake, &e, err, sizeof(err)));
 	assert_int_equal(e, -ENOENT);
 	assert_string_equal(err, "NVML found no GPU");
+	/* more GPUs than counted: said at the first read */
+	setenv("FAKE_NVML_GPUS", "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1", 1);
+	s = gpu_source__open(fake, &e, err, sizeof(err));
+	assert_non_null(s);
+	assert_int_equal(gpu_source__nr(s), GPU_MAX);
+	assert_int_equal(gpu_source__read(s, 0, &gs), 0);
+	assert_non_null(strstr(gs.warning, "NVML has 18 GPUs: only the first 16 are counted"));
+	gpu_source__close(s);
 	/* GPU 0 lost after 0.2 s, GPU 1 without per-process samples */
 	setenv("FAKE_NVML_GPUS", "300,200", 1);
 	setenv("FAKE_NVML_PROCS", "0:77:100,1:77:100", 1);
