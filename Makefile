@@ -62,6 +62,7 @@ CFLAGS += $(EXTRA_CFLAGS)
 LDFLAGS += $(EXTRA_LDFLAGS)
 LIBS := -lbpf -lelf -lz -lpfm -ljson-c -lm -lmicrohttpd -lcurl -lpthread \
 	-lyaml -lcrypt -lgnutls \
+	$(shell $(PKG_CONFIG) --libs libsensors 2>/dev/null || echo -lsensors) \
 	$(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
@@ -242,7 +243,7 @@ as_root_deps = if [ "$$(id -u)" -eq 0 ]; then tools/install-deps.sh $(1); fi
 test:
 	$(Q)$(call as_root_deps,--with-test)
 	$(Q)$(MAKE) --no-print-directory emon-perf tools selfmon unit fuzzers
-	$(Q)export TEST_SUMMARY=$(O)/test-summary; : >"$$TEST_SUMMARY"; \
+	$(Q)export TEST_SUMMARY=$(O)/test-summary; : >"$$TEST_SUMMARY"; t0=$$(date +%s); \
 		ret=0; OUTPUT=$(O) tests/run.sh --unit || ret=1; \
 		OUTPUT=$(O) FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) tests/run.sh --fuzz || ret=1; \
 		if [ "$$(id -u)" -ne 0 ]; then \
@@ -252,7 +253,7 @@ test:
 		OUTPUT=$(O) tests/loaded.sh || ret=1; \
 		$(MAKE) --no-print-directory asan-counters || ret=1; \
 		OUTPUT=$(O) tests/vm/guests.sh || ret=1; \
-		echo; echo "make test: $$([ $$ret -eq 0 ] && echo passed || echo FAILED), each pass:"; \
+		echo; echo "make test: $$([ $$ret -eq 0 ] && echo passed || echo FAILED) in $$(($$(date +%s) - t0)) s after the build, each pass:"; \
 		sed 's/^/  /' "$$TEST_SUMMARY"; exit $$ret
 
 # The counting tests inside Debian 12's own 6.1 and 6.12 kernels, in QEMU
@@ -313,7 +314,7 @@ FUZZ_LIB := $(FUZZ_O)/libemon-core.a
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_O)/%,$(FUZZ_SRCS))
 FUZZ_SECONDS ?= 60
-FUZZ_TEST_SECONDS ?= 8
+FUZZ_TEST_SECONDS ?= 5
 
 $(FUZZ_O)/obj/%.o: %.c | $(SKELS)
 	$(call msg,FUZZCC,$@)

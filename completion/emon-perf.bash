@@ -100,7 +100,7 @@ _emon_perf()
 		fi
 		return ;;
 	--energy)
-		COMPREPLY=($(compgen -W "auto powercap perf none model:" -- "$cur"))
+		COMPREPLY=($(compgen -W "auto powercap perf sensors amd_energy power_meter scmi none model:" -- "$cur"))
 		return ;;
 	-p | --pid)	# stat: running processes
 		COMPREPLY=($(compgen -W "$(ps -eo pid= 2>/dev/null)" -- "$cur"))

@@ -6,9 +6,12 @@
  * key on one CPU, so on one package; rapl's energy_split does the
  * arithmetic, with one extra key at the end for the idle task: it gets the
  * static power (--idle-watts) and a package's energy when nothing counted
- * the split metric there.
+ * the split metric there. A source's core or platform units are split the
+ * same way after the packages, each key to its CPU's unit, and add to the
+ * same rows: every scope adds up to its own measured joules.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "engine/attribute.h"
@@ -17,9 +20,15 @@ _Static_assert(AGG_ZONES == ENERGY_DOM_NR, "sub-zones of a package");
 
 struct partition {
 	int n;			/* keys, then one for the idle task */
-	int *pkg;		/* [n] */
+	int *unit;		/* [n] */
 	double *m;		/* [n] */
 	double *out;		/* [n + 1] */
+};
+
+/* What a split divides: packages, or a source's cores or platform. */
+struct units {
+	int n;
+	const int *of_cpu;	/* [ncpus], -1: none; NULL: the packages */
 };
 
 static int pkg_of(const struct aggregate *a, __u32 cpu)
@@ -27,6 +36,14 @@ static int pkg_of(const struct aggregate *a, __u32 cpu)
 	if ((int)cpu >= a->ncpus || !a->cpu_pkg || a->cpu_pkg[cpu] < 0)
 		return 0;
 	return a->cpu_pkg[cpu];
+}
+
+/* A CPU's unit; an unknown CPU's package is the first, as it always was. */
+static int unit_of(const struct aggregate *a, const struct units *u, __u32 cpu)
+{
+	if (!u->of_cpu)
+		return pkg_of(a, cpu);
+	return (int)cpu < a->ncpus ? u->of_cpu[cpu] : -1;
 }
 
 static double scaled(const struct counts *c, int idx)
@@ -41,82 +58,80 @@ static double scaled(const struct counts *c, int idx)
 static int partition__init(struct partition *pt, int n)
 {
 	pt->n = 0;
-	pt->pkg = calloc(n + 1, sizeof(*pt->pkg));
+	pt->unit = calloc(n + 1, sizeof(*pt->unit));
 	pt->m = calloc(n + 1, sizeof(*pt->m));
 	pt->out = calloc(n + 1, sizeof(*pt->out));
-	return pt->pkg && pt->m && pt->out ? 0 : -ENOMEM;
+	return pt->unit && pt->m && pt->out ? 0 : -ENOMEM;
 }
 
 static void partition__exit(struct partition *pt)
 {
-	free(pt->pkg);
+	free(pt->unit);
 	free(pt->m);
 	free(pt->out);
 }
 
-static void partition__add(struct partition *pt, int pkg, double m)
+static void partition__add(struct partition *pt, int unit, double m)
 {
-	pt->pkg[pt->n] = pkg;
+	pt->unit[pt->n] = unit;
 	pt->m[pt->n++] = m;
 }
 
-/* Split; pt->out[pt->n] is the idle task's extra. */
-static int partition__split(struct partition *pt, const struct aggregate *a,
-			    const double *pkg_j, const bool *valid, double static_j)
+/* Split; pt->out[pt->n] is the idle task's extra (its m is 0). */
+static int partition__split(struct partition *pt, const struct units *u,
+			    const double *unit_j, const bool *valid, double static_j)
 {
-	int P = a->npkg, err;
-	double *m = calloc((size_t)(pt->n + 1) * P, sizeof(*m));
-	struct energy_split sp = {
+	struct energy_split_units sp = {
 		.nr_keys = pt->n + 1,
-		.nr_packages = P,
-		.pkg_j = pkg_j,
-		.pkg_valid = valid,
-		.m = m,
+		.nr_units = u->n,
+		.unit_j = unit_j,
+		.unit_valid = valid,
+		.key_unit = pt->unit,
+		.m = pt->m,
 		.idle_key = pt->n,
 		.static_key = pt->n,
 		.static_j = static_j,
 	};
 
-	if (!m)
-		return -ENOMEM;
-	for (int i = 0; i < pt->n; i++)
-		m[(size_t)i * P + pt->pkg[i]] = pt->m[i];
-	err = energy_split__compute(&sp, pt->out);
-	free(m);
-	return err;
+	pt->unit[pt->n] = -1;
+	pt->m[pt->n] = 0;
+	return energy_split__units(&sp, pt->out);
 }
 
 static int split_cpus(struct aggregate *a, const struct session_read *r,
-		      const struct attr_input *in, const double *pkg_j,
-		      const bool *valid)
+		      const struct attr_input *in, const struct units *u,
+		      const double *unit_j, const bool *valid)
 {
 	struct partition pt;
-	int err, ncpu_of[ENERGY_MAX_PACKAGES] = { 0 };
+	int *ncpu_of = calloc(u->n, sizeof(*ncpu_of));
+	double *m_of = calloc(u->n, sizeof(*m_of));
+	int err = ncpu_of && m_of ? 0 : -ENOMEM;
 
-	err = partition__init(&pt, a->ncpus);
+	err = err ?: partition__init(&pt, a->ncpus);
 	for (int cpu = 0; !err && cpu < a->ncpus; cpu++) {
-		partition__add(&pt, pkg_of(a, cpu), scaled(&r->cpu[cpu], in->split_idx));
-		ncpu_of[pkg_of(a, cpu)]++;
+		int k = unit_of(a, u, cpu);
+
+		partition__add(&pt, k, scaled(&r->cpu[cpu], in->split_idx));
+		if (k >= 0) {
+			ncpu_of[k]++;
+			m_of[k] += pt.m[cpu];
+		}
 	}
-	err = err ?: partition__split(&pt, a, pkg_j, valid, 0);
+	err = err ?: partition__split(&pt, u, unit_j, valid, 0);
 	for (int cpu = 0; !err && cpu < a->ncpus; cpu++)
 		a->cpu_energy[cpu] += pt.out[cpu];
-	/* a package where nothing counted: its CPUs share alike */
-	for (int p = 0; !err && p < a->npkg; p++) {
-		double idle = 0;
+	/* a unit where nothing counted: its CPUs share alike */
+	for (int cpu = 0; !err && cpu < a->ncpus; cpu++) {
+		int k = unit_of(a, u, cpu);
 
-		if (!valid[p] || !ncpu_of[p])
+		if (k < 0 || !valid[k] || !ncpu_of[k] || m_of[k] > 0)
 			continue;
-		for (int cpu = 0; cpu < a->ncpus; cpu++)
-			if (pkg_of(a, cpu) == p)
-				idle += pt.m[cpu];
-		if (idle > 0)
-			continue;
-		for (int cpu = 0; cpu < a->ncpus; cpu++)
-			if (pkg_of(a, cpu) == p)
-				a->cpu_energy[cpu] += pkg_j[p] / ncpu_of[p];
+		a->cpu_energy[cpu] += unit_j[k] / ncpu_of[k];
 	}
-	partition__exit(&pt);
+	if (ncpu_of && m_of)
+		partition__exit(&pt);
+	free(ncpu_of);
+	free(m_of);
 	return err;
 }
 
@@ -134,7 +149,8 @@ struct key_item {
  * extra goes to the entry idle_id (tgid 0, or the root cgroup).
  */
 static int split_keys(struct aggregate *a, const struct attr_input *in,
-		      const double *pkg_j, const bool *valid,
+		      const struct units *u, const double *unit_j,
+		      const bool *valid, double static_j,
 		      const struct key_item *items, size_t n,
 		      const struct counts *ovf_read, struct idmap *map,
 		      struct agg_entry *ovf, __u64 idle_id,
@@ -146,10 +162,10 @@ static int split_keys(struct aggregate *a, const struct attr_input *in,
 
 	err = partition__init(&pt, n + a->ncpus);
 	for (size_t i = 0; !err && i < n; i++)
-		partition__add(&pt, pkg_of(a, items[i].cpu), scaled(items[i].c, in->split_idx));
+		partition__add(&pt, unit_of(a, u, items[i].cpu), scaled(items[i].c, in->split_idx));
 	for (int cpu = 0; !err && cpu < a->ncpus; cpu++)
-		partition__add(&pt, pkg_of(a, cpu), scaled(&ovf_read[cpu], in->split_idx));
-	err = err ?: partition__split(&pt, a, pkg_j, valid, in->static_j);
+		partition__add(&pt, unit_of(a, u, cpu), scaled(&ovf_read[cpu], in->split_idx));
+	err = err ?: partition__split(&pt, u, unit_j, valid, static_j);
 	for (size_t i = 0; !err && i < n; i++) {
 		e = aggregate__entry(a, map, items[i].id, items[i].id2);
 		if (!e)
@@ -186,8 +202,9 @@ static int split_keys(struct aggregate *a, const struct attr_input *in,
 }
 
 static int split_cgroups_and_procs(struct aggregate *a, const struct session_read *r,
-				   const struct attr_input *in, const double *pkg_j,
-				   const bool *valid)
+				   const struct attr_input *in, const struct units *u,
+				   const double *unit_j, const bool *valid,
+				   double static_j)
 {
 	size_t n = r->nr_cgrp > r->nr_proc ? r->nr_cgrp : r->nr_proc;
 	struct key_item *items = calloc(n + 1, sizeof(*items));
@@ -197,15 +214,40 @@ static int split_cgroups_and_procs(struct aggregate *a, const struct session_rea
 		return -ENOMEM;
 	for (size_t i = 0; i < r->nr_cgrp; i++)
 		items[i] = (struct key_item){ r->cgrp[i].cgid, 0, r->cgrp[i].cpu, &r->cgrp[i].c };
-	err = split_keys(a, in, pkg_j, valid, items, r->nr_cgrp, r->ovf_cgrp,
+	err = split_keys(a, in, u, unit_j, valid, static_j, items, r->nr_cgrp, r->ovf_cgrp,
 			 &a->cgrps, a->ovf_cgrp, in->root_cgid, r, false);
 	for (size_t i = 0; !err && i < r->nr_proc; i++)
 		items[i] = (struct key_item){ r->proc[i].tgid, r->proc[i].start,
 					      r->proc[i].cpu, &r->proc[i].c,
 					      r->proc[i].trees };
-	err = err ?: split_keys(a, in, pkg_j, valid, items, r->nr_proc, r->ovf_proc,
+	err = err ?: split_keys(a, in, u, unit_j, valid, static_j, items, r->nr_proc, r->ovf_proc,
 				&a->procs, a->ovf_proc, 0, r, true);
 	free(items);
+	return err;
+}
+
+/*
+ * A unit layer's CPUs. The platform's joules are no package's: each
+ * package is given what its CPUs were, so that the packages, which
+ * snapshots carry and the system row sums, add up to the platform.
+ */
+static int platform_cpus(struct aggregate *a, const struct session_read *r,
+			 const struct attr_input *in, const struct units *u,
+			 const struct energy_sample *es)
+{
+	double *before = NULL;
+	int err;
+
+	if (es->unit_scope == ENERGY_SCOPE_PLATFORM) {
+		before = malloc(a->ncpus * sizeof(*before));
+		if (!before)
+			return -ENOMEM;
+		memcpy(before, a->cpu_energy, a->ncpus * sizeof(*before));
+	}
+	err = split_cpus(a, r, in, u, es->unit_j, es->unit_valid);
+	for (int cpu = 0; !err && before && cpu < a->ncpus; cpu++)
+		a->pkg_energy[pkg_of(a, cpu)] += a->cpu_energy[cpu] - before[cpu];
+	free(before);
 	return err;
 }
 
@@ -215,6 +257,9 @@ int aggregate__add_energy(struct aggregate *a, const struct session_read *r,
 	double pkg_j[ENERGY_MAX_PACKAGES] = { 0 };
 	bool valid[ENERGY_MAX_PACKAGES] = { false };
 	const struct energy_sample *es = in->es;
+	struct units pkgs = { a->npkg, NULL };
+	struct units units = { es->nr_units, in->unit_of_cpu };
+	double static_j = 0;
 	int err;
 
 	if (a->npkg > ENERGY_MAX_PACKAGES || es->nr_packages != a->npkg)
@@ -226,6 +271,10 @@ int aggregate__add_energy(struct aggregate *a, const struct session_read *r,
 			continue;
 		valid[p] = true;
 		pkg_j[p] = ps->joules;
+		/* a core scope's joules are split by core: the package the rest */
+		if (es->nr_units && es->unit_scope == ENERGY_SCOPE_CORE &&
+		    (ps->dom_valid & (1u << ENERGY_DOM_CORE)))
+			pkg_j[p] = fmax(0, pkg_j[p] - ps->dom_j[ENERGY_DOM_CORE]);
 		a->energy_valid = true;
 		a->energy_total += ps->joules;
 		a->pkg_energy[p] += ps->joules;
@@ -236,8 +285,22 @@ int aggregate__add_energy(struct aggregate *a, const struct session_read *r,
 			a->pkg_zone_mask[p] |= 1u << z;
 		}
 	}
-	err = split_cpus(a, r, in, pkg_j, valid);
-	err = err ?: split_cgroups_and_procs(a, r, in, pkg_j, valid);
+	err = split_cpus(a, r, in, &pkgs, pkg_j, valid);
+	err = err ?: split_cgroups_and_procs(a, r, in, &pkgs, pkg_j, valid, in->static_j);
+	if (err || !es->nr_units || !in->unit_of_cpu)
+		return err;
+	/* a core or platform scope: its units, each by what ran on its CPUs */
+	if (es->nr_units > ENERGY_MAX_UNITS)
+		return -EINVAL;
+	if (es->unit_scope == ENERGY_SCOPE_PLATFORM && es->unit_valid[0]) {
+		a->energy_valid = true;
+		a->energy_total += es->unit_j[0];
+		/* --idle-watts: the platform's, where it has no package */
+		static_j = in->static_j;
+	}
+	err = platform_cpus(a, r, in, &units, es);
+	err = err ?: split_cgroups_and_procs(a, r, in, &units, es->unit_j,
+					     es->unit_valid, static_j);
 	return err;
 }
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Energy per key, per read period: each package's energy is split between
- * whatever ran on its CPUs in that period, weighted by the split metric
+ * whatever ran on its CPUs in that period (and each core's or the
+ * platform's, for a source that measures those: a core scope's package
+ * splits what its cores leave), weighted by the split metric
  * (cycles, else cpu-clock) each one counted there. The split runs on the
  * exact slices of the read (the BPF buffers are quiescent), separately for
  * each partition of the work: CPUs, cgroups (each its own counts) and
@@ -21,6 +23,9 @@ struct attr_input {
 	double static_j;	/* per package: --idle-watts x dt, kept out of
 				 * the split and given to the idle task */
 	__u64 root_cgid;	/* the idle task's cgroup */
+	/* a source's core or platform units (es->nr_units): each CPU's,
+	 * -1 none (rapl's energy_source__unit_of_cpu); NULL: no units */
+	const int *unit_of_cpu;
 };
 
 /* Add this read's energy to a's CPUs, packages, cgroups and processes. */

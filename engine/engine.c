@@ -293,6 +293,7 @@ static int setup_energy(struct engine *e)
 
 		e->cpu_pkg[cpu] = p < 0 ? 0 : p;
 	}
+	e->attr.unit_of_cpu = energy_source__unit_map(e->energy);
 	e->busy_ns = calloc(e->topo.nr_packages, sizeof(*e->busy_ns));
 	return e->busy_ns ? 0 : -ENOMEM;
 }
@@ -494,11 +495,8 @@ static int take_energy(struct engine *e, double t)
 		return -EIO;
 	if (e->es.warning[0])
 		pr_warn("energy: %s", e->es.warning);
-	for (int p = 0; p < e->es.nr_packages; p++)
-		if (e->es.pkg[p].valid) {
-			e->energy_reads++;
-			break;
-		}
+	if (energy_sample__any_valid(&e->es))
+		e->energy_reads++;
 	e->attr.static_j = e->o.idle_watts * dt;
 	err = aggregate__add_energy(&e->agg, &e->rd, &e->attr);
 	if (err)

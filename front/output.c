@@ -157,12 +157,12 @@ void row_values__init(struct row_values *rv, const struct output *o,
 	rv->ins_idx = output__instructions_index(o);
 }
 
-bool row_values__metric(const struct row_values *rv, const struct output *o,
-			int i, double dt, char *val, size_t size, char *unit,
-			size_t usize)
+bool row_values__metric_value(const struct row_values *rv,
+			      const struct output *o, int i, double dt,
+			      double *m, char *unit, size_t usize)
 {
 	const struct row_value *v = &rv->v[i];
-	double time = NAN, m;
+	double time = NAN;
 	char prefix;
 
 	if (v->state != VALUE_COUNTED)
@@ -170,28 +170,38 @@ bool row_values__metric(const struct row_values *rv, const struct output *o,
 	if (rv->time_idx >= 0)
 		time = rv->v[rv->time_idx].value;	/* NAN: not counted */
 	if (o->ev[i].is_time) {
-		m = dt > 0 ? v->value / (dt * 1e9) : NAN;
+		*m = dt > 0 ? v->value / (dt * 1e9) : NAN;
 		snprintf(unit, usize, "CPUs utilized");
 	} else if (i == rv->ins_idx && rv->cycles_idx >= 0 &&
 		   rv->v[rv->cycles_idx].state == VALUE_COUNTED) {
-		m = metric__ratio(v->value, rv->v[rv->cycles_idx].value);
-		snprintf(val, size, "%7.2f ", m);
+		*m = metric__ratio(v->value, rv->v[rv->cycles_idx].value);
 		snprintf(unit, usize, "insn per cycle");
-		return !isnan(m);
 	} else if (isnan(time)) {
 		return false;
 	} else if (i == rv->cycles_idx) {
-		m = time > 0 ? v->value / time : 0;
+		*m = time > 0 ? v->value / time : 0;
 		snprintf(unit, usize, "GHz");
 	} else {
-		m = rate__scale(time > 0 ? 1e9 * v->value / time : 0, &prefix);
+		*m = rate__scale(time > 0 ? 1e9 * v->value / time : 0, &prefix);
 		if (prefix == ' ')
 			snprintf(unit, usize, "/sec");
 		else
 			snprintf(unit, usize, "%c/sec", prefix);
 	}
-	snprintf(val, size, "%8.3f", m);
-	return !isnan(m);
+	return !isnan(*m);
+}
+
+bool row_values__metric(const struct row_values *rv, const struct output *o,
+			int i, double dt, char *val, size_t size, char *unit,
+			size_t usize)
+{
+	double m;
+
+	if (!row_values__metric_value(rv, o, i, dt, &m, unit, usize))
+		return false;
+	/* IPC: perf's "%7.2f " */
+	snprintf(val, size, strcmp(unit, "insn per cycle") ? "%8.3f" : "%7.2f ", m);
+	return true;
 }
 
 const char *row__cont_label(const struct row *r, char *buf, size_t size)

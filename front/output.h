@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Output formats behind one ops table: perf-stat-like text, CSV (-x SEP),
- * JSON lines (-j). Each format prints the same numbers from the same rows.
+ * perf's JSON (-j), emon-perf's JSON rows (--json-rows). Each format prints
+ * the same numbers from the same rows.
  */
 #ifndef FRONT_OUTPUT_H
 #define FRONT_OUTPUT_H
@@ -28,6 +29,8 @@ struct output {
 	FILE *f;
 	const char *sep;		/* CSV separator */
 	bool interval_mode;		/* -I given */
+	double interval_s;		/* -I's period, seconds (perf's JSON
+					 * divides CPUs utilized by it) */
 	const char *target;		/* "system wide", or the command line */
 	const char *target_what;	/* before it: "process id ", or NULL */
 	int nr_events;
@@ -62,7 +65,8 @@ struct output {
 
 extern const struct output_ops output_text_ops;
 extern const struct output_ops output_csv_ops;
-extern const struct output_ops output_json_ops;
+extern const struct output_ops output_json_ops;	/* --json-rows */
+extern const struct output_ops output_perf_json_ops;	/* -j */
 /* -q: perf's --quiet, the counts not printed */
 extern const struct output_ops output_none_ops;
 
@@ -87,6 +91,11 @@ const char *row__cont_label(const struct row *r, char *buf, size_t size);
  * Returns s.
  */
 char *output__escape(char *s, size_t size);
+/*
+ * s as a JSON string (RFC 8259; bytes that are not UTF-8 become U+FFFD,
+ * so that every line is valid JSON)
+ */
+void output__json_string(FILE *f, const char *s);
 /* index of the event called name in o->ev, or -1 */
 int output__event_index(const struct output *o, const char *name);
 
@@ -138,5 +147,9 @@ void row_values__init(struct row_values *rv, const struct output *o,
 bool row_values__metric(const struct row_values *rv, const struct output *o,
 			int i, double dt, char *val, size_t size, char *unit,
 			size_t usize);
+/* The same metric as a number (*m) and its unit, unformatted. */
+bool row_values__metric_value(const struct row_values *rv,
+			      const struct output *o, int i, double dt,
+			      double *m, char *unit, size_t usize);
 
 #endif

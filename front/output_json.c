@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * JSON lines (-j): one object per row per interval, the DESIGN.md contract;
+ * emon-perf's JSON rows (--json-rows; -j up to 0.2.0): one object per row per
+ * interval, the DESIGN.md contract;
  * no begin or end lines, so every line parses on its own.
  */
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include "front/output.h"
 #include "front/output_formula.h"
 #include "front/output_sched.h"
+#include "rapl/energy.h"
 
 /*
  * Rows are written straight to the stream (a DOM per row cost most of
@@ -22,7 +24,7 @@
  */
 
 
-static void json__put_string(FILE *f, const char *str)
+void output__json_string(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
@@ -73,7 +75,7 @@ static void json__put_string(FILE *f, const char *str)
 static void json__string(FILE *f, const char *s)
 {
 	if (s)
-		json__put_string(f, s);
+		output__json_string(f, s);
 	else
 		fputs("null", f);
 }
@@ -363,6 +365,11 @@ static void json__row(const struct output *o, const char *head,
 		json__string(f, o->energy_source);
 		fputs(",\"split_by\":", f);
 		json__string(f, o->split_by);
+		/* where its joules were measured (rapl/energy.h's scopes) */
+		if (energy_source__scopes_of(o->energy_source)) {
+			fputs(",\"energy_scope\":", f);
+			json__string(f, energy_source__scopes_of(o->energy_source));
+		}
 	}
 	/* only on kernels that keep tasks out of tracepoints (docs/stat.md) */
 	if (r->untraced_ns) {

@@ -18,6 +18,7 @@
 #include "front/output.h"
 #include "front/output_formula.h"
 #include "front/output_sched.h"
+#include "rapl/energy.h"
 
 #define COUNTS_LEN	18
 #define UNIT_LEN	4
@@ -337,6 +338,8 @@ static void text__energy_note(struct output *o, const char *lead)
 		o->energy_estimated ? " (estimated)" : "");
 	if (o->split_by)
 		fprintf(o->f, ", energy split by %s", o->split_by);
+	if (energy_source__scopes_of(o->energy_source))
+		fprintf(o->f, " (scope %s)", energy_source__scopes_of(o->energy_source));
 	fputc('\n', o->f);
 }
 

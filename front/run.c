@@ -93,9 +93,11 @@ static int setup_output(struct front_run *st)
 	/* each interval ends with a flush: one write for thousands of rows */
 	setvbuf(o->f, NULL, _IOFBF, 1 << 16);
 	o->ops = st->o.quiet ? &output_none_ops : st->o.json ? &output_json_ops :
+		 st->o.perf_json ? &output_perf_json_ops :
 		 st->o.sep ? &output_csv_ops : &output_text_ops;
 	o->sep = st->o.sep;
 	o->interval_mode = st->o.interval_ms > 0;
+	o->interval_s = st->o.interval_ms / 1e3;
 	if (st->o.tg.nr_pids) {
 		o->target_what = "process id ";
 		o->target = st->o.tg.pid_list;

@@ -22,7 +22,8 @@ struct front_opts {
 	int top;		/* --top N: each own scope's N busiest rows, 0: all */
 	long interval_ms;	/* -I, 0: none */
 	const char *sep;	/* -x */
-	bool json;
+	bool json;		/* --json-rows: emon-perf's JSON rows */
+	bool perf_json;		/* -j: perf's JSON */
 	const char *output;	/* -o, NULL: stderr */
 	bool append;		/* --append: -o appends */
 	bool quiet;		/* -q: no counts printed */

@@ -26,17 +26,63 @@ const char *energy_domain__name(int dom)
 	return domain_names[dom];
 }
 
+static const char *const scope_names[ENERGY_SCOPE_NR] = {
+	[ENERGY_SCOPE_PACKAGE] = "package",
+	[ENERGY_SCOPE_CORE] = "core",
+	[ENERGY_SCOPE_PLATFORM] = "platform",
+	[ENERGY_SCOPE_DRAM] = "dram",
+	[ENERGY_SCOPE_GPU] = "gpu",
+	[ENERGY_SCOPE_VM_HOST] = "vm-host",
+};
+
+const char *energy_scope__name(int scope)
+{
+	if (scope < 0 || scope >= ENERGY_SCOPE_NR)
+		return NULL;
+	return scope_names[scope];
+}
+
+const char *energy_source__scopes_of(const char *name)
+{
+	static const struct {
+		const char *source, *scopes;
+	} table[] = {
+		{ "powercap", "package" },
+		{ "perf", "package" },
+		{ "model", "package" },
+		{ "amd_energy", "core+package" },
+		{ "power_meter", "platform" },
+		{ "scmi", "platform" },
+	};
+
+	for (size_t i = 0; name && i < sizeof(table) / sizeof(table[0]); i++)
+		if (!strcmp(name, table[i].source))
+			return table[i].scopes;
+	return NULL;
+}
+
 /* What --energy asked for. ops == NULL: none; is_auto: try in order. */
 struct energy_spec {
 	const struct energy_source_ops *ops;
 	const char *arg;
 	bool is_auto;
+	bool is_sensors;	/* the first of sensors_order that opens */
 };
 
 /* The order auto tries: measured sources only, never the model. */
 static const struct energy_source_ops *const auto_order[] = {
 	&energy_powercap_ops,
 	&energy_perf_ops,
+	&energy_amd_ops,
+	&energy_power_meter_ops,
+	&energy_scmi_ops,
+};
+
+/* --energy sensors: the hwmon ones, finest scope first */
+static const struct energy_source_ops *const sensors_order[] = {
+	&energy_amd_ops,
+	&energy_power_meter_ops,
+	&energy_scmi_ops,
 };
 
 static int energy_spec__parse(const char *spec, struct energy_spec *sp,
@@ -57,6 +103,22 @@ static int energy_spec__parse(const char *spec, struct energy_spec *sp,
 		sp->ops = &energy_perf_ops;
 		return 0;
 	}
+	if (!strcmp(spec, "sensors")) {
+		sp->is_sensors = true;
+		return 0;
+	}
+	/* a hwmon source, alone or NAME:LABEL (one sensor of its chips) */
+	for (size_t i = 0; i < sizeof(sensors_order) / sizeof(sensors_order[0]); i++) {
+		const char *name = sensors_order[i]->name;
+		size_t n = strlen(name);
+
+		if (strncmp(spec, name, n) || (spec[n] && spec[n] != ':') ||
+		    (spec[n] == ':' && !spec[n + 1]))
+			continue;
+		sp->ops = sensors_order[i];
+		sp->arg = spec[n] ? spec + n + 1 : NULL;
+		return 0;
+	}
 	/* the model has no default figures: they must be the user's */
 	if (!strncmp(spec, "model:", 6)) {
 		double idle, max;
@@ -68,7 +130,8 @@ static int energy_spec__parse(const char *spec, struct energy_spec *sp,
 		}
 	}
 	snprintf(err, errlen,
-		 "bad --energy value '%s' (auto, powercap, perf, model:IDLE_W:MAX_W, none)",
+		 "bad --energy value '%s' (auto, powercap, perf, sensors, amd_energy, "
+		 "power_meter, scmi[:LABEL], model:IDLE_W:MAX_W, none)",
 		 spec);
 	return -EINVAL;
 }
@@ -95,18 +158,20 @@ out:
 	return ret;
 }
 
-/* auto: the first source that opens; else NULL with every reason in err. */
-static int energy_source__auto(struct energy_source *s, char *err,
-			       size_t errlen)
+/* auto: the first source of order that opens; else NULL with every
+ * reason in err. */
+static int energy_source__auto(struct energy_source *s,
+			       const struct energy_source_ops *const *order,
+			       size_t nr, char *err, size_t errlen)
 {
 	char why[256];
 	size_t i, len;
 	int ret = -ENOENT;
 
 	len = snprintf(err, errlen, "no energy source:");
-	for (i = 0; i < sizeof(auto_order) / sizeof(auto_order[0]); i++) {
+	for (i = 0; i < nr; i++) {
 		why[0] = '\0';
-		ret = energy_source__try(s, auto_order[i], NULL, why,
+		ret = energy_source__try(s, order[i], NULL, why,
 					 sizeof(why));
 		if (!ret || ret == -ENOMEM) {
 			if (ret)
@@ -115,7 +180,7 @@ static int energy_source__auto(struct energy_source *s, char *err,
 		}
 		if (len < errlen)
 			len += snprintf(err + len, errlen - len, "%s %s: %s",
-					i ? ";" : "", auto_order[i]->name, why);
+					i ? ";" : "", order[i]->name, why);
 	}
 out:
 	return ret;
@@ -132,7 +197,7 @@ struct energy_source *energy_source__open_opts(const struct energy_opts *o,
 	if (errlen)
 		err[0] = '\0';
 	ret = energy_spec__parse(o->spec, &sp, err, errlen);
-	if (ret || (!sp.ops && !sp.is_auto))
+	if (ret || (!sp.ops && !sp.is_auto && !sp.is_sensors))
 		goto out;
 	s = calloc(1, sizeof(*s));
 	if (!s) {
@@ -141,8 +206,13 @@ struct energy_source *energy_source__open_opts(const struct energy_opts *o,
 		goto out;
 	}
 	s->opts = o;
-	if (sp.is_auto) {
-		ret = energy_source__auto(s, err, errlen);
+	if (sp.is_sensors) {
+		/* asked for: nothing found is -ENOENT, a usage error */
+		ret = energy_source__auto(s, sensors_order, sizeof(sensors_order) /
+					  sizeof(sensors_order[0]), err, errlen);
+	} else if (sp.is_auto) {
+		ret = energy_source__auto(s, auto_order, sizeof(auto_order) /
+					  sizeof(auto_order[0]), err, errlen);
 		/* nothing found is not an error: the reason is in err */
 		if (ret && ret != -ENOMEM) {
 			free(s);
@@ -184,6 +254,7 @@ void energy_source__close(struct energy_source *s)
 		return;
 	if (s->ops && s->ops->close)
 		s->ops->close(s);
+	free(s->unit_of_cpu);
 	cpu_topology__free(&s->topo);
 	free(s);
 }
@@ -191,6 +262,28 @@ void energy_source__close(struct energy_source *s)
 const char *energy_source__name(const struct energy_source *s)
 {
 	return s->ops->name;
+}
+
+int energy_source__unit_scope(const struct energy_source *s)
+{
+	return s->nr_units ? s->unit_scope : ENERGY_SCOPE_PACKAGE;
+}
+
+int energy_source__nr_units(const struct energy_source *s)
+{
+	return s->nr_units;
+}
+
+int energy_source__unit_of_cpu(const struct energy_source *s, int cpu)
+{
+	if (!s->nr_units || cpu < 0 || cpu >= s->topo.ncpus || !s->unit_of_cpu)
+		return -1;
+	return s->unit_of_cpu[cpu];
+}
+
+const int *energy_source__unit_map(const struct energy_source *s)
+{
+	return s->nr_units ? s->unit_of_cpu : NULL;
 }
 
 bool energy_source__is_estimated(const struct energy_source *s)
@@ -232,6 +325,8 @@ int energy_source__read(struct energy_source *s, double dt,
 
 	memset(out, 0, sizeof(*out));
 	out->nr_packages = s->topo.nr_packages;
+	out->unit_scope = energy_source__unit_scope(s);
+	out->nr_units = s->nr_units;
 	out->baseline = first;
 	ret = s->ops->read(s, first, dt, busy_ns, out);
 	if (ret)
@@ -244,6 +339,7 @@ int energy_source__read(struct energy_source *s, double dt,
 			out->pkg[p].dom_valid = 0;
 		}
 		out->psys_valid = false;
+		memset(out->unit_valid, 0, sizeof(out->unit_valid));
 	}
 	memcpy(out->warning, s->warning, sizeof(out->warning));
 	s->warning[0] = '\0';
@@ -267,6 +363,16 @@ void energy_source__warn(struct energy_source *s, const char *fmt, ...)
 	va_end(ap);
 }
 
+bool energy_sample__any_valid(const struct energy_sample *es)
+{
+	for (int p = 0; p < es->nr_packages && p < ENERGY_MAX_PACKAGES; p++)
+		if (es->pkg[p].valid)
+			return true;
+	/* a platform's energy is no package's */
+	return es->nr_units && es->unit_scope == ENERGY_SCOPE_PLATFORM &&
+	       es->unit_valid[0];
+}
+
 void energy_sample__add(struct energy_sample *dst,
 			const struct energy_sample *src, double k)
 {
@@ -287,6 +393,11 @@ void energy_sample__add(struct energy_sample *dst,
 	dst->has_psys = dst->has_psys || src->has_psys;
 	dst->psys_valid = dst->psys_valid && src->psys_valid;
 	dst->psys_j += k * src->psys_j;
+	for (int u = 0; u < dst->nr_units && u < ENERGY_MAX_UNITS; u++) {
+		dst->unit_valid[u] = dst->unit_valid[u] && src->unit_valid[u] &&
+				     u < src->nr_units;
+		dst->unit_j[u] += k * src->unit_j[u];
+	}
 	if (!src->warning[0] || len + 3 >= sizeof(dst->warning))
 		return;
 	if (len) {
@@ -335,10 +446,12 @@ bool energy__on_vm(void)
 const char *energy__choices_for(bool vm)
 {
 	return vm ?
-	       "no energy source on this VM (no RAPL); for energy: --energy model:IDLE_W:MAX_W "
+	       "no energy source on this VM (no RAPL, no hwmon power or energy sensor); "
+	       "for energy: --energy model:IDLE_W:MAX_W "
 	       "(estimated from CPU use, in this VM's share of its host's watts), or "
 	       "--powercap-root DIR (a powercap-layout tree the host fills)" :
-	       "no energy source on this machine (no RAPL powercap zone or perf power PMU); "
+	       "no energy source on this machine (no RAPL powercap zone or perf power PMU, "
+	       "no amd_energy, ACPI power_meter or SCMI sensor: `emon-perf list energy`); "
 	       "for energy: --energy model:IDLE_W:MAX_W (estimated from CPU use, a package's "
 	       "idle and busy watts from its sensors or datasheet), or --powercap-root DIR "
 	       "(a powercap-layout tree)";

@@ -9,7 +9,13 @@
  *             energy-psys), one event per package on the PMU's cpumask CPU
  *   model     model:IDLE_W:MAX_W per package, from the busy fraction the
  *             caller counted; estimated, and labelled so
- *   auto      powercap, else perf, else nothing (with a reason)
+ *   amd_energy, power_meter, scmi
+ *             hwmon sensors through libsensors (sensors.c): AMD's energy
+ *             per core and per socket, ACPI's platform power meter, Arm
+ *             SCMI's energy (or power) sensors; "sensors": the first of
+ *             the three found
+ *   auto      powercap, else perf, else amd_energy, power_meter, scmi,
+ *             else nothing (with a reason)
  *
  * The caller reads once to set the baseline, then once per interval; every
  * read after the first gives the energy since the previous one. Packages
@@ -46,6 +52,39 @@ enum energy_domain {
 /* "core", "uncore", "dram", "psys"; NULL when out of range. */
 const char *energy_domain__name(int dom);
 
+/*
+ * Where a source's joules were measured, so which CPUs' work they are
+ * split by (docs/energy.md):
+ *   package   a package's CPUs (RAPL, the model; amd_energy's socket
+ *             counter less its cores')
+ *   core      one core's CPUs (amd_energy's per-core counters)
+ *   platform  every CPU (ACPI power_meter, SCMI)
+ *   dram      measured per package, shown on socket rows, not split
+ *   gpu       a GPU's, split by its processes (NVML)
+ *   vm-host   a VM's share measured by its host
+ */
+enum energy_scope {
+	ENERGY_SCOPE_PACKAGE,
+	ENERGY_SCOPE_CORE,
+	ENERGY_SCOPE_PLATFORM,
+	ENERGY_SCOPE_DRAM,
+	ENERGY_SCOPE_GPU,
+	ENERGY_SCOPE_VM_HOST,
+	ENERGY_SCOPE_NR,
+};
+
+/* "package", "core", ...; NULL when out of range. */
+const char *energy_scope__name(int scope);
+/* The scopes whose joules a source of this name (energy_source, as
+ * snapshots carry it) splits, "+"-separated, the finest first:
+ * "package" (powercap, perf, model), "core+package" (amd_energy),
+ * "platform" (power_meter, scmi); NULL for a name it does not know. */
+const char *energy_source__scopes_of(const char *source_name);
+
+/* Units of a core or platform scope in one sample (cores of the largest
+ * servers: 2 x 192 x 2 threads) */
+#define ENERGY_MAX_UNITS 1024
+
 struct energy_pkg_sample {
 	/* false: no energy for this package this interval (the baseline
 	 * read, a file that vanished or held garbage, a counter reset):
@@ -66,6 +105,18 @@ struct energy_sample {
 	bool has_psys;
 	bool psys_valid;
 	double psys_j;
+	/*
+	 * A scope other than the packages' (unit_scope, ENERGY_SCOPE_PACKAGE:
+	 * none): unit u measures the CPUs energy_source__unit_of_cpu() maps
+	 * to it, and is split by what ran there. Core units are parts of
+	 * their package: the package's joules include them and its dom_j
+	 * [ENERGY_DOM_CORE] is their sum, so the package splits the rest. A
+	 * platform's one unit is no package's: the packages are not valid.
+	 */
+	int unit_scope;
+	int nr_units;
+	bool unit_valid[ENERGY_MAX_UNITS];
+	double unit_j[ENERGY_MAX_UNITS];
 	/* Non-empty: new problems since the last read, each reported once
 	 * per zone for the whole run ("; "-separated), for stderr. */
 	char warning[ENERGY_WARN_LEN];
@@ -100,8 +151,16 @@ struct energy_source *energy_source__open(const char *spec,
 					  int *errp, char *err, size_t errlen);
 void energy_source__close(struct energy_source *s);
 
-/* "powercap", "perf", "model" */
+/* "powercap", "perf", "model", "amd_energy", "power_meter", "scmi" */
 const char *energy_source__name(const struct energy_source *s);
+/* The scope of the source's units (ENERGY_SCOPE_PACKAGE: none), their
+ * number, and the unit of a CPU (-1: none). */
+int energy_source__unit_scope(const struct energy_source *s);
+int energy_source__nr_units(const struct energy_source *s);
+int energy_source__unit_of_cpu(const struct energy_source *s, int cpu);
+/* The same as an array of the ncpus the source was opened for, the
+ * source's (NULL: no units). */
+const int *energy_source__unit_map(const struct energy_source *s);
 /* true for the model: outputs must say "estimated". */
 bool energy_source__is_estimated(const struct energy_source *s);
 int energy_source__nr_packages(const struct energy_source *s);
@@ -124,6 +183,9 @@ int energy_source__nr_cpus_of_package(const struct energy_source *s, int pkg);
  */
 int energy_source__read(struct energy_source *s, double dt,
 			const double *busy_ns, struct energy_sample *out);
+
+/* Pure: some package, or the platform, has this interval's energy. */
+bool energy_sample__any_valid(const struct energy_sample *es);
 
 /*
  * dst += k * src, pure: joules of every package, sub-zone and psys; a
@@ -162,6 +224,42 @@ struct energy_split {
 /* out_j[N] gets each key's joules. 0, or -EINVAL for a NaN, a negative
  * value or a key index out of range. */
 int energy_split__compute(const struct energy_split *sp, double *out_j);
+
+/*
+ * The same split when each key ran on one unit (a package, a core, the
+ * platform), in O(keys + units) rather than keys x units: key k ran on
+ * unit key_unit[k] (-1: none, it gets nothing but what idle_key or
+ * static_key get), and m_all[u] is the sum of m over u's keys. The
+ * result is the dense split's for the matrix with m[k] in column
+ * key_unit[k], to the bit where idle_key and static_key have m = 0 (as
+ * engine/attribute.c's idle key), else the same sums in another order.
+ */
+struct energy_split_units {
+	int nr_keys;
+	int nr_units;
+	const double *unit_j;	/* [U] measured energy */
+	const bool *unit_valid;	/* [U], NULL: all valid */
+	const int *key_unit;	/* [N] */
+	const double *m;	/* [N] */
+	int idle_key;		/* gets E'(u) when m_all[u] == 0 */
+	int static_key;
+	double static_j;	/* per unit */
+};
+
+/* out_j[N]; 0, or -EINVAL (as energy_split__compute) */
+int energy_split__units(const struct energy_split_units *sp, double *out_j);
+
+/*
+ * Pure: the joules a power sensor's readings stand for over dt seconds,
+ * prev_w the reading at the interval's start and cur_w at its end.
+ * average: the sensor reports its mean over a window that ends at the
+ * read (hwmon's powerN_average, ACPI's power_meter): cur_w x dt, exact
+ * when the window is the interval. Otherwise (powerN_input, the power
+ * now): the trapezoid, (prev_w + cur_w) / 2 x dt, exact for a power that
+ * changes linearly. 0 when dt is not > 0; -1 (no energy) for a negative,
+ * infinite or NaN reading.
+ */
+double energy_power__joules(double prev_w, double cur_w, double dt, bool average);
 
 /* Pure: power = idle + (max - idle) x busy_ns / (ncpus x dt), x dt. The
  * busy fraction is clamped to [0, 1]; 0 J when ncpus or dt is not > 0. */
@@ -242,6 +340,9 @@ struct energy_source_ops {
 extern const struct energy_source_ops energy_powercap_ops;
 extern const struct energy_source_ops energy_perf_ops;
 extern const struct energy_source_ops energy_model_ops;
+extern const struct energy_source_ops energy_amd_ops;
+extern const struct energy_source_ops energy_power_meter_ops;
+extern const struct energy_source_ops energy_scmi_ops;
 
 struct energy_source {
 	const struct energy_source_ops *ops;
@@ -249,6 +350,11 @@ struct energy_source {
 	struct cpu_topology topo;
 	bool started;			/* the baseline was read */
 	void *priv;			/* the backend's */
+	/* a scope beside the packages' (see energy_sample), set by the
+	 * backend's open: unit_of_cpu[ncpus] is its to allocate, ours to free */
+	int unit_scope;
+	int nr_units;
+	int *unit_of_cpu;
 	char warning[ENERGY_WARN_LEN];	/* pending for the next sample */
 };
 
@@ -265,6 +371,14 @@ void energy_source__warn(struct energy_source *s, const char *fmt, ...)
 const char *energy__choices(void);
 const char *energy__choices_for(bool vm);
 bool energy__on_vm(void);
+
+/*
+ * What libsensors finds on this host: one line per power or energy
+ * sensor of the chips the sources read ("amd_energy-isa-0000 Ecore000
+ * energy 1234.5 J (amd_energy: core)"), into out (nothing: "none").
+ * The number of sensors, or -errno with err set.
+ */
+int energy_sensors__list(char *out, size_t len, char *err, size_t errlen);
 
 /* perf power PMU parsing, pure: "event=0x02" -> config; "0,28" / "0-3,8"
  * -> CPU list (at most max entries, count returned, or -EINVAL/-E2BIG). */

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "rapl/energy.h"
 
@@ -80,4 +81,76 @@ int energy_split__compute(const struct energy_split *sp, double *out_j)
 	}
 out:
 	return err;
+}
+
+static int energy_split_units__check(const struct energy_split_units *sp)
+{
+	int n = sp->nr_keys, nu = sp->nr_units;
+
+	if (n <= 0 || nu <= 0 || !sp->unit_j || !sp->m || !sp->key_unit ||
+	    sp->idle_key < 0 || sp->idle_key >= n ||
+	    sp->static_key < 0 || sp->static_key >= n ||
+	    !value__ok(sp->static_j))
+		return -EINVAL;
+	for (int u = 0; u < nu; u++)
+		if (!value__ok(sp->unit_j[u]))
+			return -EINVAL;
+	for (int k = 0; k < n; k++)
+		if (!value__ok(sp->m[k]) || sp->key_unit[k] < -1 ||
+		    sp->key_unit[k] >= nu)
+			return -EINVAL;
+	return 0;
+}
+
+int energy_split__units(const struct energy_split_units *sp, double *out_j)
+{
+	int n = sp->nr_keys, nu = sp->nr_units, err;
+	double *all = NULL, *e = NULL;
+
+	err = energy_split_units__check(sp);
+	if (err)
+		goto out;
+	all = calloc(nu, sizeof(*all));
+	e = calloc(nu, sizeof(*e));
+	if (!all || !e) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* the dense split's sums, in its order: keys ascending per unit */
+	for (int k = 0; k < n; k++)
+		if (sp->key_unit[k] >= 0)
+			all[sp->key_unit[k]] += sp->m[k];
+	memset(out_j, 0, n * sizeof(*out_j));
+	/* units ascending, as the dense split's packages */
+	for (int u = 0; u < nu; u++) {
+		double s;
+
+		if (sp->unit_valid && !sp->unit_valid[u])
+			continue;
+		s = sp->unit_j[u] < sp->static_j ? sp->unit_j[u] : sp->static_j;
+		out_j[sp->static_key] += s;
+		e[u] = sp->unit_j[u] - s;
+		if (!(all[u] > 0))
+			out_j[sp->idle_key] += e[u];
+	}
+	for (int k = 0; k < n; k++) {
+		int u = sp->key_unit[k];
+
+		if (u < 0 || (sp->unit_valid && !sp->unit_valid[u]) || !(all[u] > 0))
+			continue;
+		out_j[k] += e[u] * (sp->m[k] / all[u]);
+	}
+out:
+	free(all);
+	free(e);
+	return err;
+}
+
+double energy_power__joules(double prev_w, double cur_w, double dt, bool average)
+{
+	if (!isfinite(cur_w) || cur_w < 0 || (!average && (!isfinite(prev_w) || prev_w < 0)))
+		return -1;
+	if (!(dt > 0))
+		return 0;
+	return average ? cur_w * dt : (prev_w + cur_w) / 2 * dt;
 }

@@ -139,6 +139,7 @@ done < <(find $rooms bpf -name '*.[ch]' -printf '%f\n' | sort | uniq -d)
 circles_ok="
 rapl/energy.o rapl/perf_power.o
 rapl/energy.o rapl/powercap.o
+rapl/energy.o rapl/sensors.o
 daemon/exporter/metrics_family.o daemon/exporter/metrics_scope.o
 daemon/exporter/metrics_fold.o daemon/exporter/metrics_scope.o
 daemon/socket/server.o daemon/socket/server_answer.o

@@ -121,11 +121,11 @@ pp_run() {
 	local pp=("${PP[@]}" -d "$SECS" -w 0.3 "$CGDIR/c0000" "$CGDIR/c0001")
 	case $mode in
 	stat)
-		pp=("$EMON" stat --no-daemon -a -e "$EVENTS" -G "$LIST" -j -o "$RES/raw/$tag.json" -- "${pp[@]}") ;;
+		pp=("$EMON" stat --no-daemon -a -e "$EVENTS" -G "$LIST" --json-rows -o "$RES/raw/$tag.json" -- "${pp[@]}") ;;
 	daemon)
 		serve_up "$tag"
 		for i in 100 1000; do
-			start_bg "$EMON" stat -a -e "$EVENTS" -G "$LIST" -I "$i" -j -o "$RES/raw/$tag.$i.jsonl" \
+			start_bg "$EMON" stat -a -e "$EVENTS" -G "$LIST" -I "$i" --json-rows -o "$RES/raw/$tag.$i.jsonl" \
 				--socket "$SOCK" 2>"$RES/raw/$tag.$i.err"
 			mons+=("$BGPID")
 			wait_for "$RES/raw/$tag.$i.err" "attached to the daemon" ||

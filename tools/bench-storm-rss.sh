@@ -29,7 +29,7 @@ run() {
 	local tag=$1 p
 	shift
 	env "$@" "$EMON" stat -a --energy none -e cpu-clock,context-switches \
-		-G "/${CG#"$CGROOT"/}" --by system,cgroup,process -I 500 -j -o "$T/$tag.jsonl" -- \
+		-G "/${CG#"$CGROOT"/}" --by system,cgroup,process -I 500 --json-rows -o "$T/$tag.jsonl" -- \
 		"$TOOLS/forker" -d "$STORM_SECS" -j $(($(nproc) * 2)) -c "$CG" -o "$T/$tag.forker" \
 		2>"$T/$tag.err" &
 	p=$!

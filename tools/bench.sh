@@ -170,7 +170,7 @@ run_ring() {
 	# shellcheck disable=SC2054 # "-x," is perf's CSV separator option
 	case $mode in
 	none) mon=() ;;
-	emon) mon=("$EMON" stat -a -e "$EVENTS" -G "$list" -j -o "$RES/raw/$tag.json" --) ;;
+	emon) mon=("$EMON" stat -a -e "$EVENTS" -G "$list" --json-rows -o "$RES/raw/$tag.json" --) ;;
 	perf) mon=(perf stat -a -e "$EVENTS" --for-each-cgroup "$list" -x, -o "$RES/raw/$tag.csv" --) ;;
 	esac
 	taskset -c 0 "${mon[@]}" "${pp[@]}" >"$out" 2>"$RES/raw/$tag.err" &
@@ -245,7 +245,7 @@ acc_run() { # WORKLOAD OBS ROUND
 			sh -c "echo \$\$ > $d/cgroup.procs && exec $0 1.0" &
 		done; wait' "$TOOLS/burn" "$CGDIR/c0000" "$CGDIR/c0001")
 	fi
-	[ "$obs" != perf ] && em=("$EMON" stat -a -e "$EVENTS" -G "$gl" -j -o "$RES/raw/$tag.json" --)
+	[ "$obs" != perf ] && em=("$EMON" stat -a -e "$EVENTS" -G "$gl" --json-rows -o "$RES/raw/$tag.json" --)
 	# shellcheck disable=SC2054 # "-x," is perf's CSV separator option
 	local pev=$EVENTS
 	[ "$obs" = both ] && pev=task-clock,context-switches
@@ -312,7 +312,7 @@ cost_run() {
 	"$TOOLS/bench-switch-cost" -S >/dev/null &
 	local hold=$!
 	BG+=("$hold")
-	taskset -c 0 "${env[@]}" "$EMON" stat -a -e "$ev" -G "$(cglist 64)" -j -o /dev/null -- \
+	taskset -c 0 "${env[@]}" "$EMON" stat -a -e "$ev" -G "$(cglist 64)" --json-rows -o /dev/null -- \
 		"${PP[@]}" -d 20 -w 0.3 "$CGDIR/c0000" "$CGDIR/c0001" \
 		>"$RES/raw/cost-$i-$r-$from.out" 2>&1 &
 	pid=$!
@@ -418,7 +418,7 @@ idle_pct() { # SECONDS: % idle of all CPUs over that time
 # utime and stime over SECS after its start
 own_cpu() {
 	local secs=$1 k=$2 pid u0 s0 u1 s1 t0 dt
-	taskset -c 0 "$EMON" stat -a -e "$EVENTS" -G "$(cglist "$k")" -I 1000 -j \
+	taskset -c 0 "$EMON" stat -a -e "$EVENTS" -G "$(cglist "$k")" -I 1000 --json-rows \
 		-o "$RES/raw/cpu-$k.jsonl" -v --timeout $(( (secs + 2) * 1000 )) 2>"$RES/raw/cpu-$k.err" &
 	pid=$!
 	BG+=("$pid")
@@ -459,7 +459,7 @@ phase_flush() {
 	own_cpu $((CPU_SECS / 3)) 1
 
 	log "profile: perf record -g of emon-perf with 1,000 cgroups (10 s)"
-	taskset -c 0 "$EMON" stat -a -e "$EVENTS" -G "$(cglist 1000)" -I 1000 -j -o /dev/null \
+	taskset -c 0 "$EMON" stat -a -e "$EVENTS" -G "$(cglist 1000)" -I 1000 --json-rows -o /dev/null \
 		--timeout 14000 2>/dev/null &
 	pid=$!
 	BG+=("$pid")

@@ -41,7 +41,7 @@ run() { # CGROUP SECONDS...: burners in the cgroup, one after the other
 	sh -c 'echo $$ > "$0/cgroup.procs"; for s in "$@"; do '"$tools"'/burn "$s"; done' "$cg" "$@"
 }
 ./emon-perf stat -a -e cpu-clock,context-switches --by system,socket,container,process \
-	--powercap-root "$rapl" -I 1000 -j -o "$out/run.jsonl" -- sh -c "
+	--powercap-root "$rapl" -I 1000 --json-rows -o "$out/run.jsonl" -- sh -c "
 	$(declare -f run); tools=$tools
 	run '${cgs[0]}' 2.5 2.5 & run '${cgs[0]}' 2 & run '${cgs[1]}' 1.5 1.5 & run '${cgs[2]}' 0.8 &
 	wait"

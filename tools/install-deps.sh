@@ -4,7 +4,7 @@
 set -e
 pkgs="make gcc clang llvm libbpf-dev libelf-dev zlib1g-dev libpfm4-dev bpftool
 pkg-config libcmocka-dev libjson-c-dev libmicrohttpd-dev libcurl4-openssl-dev
-libncurses-dev libyaml-dev libcrypt-dev libgnutls28-dev linux-perf python3
+libncurses-dev libyaml-dev libcrypt-dev libgnutls28-dev libsensors-dev linux-perf python3
 procps"
 # make test also builds the libFuzzer harnesses (clang's runtime: libFuzzer,
 # ASan, UBSan); gcc's own sanitizer runtimes come with gcc
@@ -28,7 +28,7 @@ if [ "${1:-}" = "--with-test" ] && [ "$(dpkg --print-architecture)" = amd64 ]; t
 	arm64="gcc-aarch64-linux-gnu qemu-system-arm"
 	for p in libbpf-dev libelf-dev zlib1g-dev libpfm4-dev libjson-c-dev libmicrohttpd-dev \
 		libcurl4-openssl-dev libncurses-dev libyaml-dev libcrypt-dev libgnutls28-dev \
-		libbabeltrace1 libcap2 libdw1 liblzma5 libnuma1 libopencsd1 libperl5.36 \
+		libsensors-dev libbabeltrace1 libcap2 libdw1 liblzma5 libnuma1 libopencsd1 libperl5.36 \
 		libpython3.11 libslang2 libunwind8 libzstd1; do
 		arm64="$arm64 $p:arm64"
 	done

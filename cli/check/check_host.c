@@ -251,6 +251,33 @@ static void host__power_pmu(struct check_report *r, struct check_host *h)
 					     "package's energy"), NAN, "", "%s", events);
 }
 
+/* hwmon's energy sources (libsensors): which open here, and their scope */
+static void host__sensors(struct check_report *r)
+{
+	static const char *const names[] = { "amd_energy", "power_meter", "scmi" };
+	char found[256] = "", err[256];
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct energy_source *s = energy_source__open(names[i], NULL,
+							      sysconf(_SC_NPROCESSORS_CONF),
+							      NULL, err, sizeof(err));
+
+		if (!s)
+			continue;
+		n += snprintf(found + n, n < sizeof(found) ? sizeof(found) - n : 0,
+			      "%s%s (%s)", n ? ", " : "", names[i],
+			      energy_source__scopes_of(names[i]));
+		energy_source__close(s);
+	}
+	if (!n)
+		check__add(r, CHECK_SKIP, "hwmon energy", "no amd_energy, power_meter or "
+			   "scmi sensor (libsensors; emon-perf list energy)");
+	else
+		check_row__figure(check__add(r, CHECK_OK, "hwmon energy", "--energy "
+					     "sources through libsensors"), NAN, "", "%s", found);
+}
+
 void check_host__run(struct check_report *r, struct check_host *h,
 		     const struct check_opts *o)
 {
@@ -274,6 +301,7 @@ void check_host__run(struct check_report *r, struct check_host *h,
 					  sizeof(h->instructions_reason), "instructions");
 	host__powercap(r, h, root);
 	host__power_pmu(r, h);
+	host__sensors(r);
 	check_gpu__run(r, o->gpu_lib);
 	if (o->powercap_root)
 		h->energy_reason[0] = 0;

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-/* list energy: the GPUs NVML finds (lib: its path, NULL: the default). */
-int list__energy(FILE *out, const char *lib);
+/* list energy's GPUs: those NVML finds (lib: its path, NULL: the default). */
+int list__gpus(FILE *out, const char *lib);
 
 #endif

@@ -2,11 +2,13 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli/commands.h"
 #include "cli/list/list.h"
 #include "front/errors.h"
 #include "front/formulas.h"
 #include "pmu/event.h"
+#include "rapl/energy.h"
 
 /* list metrics: stat -M's table, each with its formula and events */
 static int list__metrics(FILE *out)
@@ -21,9 +23,34 @@ static int list__metrics(FILE *out)
 	return 0;
 }
 
+/* list energy: the hwmon power and energy sensors libsensors finds, and
+ * which source reads each (RAPL's are `check`'s powercap and power PMU) */
+static int list__energy(FILE *out)
+{
+	char buf[16384], err[512];
+	struct energy_source *s;
+	int n, ret;
+
+	s = energy_source__open("auto", NULL, sysconf(_SC_NPROCESSORS_CONF), &ret,
+				err, sizeof(err));
+	if (s)
+		fprintf(out, "--energy auto: %s, scope %s\n", energy_source__name(s),
+			energy_source__scopes_of(energy_source__name(s)));
+	else
+		fprintf(out, "--energy auto: none (%s)\n", err);
+	energy_source__close(s);
+	n = energy_sensors__list(buf, sizeof(buf), err, sizeof(err));
+	if (n < 0)
+		return cli__fail(-ENODEV, "%s", err);
+	fprintf(out, "hwmon sensors (libsensors): %s", n ? "\n" : "");
+	fprintf(out, "%s", buf);
+	return 0;
+}
+
 int cmd_list(int argc, char **argv)
 {
 	bool all = false;
+	int ret;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "metrics")) {
@@ -35,7 +62,8 @@ int cmd_list(int argc, char **argv)
 			if (i + 1 < argc && !lib)
 				return cli__fail(-EINVAL, "unknown option '%s' for list energy",
 						 argv[i + 1]);
-			return list__energy(stdout, lib);
+			ret = list__energy(stdout);
+			return ret ?: list__gpus(stdout, lib);
 		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--all")) {
 			all = true;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -43,7 +71,9 @@ int cmd_list(int argc, char **argv)
 			       "Events this machine can count; --all adds every event of the\n"
 			       "PMUs libpfm4 finds here and of the kernel's sysfs PMUs.\n"
 			       "'metrics': what stat -M computes, with its formula.\n"
-			       "'energy': the GPUs NVML finds (--gpu; LIB: the library).\n");
+			       "'energy': the hwmon power and energy sensors (libsensors) and\n"
+			       "the --energy source and scope that reads each; the GPUs NVML\n"
+			       "finds (--gpu; LIB: the library).\n");
 			return 0;
 		} else {
 			return cli__fail(-EINVAL, "unknown option '%s' for list", argv[i]);

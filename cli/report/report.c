@@ -20,6 +20,7 @@
 #include "cli/report/report.h"
 #include "cli/report/prom_client.h"
 #include "cli/report/report_prom.h"
+#include "rapl/energy.h"
 
 static bool col__left(enum report_col col)
 {
@@ -62,6 +63,8 @@ static void report__print_header(const struct report *r, FILE *f)
 		" (estimated)" : "");
 	if (r->split_by)
 		fprintf(f, ", split by %s", r->split_by);
+	if (energy_source__scopes_of(r->energy_source))
+		fprintf(f, ", scope %s", energy_source__scopes_of(r->energy_source));
 	if (sys && isfinite(m.energy_j))
 		fprintf(f, "; system %.3f J, %.3f W mean", m.energy_j, m.power_w);
 	if (r->rank != RANK_ENERGY)
@@ -112,12 +115,13 @@ static const char report_usage[] =
 "                        [--end TIME] [--match LABELS] [--by SCOPE] [--top N]\n"
 "                        [--html OUT.html]\n"
 "\n"
-"Totals per key over a JSON-lines recording (emon-perf stat -j -o FILE), or\n"
-"over a Prometheus server's history of emon-perf serve's metrics, every\n"
-"host it scrapes: energy, mean power, share of the package energy,\n"
-"instructions, cycles, IPC, energy per instruction and cpu-clock, sorted by\n"
-"energy (by cpu-clock without energy); a --sched recording adds run-queue\n"
-"wait, sleep and blocked time.\n"
+"Totals per key over a JSON-lines recording (emon-perf stat --json-rows\n"
+"-o FILE; stat -j's up to 0.2.0), or over a Prometheus server's history of\n"
+"emon-perf serve's metrics, every host it scrapes: energy, mean power,\n"
+"share of the package energy, instructions, cycles, IPC, energy per\n"
+"instruction and cpu-clock, sorted by energy (by cpu-clock without\n"
+"energy); a --sched recording adds run-queue wait, sleep and blocked time.\n"
+"perf's JSON (stat -j) is refused: it has no rows to sum.\n"
 "\n"
 "  --by SCOPE         container, pod, namespace, cgroup, process, cpu, socket,\n"
 "                     system or command (default: container, else cgroup,\n"

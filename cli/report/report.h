@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * emon-perf report: totals per key of one scope over a JSON-lines recording
- * (stat -j -o FILE, with or without -I), printed as a table or as an HTML
+ * (stat --json-rows -o FILE, with or without -I), printed as a table or as an HTML
  * page with charts.
  *
  * The recording is read once to sum every scope's keys (memory: keys, not

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * emon-perf report, the recording source: parse a JSON-lines recording
- * line by line (json-c), sum every scope's keys over all intervals into
+ * (stat --json-rows'; stat -j's up to 0.2.0, the same lines) line by line
+ * (json-c), sum every scope's keys over all intervals into
  * the model (report_model.c), and, read a second time, collect the series
  * the charts draw.
  */
@@ -264,7 +265,13 @@ static int report__line(struct report *r, struct json_tokener *tok,
 	}
 	err = report_row__parse(&row, o, &why);
 	if (err) {
-		if (row.bad_counter)
+		/* perf's JSON, stat -j's after 0.2.0: a line per event with no
+		 * scope or key to sum; refused, with what to record instead */
+		if (json_object_object_get_ex(o, "counter-value", NULL) &&
+		    json_object_object_get_ex(o, "event", NULL))
+			report__fail(r, lineno, err,
+				     "perf's JSON (stat -j), not emon-perf's rows: record with 'emon-perf stat --json-rows -o FILE'");
+		else if (row.bad_counter)
 			report__fail(r, lineno, err, "counter \"%s\" is neither a number nor null",
 				     row.bad_counter);
 		else
@@ -311,7 +318,7 @@ static int report__read(struct report *r)
 		err = report__fail(r, 0, -EIO, "read error");
 	else if (!r->nr_rows)
 		err = report__fail(r, 0, -ENODATA,
-				   "empty recording (no rows; make one with 'emon-perf stat -j -o FILE')");
+				   "empty recording (no rows; make one with 'emon-perf stat --json-rows -o FILE')");
 out:
 	free(line);
 	if (tok)
@@ -355,7 +362,7 @@ static const char *file__no_rows(const struct report *r, int scope)
 				      scope__name(s));
 	}
 	if (n < sizeof(buf))
-		snprintf(buf + n, sizeof(buf) - n, "%s; stat -j records the scopes of its --by)",
+		snprintf(buf + n, sizeof(buf) - n, "%s; stat --json-rows records the scopes of its --by)",
 			 k ? " rows" : " no rows");
 	return buf;
 }

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <string.h>
 #include "cli/report/report.h"
+#include "rapl/energy.h"
 
 #define CHART_W		960	/* SVG user units; the page scales it */
 #define BAR_LABEL_W	230
@@ -388,6 +389,10 @@ static void page__head(const struct report *r, FILE *f)
 		if (r->split_by) {
 			fputs(", split by ", f);
 			html__puts(f, r->split_by);
+		}
+		if (energy_source__scopes_of(r->energy_source)) {
+			fputs(", scope ", f);
+			html__puts(f, energy_source__scopes_of(r->energy_source));
 		}
 	}
 	fputs("</p>\n", f);

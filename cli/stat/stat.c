@@ -265,8 +265,8 @@ static int stat_loop(struct front_run *st)
  * Why auto found no energy source: worth a line when energy was asked
  * for (an energy option) or with -v. With emon-perf's own rows (--by
  * container, pod, namespace or process: energy's home) one line names
- * the choices for this kind of machine; perf's habits (no such rows, or
- * -x) get no line. A source that is there
+ * the choices for this kind of machine; perf's habits (no such rows, -x
+ * or -j) get no line. A source that is there
  * shows in the output itself.
  */
 static void stat_energy_note(const struct front_run *st)
@@ -282,7 +282,7 @@ static void stat_energy_note(const struct front_run *st)
 		return;
 	}
 	pr_debug("%s", st->src->energy_note);
-	if ((st->o.by & own) && !st->o.sep)
+	if ((st->o.by & own) && !st->o.sep && !st->o.perf_json)
 		pr_warn("%s", energy__choices());
 }
 
@@ -353,10 +353,11 @@ static void stat_unsup_note(struct front_run *st)
 		t >= 0 ? o->ev[t].name : "cpu-clock", t >= 0 ? "" : " (-e)");
 }
 
-static int stat_start(struct front_run *st)
+static int stat_start(struct front_run *st, stat_hook_fn hook, void *arg)
 {
 	int ret = front_run__setup(st, true);
 
+	ret = ret ?: hook ? hook(st, arg) : 0;
 	if (ret)
 		return ret;
 	if (!st->quiet)
@@ -370,6 +371,11 @@ static int stat_start(struct front_run *st)
 }
 
 int stat__run(struct front_run *st)
+{
+	return stat__run_with(st, NULL, NULL);
+}
+
+int stat__run_with(struct front_run *st, stat_hook_fn hook, void *arg)
 {
 	int ret;
 
@@ -388,7 +394,7 @@ int stat__run(struct front_run *st)
 	}
 	st->o.by |= st->o.aggr;
 	/*
-	 * A recording (-j) of emon-perf's own rows has the system row too,
+	 * A recording (--json-rows) of emon-perf's own rows has the system row too,
 	 * what report's cpu% and energy% and its share charts divide by;
 	 * not in command mode or with -p or -t (their row is the target's)
 	 */
@@ -399,7 +405,7 @@ int stat__run(struct front_run *st)
 	ret = sigwake__setup((int[]){ SIGINT, SIGTERM, SIGHUP }, 3, true);
 	if (ret)
 		return cli__exit_status(ret);
-	ret = stat_start(st);
+	ret = stat_start(st, hook, arg);
 	if (ret)
 		return ret;
 	ret = stat_loop(st);

@@ -18,6 +18,18 @@ int stat_opts__parse(struct front_opts *o, int argc, char **argv);
  */
 int stat__run(struct front_run *st);
 /*
+ * The same, with hook(st, arg) called once the run is set up (source,
+ * events, output), before the command starts and counting begins:
+ * stat record's, which wraps the output. 0, or an exit status that
+ * ends the run.
+ */
+typedef int (*stat_hook_fn)(struct front_run *st, void *arg);
+int stat__run_with(struct front_run *st, stat_hook_fn hook, void *arg);
+/* stat record and stat report (cli/stat/record.c): argv[0] is
+ * "record" or "report"; the exit status */
+int stat__record(int argc, char **argv, char **full_argv, int full_argc);
+int stat__report(int argc, char **argv);
+/*
  * -r N: N runs of stat with the options of argv, then one print of the
  * mean of each row's events with perf's ( +- x% ): the standard deviation
  * of the mean relative to it. The exit status of cmd_stat.

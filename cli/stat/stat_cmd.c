@@ -5,9 +5,41 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cli/commands.h"
 #include "cli/stat/stat.h"
 #include "front/errors.h"
+
+/* perf's: 'record' and 'report', three letters of them or more, after
+ * stat's options */
+static bool is_sub(const char *arg, const char *sub)
+{
+	size_t n = strlen(arg);
+
+	return n > 2 && !strncmp(sub, arg, n);
+}
+
+/*
+ * stat [OPTIONS] record [OPTIONS] [--] [CMD]: as perf, the options before
+ * 'record' count as its own (argv without 'record' and a '--' before it).
+ */
+static int stat_record(int argc, char **argv, int at)
+{
+	char **v = calloc(argc + 1, sizeof(*v));
+	int n = 0, ret;
+
+	if (!v)
+		return cli__exit_status(-ENOMEM);
+	v[n++] = argv[at];
+	for (int i = 1; i < at; i++)
+		if (i != at - 1 || strcmp(argv[i], "--"))
+			v[n++] = argv[i];
+	for (int i = at + 1; i < argc; i++)
+		v[n++] = argv[i];
+	ret = stat__record(n, v, argv, argc);
+	free(v);
+	return ret;
+}
 
 int cmd_stat(int argc, char **argv)
 {
@@ -19,6 +51,16 @@ int cmd_stat(int argc, char **argv)
 	ret = stat_opts__parse(&st->o, argc, argv);
 	if (ret) {
 		ret = cli__parse_status(ret);
+		goto out;
+	}
+	if (st->o.cmd && is_sub(st->o.cmd[0], "record")) {
+		ret = stat_record(argc, argv, st->o.cmd - argv);
+		goto out;
+	}
+	if (st->o.cmd && is_sub(st->o.cmd[0], "report")) {
+		char **rest = st->o.cmd;
+
+		ret = stat__report(argc - (rest - argv), rest);
 		goto out;
 	}
 	if (st->o.tg.repeat > 1) {

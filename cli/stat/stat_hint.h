@@ -18,7 +18,7 @@
 bool rows__undercounted(const struct output *o, const struct row *rows, int n);
 /* Does the sysctl at path say the NMI watchdog is on? false if unreadable. */
 bool nmi_watchdog__on(const char *path);
-/* The hint, once a run, where it stays out of -j and -x data: stderr,
+/* The hint, once a run, where it stays out of JSON and -x data: stderr,
  * unless the data goes there in a format other than text. */
 void stat_hint__print(FILE *f, const struct output *o);
 

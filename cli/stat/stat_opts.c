@@ -32,12 +32,15 @@ enum {
 	OPT_METRIC_ONLY,
 	OPT_PER_THREAD,
 	OPT_TOP,
+	OPT_JSON_ROWS,
 };
 
 static void stat_usage(FILE *f)
 {
 	fprintf(f,
 "Usage: emon-perf stat [options] [-- command [args...]]\n"
+"       emon-perf stat record [-o FILE] [options] [-- command [args...]]\n"
+"       emon-perf stat report [-i FILE] [-x SEP]\n"
 "\n"
 "Counts events with one perf_event per CPU per event, read by a BPF program\n"
 "on every context switch and split per CPU, socket, cgroup and process;\n"
@@ -99,7 +102,11 @@ static void stat_usage(FILE *f)
 "                            deviation of the mean) and the elapsed time's;\n"
 "                            -x adds that percentage after the event name\n"
 "  -x, --field-separator S   CSV output with separator S, perf's columns\n"
-"  -j, --json                JSON lines output\n"
+"  -j, --json-output         perf's JSON: perf stat -j's lines, key for key\n"
+"      --json-rows           emon-perf's JSON rows: one object per row and\n"
+"                            interval, its scope, key, names, counters,\n"
+"                            energy and --sched view (what report reads;\n"
+"                            what -j printed up to 0.2.0)\n"
 "  -o, --output FILE         write the counts to FILE (default: stderr, as\n"
 "                            perf, so that a command's stdout stays its own)\n"
 "      --append              with -o: append to FILE\n"
@@ -134,7 +141,13 @@ DAEMON_OPTIONS_USAGE
 "(children included, exited or not) and its exit status is returned. With\n"
 "-a or -G a command only sets the duration. Without a command, runs until\n"
 "SIGINT/SIGTERM or --timeout. Exit status: 0, the command's, 1 runtime\n"
-"failure, 2 bad usage or input.\n", EMON_MAX_EVENTS);
+"failure, 2 bad usage or input.\n"
+"\n"
+"stat record writes the counts to a perf.data (FILE, default perf.data) as\n"
+"perf stat record does, for 'perf stat report -i FILE' and stat report:\n"
+"system-wide (-a, -C, -A) or a command's, with -I's rounds; its counts go\n"
+"to stderr as well. stat report prints such a file, emon-perf's or perf's.\n",
+		EMON_MAX_EVENTS);
 }
 
 static const struct option long_opts[] = {
@@ -157,7 +170,9 @@ static const struct option long_opts[] = {
 	{ "delay",		required_argument, NULL, 'D' },
 	{ "repeat",		required_argument, NULL, 'r' },
 	{ "field-separator",	required_argument, NULL, 'x' },
+	{ "json-output",	no_argument,	   NULL, 'j' },
 	{ "json",		no_argument,	   NULL, 'j' },
+	{ "json-rows",		no_argument,	   NULL, OPT_JSON_ROWS },
 	{ "output",		required_argument, NULL, 'o' },
 	{ "append",		no_argument,	   NULL, OPT_APPEND },
 	{ "quiet",		no_argument,	   NULL, 'q' },
@@ -264,6 +279,9 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 		o->sep = arg;
 		return 0;
 	case 'j':
+		o->perf_json = true;
+		return 0;
+	case OPT_JSON_ROWS:
 		o->json = true;
 		return 0;
 	case 'o':
@@ -440,8 +458,12 @@ int stat_opts__parse(struct front_opts *o, int argc, char **argv)
 	err = stat_opts__metrics(o);
 	if (err)
 		return err;
-	if (o->sep && o->json) {
+	if (o->sep && o->perf_json) {
 		pr_err("-x and -j exclude each other");
+		return -EINVAL;
+	}
+	if ((o->sep || o->perf_json) && o->json) {
+		pr_err("--json-rows excludes -x and -j");
 		return -EINVAL;
 	}
 	return stat_opts__check_targets(o);

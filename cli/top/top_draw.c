@@ -17,6 +17,7 @@
 #include <string.h>
 #include "cli/top/top_draw.h"
 #include "common/utf8.h"
+#include "rapl/energy.h"
 
 #define HEADER_LINES 5	/* 4 lines of header, the column titles */
 
@@ -121,9 +122,10 @@ static void paint_energy(const struct top_header *h, int y)
 		line(y, "Energy: %s: not shown (as the CPUs, below)", h->energy_source);
 		return;
 	}
-	n = snprintf(buf, sizeof(buf), "Energy: %s%s, split by %s;",
+	n = snprintf(buf, sizeof(buf), "Energy: %s%s, split by %s, scope %s;",
 		     h->energy_source, h->energy_estimated ? " (estimated)" : "",
-		     h->split_by ? h->split_by : "-");
+		     h->split_by ? h->split_by : "-",
+		     energy_source__scopes_of(h->energy_source) ?: "unknown");
 	if (!sum || !h->dt) {
 		line(y, "%s waiting for the first interval", buf);
 		return;

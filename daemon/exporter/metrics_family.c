@@ -9,6 +9,7 @@
 #include <string.h>
 #include "engine/sched_fields.h"
 #include "daemon/exporter/metrics_render.h"
+#include "rapl/energy.h"
 
 static const char *const zone_name[SNAP_ZONES] = {
 	"core", "uncore", "dram", "psys" };
@@ -192,13 +193,15 @@ static void energy__emit(struct render *r, enum mscope_id id)
 	family__name(name, sizeof(name), id, "energy_joules");
 	if (zones)
 		snprintf(help, sizeof(help), "Energy in joules measured per "
-			 "package and zone; source: %s%s", meta->energy_source,
-			 meta->energy_estimated ? ", estimated" : "");
+			 "package and zone; source: %s%s, scope %s", meta->energy_source,
+			 meta->energy_estimated ? ", estimated" : "",
+			 energy_source__scopes_of(meta->energy_source) ?: "unknown");
 	else
 		snprintf(help, sizeof(help), "Energy in joules attributed %s; "
-			 "source: %s%s, split by %s", sc->what,
+			 "source: %s%s, split by %s, scope %s", sc->what,
 			 meta->energy_source,
-			 meta->energy_estimated ? ", estimated" : "", meta->split_by);
+			 meta->energy_estimated ? ", estimated" : "", meta->split_by,
+			 energy_source__scopes_of(meta->energy_source) ?: "unknown");
 	family__head(r, name, "counter", "joules", help);
 	for (size_t i = 0; i < sc->nr; i++) {
 		const struct mrow *w = &sc->rows[i];

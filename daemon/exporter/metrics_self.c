@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "daemon/exporter/metrics_render.h"
+#include "rapl/energy.h"
 
 static void self__read(struct render *r)
 {
@@ -37,13 +38,57 @@ static void self__read(struct render *r)
 	}
 }
 
+/*
+ * The joules measured per scope since the daemon started, from the
+ * packages' totals: a core+package source's cores are its packages' core
+ * zone and its package scope the rest; a platform's are its packages'
+ * (which it gives what their CPUs were). Not for a viewer who may not
+ * see the system's energy. Returns the number of scopes (0: none).
+ */
+static int energy_scopes__get(const struct render *r, const char **name, double *j)
+{
+	const struct snapshot *s = r->s;
+	const char *scopes;
+	double all = 0, core = 0;
+
+	if (!r->meta || !r->meta->energy_on || !s || s->no_sys || !s->pkg_energy ||
+	    !(scopes = energy_source__scopes_of(r->meta->energy_source)))
+		return 0;
+	for (int p = 0; p < s->npkg; p++) {
+		all += s->pkg_energy[p];
+		if (s->pkg_zone && s->pkg_zone_mask &&
+		    (s->pkg_zone_mask[p] & (1u << ENERGY_DOM_CORE)))
+			core += s->pkg_zone[p * SNAP_ZONES + ENERGY_DOM_CORE];
+	}
+	if (!strcmp(scopes, "core+package")) {
+		name[0] = "core";
+		j[0] = core;
+		name[1] = "package";
+		j[1] = all - core > 0 ? all - core : 0;
+		return 2;
+	}
+	name[0] = scopes;
+	j[0] = all;
+	return 1;
+}
+
+static int energy_scopes__nr(const struct render *r)
+{
+	const char *name[2];
+	double j[2];
+
+	return energy_scopes__get(r, name, j);
+}
+
 /* The figures of /proc/self, and the series self__emit gives:
- * emon_overflow_total x2 and 10 single series, and those it has. */
+ * emon_overflow_total x2 and 10 single series, and those it has (the
+ * energy source's info and its scopes' joules with an energy source). */
 int self__build(struct render *r)
 {
 	self__read(r);
 	r->has_threads = r->self && r->self->thread_slots;
-	r->sc[MS_SELF].nfixed = 12 + r->has_cpu + r->has_rss + 2 * r->has_threads;
+	r->sc[MS_SELF].nfixed = 12 + r->has_cpu + r->has_rss + 2 * r->has_threads +
+				 (r->meta && r->meta->energy_on) + energy_scopes__nr(r);
 	return 0;
 }
 
@@ -77,6 +122,52 @@ static void build__emit(struct render *r, const char *version)
 	mbuf__puts(b, "emon_build_info{version=\"");
 	mbuf__escaped(b, version ? version : "unknown", true);
 	mbuf__puts(b, "\"} 1\n");
+}
+
+/* Where the energy series' joules were measured, as labels to join on:
+ * the source, its scopes (rapl/energy.h: "core+package", "platform", ...)
+ * and the event that splits them. */
+static void energy_source__emit(struct render *r)
+{
+	const struct snap_meta *meta = r->meta;
+	struct mbuf *b = &r->b;
+	const char *help = "The energy source, the scopes it measures and the "
+			   "event its joules are split by, as labels";
+
+	if (!meta || !meta->energy_on)
+		return;
+	if (r->om)
+		family__head(r, "emon_energy_source", "info", NULL, help);
+	else
+		family__head(r, "emon_energy_source_info", "gauge", NULL, help);
+	mbuf__puts(b, "emon_energy_source_info{source=\"");
+	mbuf__escaped(b, meta->energy_source, true);
+	mbuf__puts(b, "\",scope=\"");
+	mbuf__escaped(b, energy_source__scopes_of(meta->energy_source) ?: "unknown", true);
+	mbuf__puts(b, "\",split_by=\"");
+	mbuf__escaped(b, meta->split_by, true);
+	mbuf__puts(b, meta->energy_estimated ? "\",estimated=\"true\"} 1\n" : "\"} 1\n");
+}
+
+static void energy_scopes__emit(struct render *r)
+{
+	const char *name[2];
+	double j[2];
+	int n = energy_scopes__get(r, name, j);
+
+	if (!n)
+		return;
+	family__head(r, "emon_energy_scope_joules", "counter", "joules",
+		     "Energy in joules measured per scope (package, core, platform) "
+		     "since the daemon started; each scope's is split by what ran "
+		     "on its CPUs");
+	for (int i = 0; i < n; i++) {
+		mbuf__puts(&r->b, "emon_energy_scope_joules_total{scope=\"");
+		mbuf__escaped(&r->b, name[i], true);
+		mbuf__puts(&r->b, "\"} ");
+		mbuf__double(&r->b, j[i]);
+		mbuf__puts(&r->b, "\n");
+	}
 }
 
 static void overflow__emit(struct render *r)
@@ -122,6 +213,8 @@ void self__emit(struct render *r, enum mscope_id id)
 	scalar__emit(r, "emon_cgroup_folds", "counter", NULL,
 		     "Cgroups folded into cgroup=\"other\" so far", NULL, m->folds);
 	build__emit(r, self->version);
+	energy_source__emit(r);
+	energy_scopes__emit(r);
 	scalar__emit(r, "emon_start_time_seconds", "gauge", "seconds",
 		     "When the daemon started, Unix time in seconds", NULL,
 		     self->start_time_unix);

@@ -32,6 +32,8 @@ static void check_opts(const struct front_opts *o, char **argv, int argc)
 	FUZZ_ASSERT(o->eng.max_cgroups <= 1u << 24 && o->eng.max_procs <= 1u << 24);
 	FUZZ_ASSERT(isfinite(o->eng.idle_watts) && o->eng.idle_watts >= 0);
 	FUZZ_ASSERT(!(o->sep && o->json));
+	FUZZ_ASSERT(!(o->sep && o->perf_json));
+	FUZZ_ASSERT(!(o->json && o->perf_json));
 	FUZZ_ASSERT(!o->sep || o->sep[0]);
 	FUZZ_ASSERT(o->nr_cgroups >= 0 && o->nr_cgroups <= FRONT_MAX_CGROUPS);
 	for (i = 0; i < o->nr_cgroups; i++) {

@@ -49,6 +49,7 @@ bad "-e" "$EMON" stat -e
 bad /no/such/command "$EMON" stat -e cpu-clock -- /no/such/command
 bad /no/such/dir/out "$EMON" stat -o /no/such/dir/out --timeout 100
 bad "-x and -j" "$EMON" stat -x, -j --timeout 100
+bad "--json-rows" "$EMON" stat -j --json-rows --timeout 100
 bad frob "$EMON" frob
 bad "list" "$EMON" list --frob
 if command -v setpriv >/dev/null; then
@@ -59,7 +60,7 @@ if command -v setpriv >/dev/null; then
 	capdir=$(mktemp -d /tmp/emon-cap.XXXXXX) && chmod 777 "$capdir"
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+bpf,+perfmon \
 		--ambient-caps=+bpf,+perfmon "$capbin" stat -e cpu-clock --by system,cgroup,process \
-		--energy none -j -o "$capdir/cap.jsonl" --timeout 300 2>"$TMP/cap.err"
+		--energy none --json-rows -o "$capdir/cap.jsonl" --timeout 300 2>"$TMP/cap.err"
 	rc=$?
 	cp "$capdir/cap.jsonl" "$TMP/cap.jsonl" 2>/dev/null
 	rm -rf "$capbin" "$capdir"

@@ -27,7 +27,7 @@ all="$g1,$g2,$g3,$flat,$deep,$join,$TESTCG"
 pcgs=$(echo "$all" | sed 's|^/||; s|,/|,|g')
 
 # B: every cgroup, own counts, every 250 ms, around the whole workload
-"$EMON" stat -a --energy none -e cpu-clock --by system,cgroup -I 250 -j -o "$TMP/b.jsonl" 2>"$TMP/b.err" &
+"$EMON" stat -a --energy none -e cpu-clock --by system,cgroup -I 250 --json-rows -o "$TMP/b.jsonl" 2>"$TMP/b.err" &
 bpid=$!
 wait_attached $bpid
 sample_proc $bpid "$TMP/b.rss" 0.5
@@ -50,7 +50,7 @@ maxcg=
 [ "$secs" -le 10 ] && maxcg="--max-cgroups 512"
 # shellcheck disable=SC2086
 "$EMON" stat -a --energy none -e cpu-clock,context-switches -G "$all" $maxcg \
-	-j -o "$TMP/a.jsonl" -- \
+	--json-rows -o "$TMP/a.jsonl" -- \
 	perf stat -a -x, -e $PERF_TIME,context-switches --for-each-cgroup "$pcgs" -o "$TMP/perf.csv" -- \
 	bash "$TMP/work.sh" 2>"$TMP/a.err"
 rc=$?

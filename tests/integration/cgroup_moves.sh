@@ -39,7 +39,7 @@ wait
 times >$TMP/times	# CPU time of this shell and of its children: all of P
 EOF
 st0=$(steal_ns)
-"$EMON" stat -a --energy none -e cpu-clock,context-switches -G "$P,$A,$B" -j -o "$TMP/e.jsonl" -- \
+"$EMON" stat -a --energy none -e cpu-clock,context-switches -G "$P,$A,$B" --json-rows -o "$TMP/e.jsonl" -- \
 	perf stat -a -x, -e $PERF_TIME,context-switches \
 	--for-each-cgroup "${P#/},${A#/},${B#/}" -o "$TMP/perf.csv" -- \
 	bash "$TMP/work.sh" 2>"$TMP/err"

@@ -40,7 +40,7 @@ run() {
 	fi
 	EMON_SWITCH_EVENTS=${SWITCH_EVENTS:-} taskset -c 0 "$EMON" stat -a --energy none \
 		-e cpu-clock,context-switches --by system,cpu \
-		--timeout 3000 -I 100 -j -o "$TMP/$name.jsonl" 2>"$TMP/$name.err"
+		--timeout 3000 -I 100 --json-rows -o "$TMP/$name.jsonl" 2>"$TMP/$name.err"
 	check "$name: exits 0" [ $? -eq 0 ]
 	[ -n "$pf" ] && wait "$pf"
 	wait "$pp"

@@ -23,7 +23,7 @@ tree_cpu_ns() {
 
 # a storm as the command
 st0=$(steal_ns)
-"$EMON" stat --energy none -e cpu-clock,context-switches --by system -j -o "$TMP/storm.jsonl" -- \
+"$EMON" stat --energy none -e cpu-clock,context-switches --by system --json-rows -o "$TMP/storm.jsonl" -- \
 	"$FORKER" -d 3 -j $(($(nproc) * 2)) -o "$TMP/forker.txt" 2>"$TMP/err"
 check "storm: exits with the command's status 0" [ $? -eq 0 ]
 steal=$(($(steal_ns) - st0))
@@ -38,7 +38,7 @@ check "storm: nothing on stderr" [ ! -s "$TMP/err" ]
 # more processes than the maps hold: 400 processes of 2 ms each, one after
 # the other, with room for 64 (process x CPU) keys
 n=400
-"$EMON" stat --energy none -e cpu-clock --max-procs 64 --by system -j -o "$TMP/small.jsonl" -- \
+"$EMON" stat --energy none -e cpu-clock --max-procs 64 --by system --json-rows -o "$TMP/small.jsonl" -- \
 	sh -c "for i in \$(seq $n); do $BURN 0.002; done" 2>"$TMP/err"
 check "--max-procs 64: exits 0" [ $? -eq 0 ]
 e=$(jcommand "$TMP/small.jsonl" cpu-clock) unt=$(untraced_ns "$TMP/small.jsonl")
@@ -50,7 +50,7 @@ check "--max-procs 64: the command row has the $n processes' known work (>= 97%,
 # pid reuse: the command's child P exits, then an unrelated burner is
 # made to get pid P (ns_last_pid = P - 1, retried if another fork on the
 # machine takes it first) and burns 1 s while the command still runs
-"$EMON" stat --energy none -e cpu-clock -j -o "$TMP/reuse.jsonl" -- \
+"$EMON" stat --energy none -e cpu-clock --json-rows -o "$TMP/reuse.jsonl" -- \
 	sh -c "$BURN -p $TMP/pid 0.001; i=0; while [ ! -e $TMP/done ] && [ \$i -lt 1500 ]; do sleep 0.02; i=\$((i + 1)); done" &
 epid=$!
 for _ in $(seq 250); do [ -s "$TMP/pid" ] && break; sleep 0.02; done

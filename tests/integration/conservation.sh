@@ -8,7 +8,7 @@ a=$(cg_new a)
 cg_run "$a" "$BURN" 3 & BG_PIDS+=($!)
 ( for i in $(seq 200); do /bin/true; done ) & BG_PIDS+=($!)
 "$EMON" stat -e cpu-clock,context-switches,page-faults --by system,cpu,socket,cgroup,process \
-	-I 200 --timeout 2000 -j -o "$TMP/out.jsonl"
+	-I 200 --timeout 2000 --json-rows -o "$TMP/out.jsonl"
 check "stat exits 0" [ $? -eq 0 ]
 python3 - "$TMP/out.jsonl" "$(nproc)" <<'PY'
 import json, sys, collections

@@ -124,7 +124,7 @@ LOOP='i=0; while [ $i -lt 200000 ]; do i=$((i + 1)); done'
 declare -A u0
 for c in "${!cg[@]}"; do u0[$c]=$(cg_usage_ns "${cg[$c]}"); done
 st0=$(steal_ns)
-"$EMON" stat -a -e cpu-clock --by system,container,pod,namespace -j -o "$TMP/out.jsonl" \
+"$EMON" stat -a -e cpu-clock --by system,container,pod,namespace --json-rows -o "$TMP/out.jsonl" \
 	--runtime-root containerd="$CT/state" -- sh -c "
 	for c in ${cid[*]}; do
 		ctr -a '$CT/c.sock' -n k8s.io task exec --exec-id burn-\$c \$c sh -c '$LOOP' &

@@ -52,7 +52,7 @@ sys.exit(bad != 0)
 PY
 
 st0=$(steal_ns)
-"$EMON" stat -v -a -e cpu-clock --by system,container -j -o "$TMP/out.jsonl" "${roots[@]}" -- sh -c "
+"$EMON" stat -v -a -e cpu-clock --by system,container --json-rows -o "$TMP/out.jsonl" "${roots[@]}" -- sh -c "
 	$(declare -f cg_run); CGROOT=$CGROOT
 	for c in ${cg[*]}; do cg_run \$c $BURN 0.2 & done; wait" 2>"$TMP/err"
 check "stat exits 0" [ $? -eq 0 ]
@@ -79,7 +79,7 @@ mv "$TMP/rt/docker/containers/$(id 8)/config.v2.json.tmp" \
 	"$TMP/rt/docker/containers/$(id 8)/config.v2.json"
 for c in docker containerd crio podman; do cg_run "${cg[$c]}" $BURN 0.3 & done
 sleep 1.5
-"$EMON" stat --socket "$sock" -a -e cpu-clock --by container -j -o "$TMP/att.jsonl" \
+"$EMON" stat --socket "$sock" -a -e cpu-clock --by container --json-rows -o "$TMP/att.jsonl" \
 	-- sh -c "$(declare -f cg_run); CGROOT=$CGROOT
 	for c in ${cg[*]}; do cg_run \$c $BURN 0.1 & done; wait" 2>"$TMP/att.err"
 check "attached stat exits 0" [ $? -eq 0 ]

@@ -22,6 +22,7 @@
 # root it raises RLIMIT_NOFILE and RLIMIT_NPROC to 1048576, which needs
 # CAP_SYS_RESOURCE where the hard limits are lower (runc: "error setting
 # rlimit type 7: operation not permitted"), and a sandbox may lack it.
+# sanitizer pass: its subject is docker's and podman's layouts; the container names' parser is fuzzed (fuzz_container)
 . "$(dirname "$0")/lib.sh"
 
 for c in dockerd docker containerd runc podman busybox prometheus; do
@@ -115,7 +116,7 @@ usage() { for c in "$@"; do cg_usage_ns "${cg[$c]}"; done | awk '{ s += $1 } END
 declare -A u0
 for c in "${!cg[@]}"; do u0[$c]=$(usage $c); done
 st0=$(steal_ns)
-"$EMON" stat -a -e cpu-clock --by system,container,pod,namespace -j \
+"$EMON" stat -a -e cpu-clock --by system,container,pod,namespace --json-rows \
 	-o "$TMP/out.jsonl" "${roots[@]}" -- sh -c "
 	docker() { command docker -H unix://$DK/docker.sock \"\$@\"; }
 	$(declare -f podman); PM=$PM

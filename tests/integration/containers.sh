@@ -18,7 +18,7 @@ cg[podman]=$(cg_new "machine.slice/libpod-$(id 5).scope")
 cg[miss]=$(cg_new "system.slice/docker-$(printf '%063x' 6).scope")
 
 st0=$(steal_ns)
-"$EMON" stat -a -e cpu-clock --by system,container -j -o "$TMP/out.jsonl" -- sh -c "
+"$EMON" stat -a -e cpu-clock --by system,container --json-rows -o "$TMP/out.jsonl" -- sh -c "
 	$(declare -f cg_run); CGROOT=$CGROOT
 	for c in ${cg[*]}; do cg_run \$c $BURN 0.2 & done; wait"
 check "stat exits 0" [ $? -eq 0 ]

@@ -89,7 +89,7 @@ burn_on_cpu1() {
 # --- run 1: offline at the start, back, offline, back (-I 100) ---
 echo 0 >"$ctl" 2>"$TMP/why" || skip "the kernel refuses to take cpu1 offline: $(cat "$TMP/why")"
 "$EMON" stat -a --energy none -e cpu-clock,context-switches,page-faults --by system,cpu,process -I 100 \
-	-j -o "$OUT" 2>"$TMP/err" &
+	--json-rows -o "$OUT" 2>"$TMP/err" &
 pid=$!
 wait_attached $pid
 t0=$EPOCHREALTIME	# emon-perf's intervals count from about here
@@ -201,7 +201,7 @@ check "burner 2: system cpu-clock = $ncpu CPUs x time again (3%)" [ "$b2_sys" = 
 check "burner 2: cpu1's cpu-clock = time again (3%)" [ "$b2_own" = 1 ]
 
 # --- run 2: offline and back between two reads (no -I: 1 s reads) ---
-EMON_SWITCH_EVENTS=counters "$EMON" stat -a -v --energy none -e cpu-clock --by system,process -j -o "$TMP/out2.jsonl" \
+EMON_SWITCH_EVENTS=counters "$EMON" stat -a -v --energy none -e cpu-clock --by system,process --json-rows -o "$TMP/out2.jsonl" \
 	2>"$TMP/err2" &
 pid=$!
 wait_attached $pid

@@ -10,6 +10,7 @@
 # seccomp, no service-account token, no host mount it does not use,
 # /metrics over TLS from a Secret, a NetworkPolicy.
 # counter pass: what it checks (the deploy files, the unit's exposure) has no counts
+# sanitizer pass: its subject is the deploy files and systemd's view of the unit
 . "$(dirname "$0")/lib.sh"
 
 caps=$(sed -n 's/^<!-- caps: \(.*\) -->$/\1/p' docs/capabilities.md)

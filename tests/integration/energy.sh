@@ -9,7 +9,7 @@
 # 20 W for 3 s: 60 J
 fake_rapl "$TMP/pc" 20 --period-ms 1 || finish
 "$EMON" stat -a -e cpu-clock,context-switches --powercap-root "$TMP/pc" --timeout 3000 \
-	--by system,cpu,socket,cgroup,process -I 500 -j -o "$TMP/e.jsonl"
+	--by system,cpu,socket,cgroup,process -I 500 --json-rows -o "$TMP/e.jsonl"
 check "stat exits 0" [ $? -eq 0 ]
 t=$(python3 -c "import json; print(max(json.loads(l)['interval'] for l in open('$TMP/e.jsonl')))")
 e=$(jsum "$TMP/e.jsonl" system energy_j)
@@ -29,7 +29,7 @@ kill "${BG_PIDS[@]}" 2>/dev/null; wait 2>/dev/null; BG_PIDS=()
 # 2 s (real RAPL counters wrap after a minute or more; reads must come at
 # least once a lap, here every 250 ms, with room for a starved reader)
 fake_rapl "$TMP/wrap" 20 --period-ms 1 --max-range 40000000 --start-uj 39900000 || finish
-"$EMON" stat -a -e cpu-clock --powercap-root "$TMP/wrap" --timeout 3000 -I 250 -j -o "$TMP/w.jsonl"
+"$EMON" stat -a -e cpu-clock --powercap-root "$TMP/wrap" --timeout 3000 -I 250 --json-rows -o "$TMP/w.jsonl"
 t=$(python3 -c "import json; print(max(json.loads(l)['interval'] for l in open('$TMP/w.jsonl')))")
 e=$(jsum "$TMP/w.jsonl" system energy_j)
 echo "      $e J in $t s at 20 W with 2 wraps"
@@ -49,7 +49,7 @@ bpids=()
 for _ in $(seq "$(nproc)"); do "$BURN" 6 & bpids+=($!); done
 BG_PIDS+=("${bpids[@]}")
 nice -n 10 "$EMON" stat -a -e cpu-clock --powercap-root "$TMP/starved" --timeout 4000 -I 100 \
-	-j -o "$TMP/s.jsonl" 2>"$TMP/s.err"
+	--json-rows -o "$TMP/s.jsonl" 2>"$TMP/s.err"
 check "starved: exits 0" [ $? -eq 0 ]
 kill "${bpids[@]}" 2>/dev/null
 "$PY3" - "$TMP/s.jsonl" <<'PY'
@@ -78,14 +78,14 @@ kill "${BG_PIDS[@]}" 2>/dev/null; wait 2>/dev/null; BG_PIDS=()
 
 # two packages: each measured on its own
 fake_rapl "$TMP/two" 15 --packages 2 --period-ms 2 || finish
-"$EMON" stat -a -e cpu-clock --powercap-root "$TMP/two" --timeout 2000 -j --by system,socket -o "$TMP/t.jsonl" 2>"$TMP/err"
+"$EMON" stat -a -e cpu-clock --powercap-root "$TMP/two" --timeout 2000 --json-rows --by system,socket -o "$TMP/t.jsonl" 2>"$TMP/err"
 t=$(python3 -c "import json; print(max(json.loads(l)['interval'] for l in open('$TMP/t.jsonl')))")
 check "two 15 W packages: 30 W x elapsed within 1%" near "$(jsum "$TMP/t.jsonl" system energy_j)" "$(python3 -c "print(30 * $t)")" 1
 check "two packages: socket rows for both" [ "$(grep -c '"scope":"socket"' "$TMP/t.jsonl")" -eq 2 ]
 kill "${BG_PIDS[@]}" 2>/dev/null; wait 2>/dev/null; BG_PIDS=()
 
 # the model: estimated, labelled, between idle and max power
-"$EMON" stat -a -e cpu-clock --energy model:10:50 --timeout 2000 --by system,cpu,process -j -o "$TMP/m.jsonl" -- "$BURN" 1.5
+"$EMON" stat -a -e cpu-clock --energy model:10:50 --timeout 2000 --by system,cpu,process --json-rows -o "$TMP/m.jsonl" -- "$BURN" 1.5
 t=$(python3 -c "import json; print(max(json.loads(l)['interval'] for l in open('$TMP/m.jsonl')))")
 check "the model's rows: system, CPUs and processes" [ "$(grep -c '"energy_j"' "$TMP/m.jsonl")" -gt 3 ]
 w=$(python3 -c "print($(jsum "$TMP/m.jsonl" system energy_j) / $t)")
@@ -99,7 +99,7 @@ check "every energy row says the source is the model" \
 check "text output says estimated" grep -q 'estimated' "$TMP/m.txt"
 
 # no source: nothing invented
-"$EMON" stat -a -e cpu-clock --powercap-root "$TMP/none" --timeout 200 -j -o "$TMP/n.jsonl" 2>"$TMP/err"
+"$EMON" stat -a -e cpu-clock --powercap-root "$TMP/none" --timeout 200 --json-rows -o "$TMP/n.jsonl" 2>"$TMP/err"
 check "auto without a source: no energy fields" [ "$(grep -c energy_j "$TMP/n.jsonl")" -eq 0 ]
 check "auto without a source asked for by --powercap-root: one line on stderr says why" [ "$(wc -l <"$TMP/err")" -eq 1 ]
 "$EMON" stat -a --energy powercap --powercap-root "$TMP/none" --timeout 200 >/dev/null 2>"$TMP/err"

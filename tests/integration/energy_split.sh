@@ -7,7 +7,7 @@
 fake_rapl "$TMP/pc" 40 --period-ms 10 || finish
 a=$(cg_new a) b=$(cg_new b)
 ua0=$(cg_usage_ns "$a") ub0=$(cg_usage_ns "$b") st0=$(steal_ns)
-"$EMON" stat -a -e cpu-clock -G "$a,$b" --by system,cgroup --powercap-root "$TMP/pc" -j -o "$TMP/out.jsonl" -- \
+"$EMON" stat -a -e cpu-clock -G "$a,$b" --by system,cgroup --powercap-root "$TMP/pc" --json-rows -o "$TMP/out.jsonl" -- \
 	sh -c "
 	$(declare -f cg_run); CGROOT=$CGROOT
 	cg_run $a $BURN 1.0 & cg_run $b $BURN 1.0 & cg_run $b $BURN 1.0 & wait"

@@ -21,6 +21,7 @@
 #    word; a comm of 15 characters is whole, a long cgroup name keeps its
 #    end (cut in the middle with '~').
 # counter pass: what it checks (make, docs, messages, exit statuses) has no counts
+# sanitizer pass: its subject is make, the docs and the messages a newcomer meets
 . "$(dirname "$0")/lib.sh"
 
 make -n --no-print-directory run ARGS="--timeout 100 -e cpu-clock" >"$TMP/make.out" 2>&1
@@ -92,7 +93,7 @@ else
 	"$EMON" stat -a -e cpu-clock --timeout 200 >/dev/null 2>"$TMP/noe2.err"
 	check "stat without --by (perf's habit): no energy line" bash -c "! grep -q 'energy' '$TMP/noe2.err'"
 fi
-"$EMON" stat -a --by container -e cpu-clock --timeout 300 -j -o "$TMP/rec.jsonl" 2>/dev/null
+"$EMON" stat -a --by container -e cpu-clock --timeout 300 --json-rows -o "$TMP/rec.jsonl" 2>/dev/null
 "$EMON" report "$TMP/rec.jsonl" --html "$TMP/r.html" >/dev/null 2>"$TMP/html.err"
 check "report --html names the page it wrote: $(cat "$TMP/html.err")" \
 	bash -c "[ -s '$TMP/r.html' ] && grep -qx 'emon-perf: report: wrote $TMP/r.html' '$TMP/html.err'"

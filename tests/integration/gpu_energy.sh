@@ -26,7 +26,7 @@ pa=${BURNERS[0]} pb=${BURNERS[1]}
 export FAKE_NVML_GPUS=250,100 FAKE_NVML_PROCS="0:$pa:60,0:$pb:30,1:$pb:50" \
 	FAKE_NVML_PERIOD_MS=50 FAKE_NVML_LOG=$TMP/nvml.log
 LD_LIBRARY_PATH=$FAKE_DIR "$EMON" stat -a -e cpu-clock --gpu --by system,cgroup,process,container \
-	-I 500 --timeout 2600 -j -o "$TMP/out.jsonl" 2>"$TMP/err"
+	-I 500 --timeout 2600 --json-rows -o "$TMP/out.jsonl" 2>"$TMP/err"
 check "stat --gpu on the fake exits 0" [ $? -eq 0 ]
 check "no GPU warning" bash -c "! grep -i gpu $TMP/err"
 $PY3 - "$TMP/out.jsonl" "$TMP/nvml.log" "$a" "$b" "$pa" "$pb" <<'PY'
@@ -114,7 +114,7 @@ check "text: a gpu-energy line with GPUs utilized" grep -Eq "J +gpu-energy +$a .
 # 50% of GPU 0 (250 W) from the read that finds it on
 ln -s "$(command -v sleep)" "$TMP/gpusl$$"
 FAKE_NVML_PROCS="0:@gpusl$$:50" LD_LIBRARY_PATH=$FAKE_DIR "$EMON" stat --gpu -e cpu-clock \
-	-j -o "$TMP/cmd.jsonl" -- "$TMP/gpusl$$" 1.5 2>"$TMP/err"
+	--json-rows -o "$TMP/cmd.jsonl" -- "$TMP/gpusl$$" 1.5 2>"$TMP/err"
 check "stat --gpu -- a sleep of 1.5 s: exits 0" [ $? -eq 0 ]
 $PY3 - "$TMP/cmd.jsonl" <<'PY'
 import json, sys
@@ -144,12 +144,12 @@ LD_LIBRARY_PATH=$TMP "$EMON" list energy >"$TMP/list.txt"
 check "list energy without NVML: none, and why" grep -q "^  none: cannot load libnvidia-ml.so.1" "$TMP/list.txt"
 
 # no library: --gpu is an error (exit 2, one line); =auto says so once and goes on
-LD_LIBRARY_PATH=$TMP "$EMON" stat -a -e cpu-clock --gpu --timeout 300 -j 2>"$TMP/err" >/dev/null
+LD_LIBRARY_PATH=$TMP "$EMON" stat -a -e cpu-clock --gpu --timeout 300 --json-rows 2>"$TMP/err" >/dev/null
 rc=$?
 check "--gpu without NVML: exit 2" [ $rc -eq 2 ]
 check "--gpu without NVML: one line naming the library" \
 	bash -c "[ \$(wc -l <$TMP/err) -eq 1 ] && grep -q 'gpu: cannot load libnvidia-ml.so.1' $TMP/err"
-LD_LIBRARY_PATH=$TMP "$EMON" stat -a -e cpu-clock --gpu=auto --timeout 300 -j -o "$TMP/auto.jsonl" 2>"$TMP/err"
+LD_LIBRARY_PATH=$TMP "$EMON" stat -a -e cpu-clock --gpu=auto --timeout 300 --json-rows -o "$TMP/auto.jsonl" 2>"$TMP/err"
 check "--gpu=auto without NVML: runs" [ $? -eq 0 ]
 check "--gpu=auto without NVML: one line" [ "$(grep -c 'no GPU energy' "$TMP/err")" -eq 1 ]
 check "--gpu=auto without NVML: no GPU fields" bash -c "! grep -q gpu_energy_j $TMP/auto.jsonl"
@@ -162,7 +162,7 @@ check "NVML's init failing: exit 2 with NVML's words" \
 # clock: the engine's set-up does not count): its rows are null from then
 # on, never 0, said once
 FAKE_NVML_GPUS=200 FAKE_NVML_LOST=0:1.2 LD_LIBRARY_PATH=$FAKE_DIR "$EMON" stat -a -e cpu-clock \
-	--gpu --by system,cgroup,process -I 500 --timeout 2600 -j -o "$TMP/lost.jsonl" 2>"$TMP/err"
+	--gpu --by system,cgroup,process -I 500 --timeout 2600 --json-rows -o "$TMP/lost.jsonl" 2>"$TMP/err"
 check "a lost GPU: stat goes on" [ $? -eq 0 ]
 check "a lost GPU: said once" [ "$(grep -c 'GPU 0 (Fake GPU 0): lost (GPU is lost)' "$TMP/err")" -eq 1 ]
 $PY3 - "$TMP/lost.jsonl" "$a" <<'PY'

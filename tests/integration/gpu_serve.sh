@@ -27,7 +27,7 @@ FAKE_NVML_GPUS=200 FAKE_NVML_PROCS="0:${BURNERS[0]}:70" FAKE_NVML_PERIOD_MS=50 \
 	serve_start "$S" "$TMP/serve.err" -e cpu-clock --gpu="$FAKE_DIR/libnvidia-ml.so.1" \
 	--listen 127.0.0.1:$MPORT || exit 1
 "$EMON" stat -a -e cpu-clock --gpu --socket "$S" -G "$a" --by system,cgroup -I 500 \
-	--timeout 1600 -j -o "$TMP/e.jsonl" 2>"$TMP/stat.err"
+	--timeout 1600 --json-rows -o "$TMP/e.jsonl" 2>"$TMP/stat.err"
 check "stat --gpu attached to serve --gpu exits 0" [ $? -eq 0 ]
 check "and it is attached" grep -q "attached to the daemon (pid $DPID" "$TMP/stat.err"
 $PY3 - "$TMP/e.jsonl" "$a" <<'PY'
@@ -81,7 +81,7 @@ check "SIGTERM: exit 0" [ $? -eq 0 ]
 # a daemon without GPUs: stat --gpu counts with its own engine
 serve_start "$S" "$TMP/serve2.err" -e cpu-clock --listen none || exit 1
 LD_LIBRARY_PATH=$FAKE_DIR FAKE_NVML_GPUS=100 "$EMON" stat -a -e cpu-clock --gpu --socket "$S" \
-	--timeout 300 -j -o "$TMP/own.jsonl" 2>"$TMP/stat.err"
+	--timeout 300 --json-rows -o "$TMP/own.jsonl" 2>"$TMP/stat.err"
 check "stat --gpu and a daemon without: own engine" grep -q "runs without --gpu: counting with own events" "$TMP/stat.err"
 check "and its rows have the GPU" grep -q '"gpu_energy_j":' "$TMP/own.jsonl"
 finish

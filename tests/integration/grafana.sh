@@ -15,6 +15,7 @@
 #    its name, the pod's container as namespace/pod/container, the pod as
 #    namespace/pod (their runtimes' files, --runtime-root).
 # counter pass: it checks the dashboard's queries and a fake RAPL tree's watts, no counter read
+# sanitizer pass: its subject is the dashboard's queries against a Prometheus server
 . "$(dirname "$0")/lib.sh"
 command -v prometheus >/dev/null || skip "no prometheus (apt-get install prometheus)"
 DASH=deploy/grafana/emon-perf.json

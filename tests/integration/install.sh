@@ -7,6 +7,7 @@
 # name, a cgroup path, a scope and top's views; the systemd unit names the
 # installed binary; make uninstall takes all of it away again.
 # counter pass: what it checks (files, man pages, completion) has no counts
+# sanitizer pass: its subject is make install's files
 . "$(dirname "$0")/lib.sh"
 command -v groff >/dev/null || skip "groff not installed (Debian groff-base)"
 D=$TMP/stage

@@ -14,7 +14,7 @@ base=$(bpf_max_ids)
 for k in 2 10; do
 	pids=()
 	for i in $(seq $k); do
-		"$EMON" stat -a --energy none -e cpu-clock,context-switches -G "$a,$b,$TESTCG" -j \
+		"$EMON" stat -a --energy none -e cpu-clock,context-switches -G "$a,$b,$TESTCG" --json-rows \
 			-o "$TMP/i$k.$i.jsonl" 2>"$TMP/i$k.$i.err" &
 		pids+=($!)
 	done

@@ -77,7 +77,7 @@ sys.exit(0 if len(c) == 16 and all(v is not None for v in c.values()) else 1)' "
 
 # --- stat on its own -------------------------------------------------------
 s0=$(steal_ns)
-"$EMON" stat -v -e "$EV" --by system,process -j -o "$TMP/own.jsonl" 2>"$TMP/own.err" -- \
+"$EMON" stat -v -e "$EV" --by system,process --json-rows -o "$TMP/own.jsonl" 2>"$TMP/own.err" -- \
 	"${RUN_RU[@]}" "$TMP/own.ru" sh -c "$WORK"
 check "stat with 16 events: exit 0" [ $? -eq 0 ] || cat "$TMP/own.err"
 counted_vs_kernel "stat" "$TMP/own.jsonl" "$TMP/own.ru" $(($(steal_ns) - s0))
@@ -93,7 +93,7 @@ sys.exit(0 if got == sys.argv[2].split(",") else 1)' "$TMP/own.csv" "$EV"
 # --- attached: a daemon counting the 16 ------------------------------------
 if serve_start "$TMP/d.sock" "$TMP/serve.log" -e "$EV"; then
 	s0=$(steal_ns)
-	"$EMON" stat -v --socket "$TMP/d.sock" -e "$EV" --by system,process -j \
+	"$EMON" stat -v --socket "$TMP/d.sock" -e "$EV" --by system,process --json-rows \
 		-o "$TMP/att.jsonl" 2>"$TMP/att.err" -- "${RUN_RU[@]}" "$TMP/att.ru" sh -c "$WORK"
 	check "attached with 16 events: exit 0, attached" [ $? -eq 0 ] &&
 		grep -q "attached to the daemon" "$TMP/att.err" || cat "$TMP/att.err"

@@ -16,7 +16,7 @@ for i in $(seq $n); do
 done
 
 "$EMON" stat -a --energy none -e cpu-clock,context-switches,page-faults --max-procs 64 --max-cgroups 16 \
-	--by system,cpu,cgroup,process -I 200 --timeout 3000 -j -o "$TMP/out.jsonl" 2>"$TMP/err"
+	--by system,cpu,cgroup,process -I 200 --timeout 3000 --json-rows -o "$TMP/out.jsonl" 2>"$TMP/err"
 check "stat exits 0" [ $? -eq 0 ]
 "$PY3" - "$TMP/out.jsonl" <<'PY'
 import json, sys, collections
@@ -63,7 +63,7 @@ check "nothing else on stderr" [ "$(grep -vc 'map full' "$TMP/err")" -eq 0 ]
 # have everything (perf stat -G in the same run), or an overflow row
 # must show what is missing
 p=$TESTCG/p
-"$EMON" stat -a --energy none -e cpu-clock,context-switches --max-cgroups 16 -G "$p" -j -o "$TMP/g.jsonl" -- \
+"$EMON" stat -a --energy none -e cpu-clock,context-switches --max-cgroups 16 -G "$p" --json-rows -o "$TMP/g.jsonl" -- \
 	perf stat -a -x, -e $PERF_TIME,context-switches --for-each-cgroup "${p#/}" -o "$TMP/perf.csv" -- sleep 2 2>"$TMP/err"
 check "-G with --max-cgroups 16: exits 0" [ $? -eq 0 ]
 e=$(jrow "$TMP/g.jsonl" cgroup "$p" context-switches) pc=$(perf_cg "$TMP/perf.csv" context-switches "$p")

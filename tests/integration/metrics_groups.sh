@@ -19,7 +19,7 @@
 
 a=$(cg_new a)
 ua0=$(cg_usage_ns "$a") st0=$(steal_ns)
-"$EMON" stat -a -M CPUs_utilized -G "$a" -j -o "$TMP/cpus.jsonl" -- \
+"$EMON" stat -a -M CPUs_utilized -G "$a" --json-rows -o "$TMP/cpus.jsonl" -- \
 	sh -c "$(declare -f cg_run); CGROOT=$CGROOT; cg_run $a $BURN 1.0 & wait"
 rc=$?
 steal=$(( $(steal_ns) - st0 ))
@@ -40,7 +40,7 @@ check "CPUs_utilized = cpu-clock / interval" near "$util" \
 	"$(python3 -c "print($clk / ($t * 1e9))")" 0.01
 
 # cpu-clock too: without one countable event stat has nothing to count
-"$EMON" stat -a -e cpu-clock -M IPC -j -o "$TMP/ipc.jsonl" --timeout 200 2>"$TMP/ipc.err"
+"$EMON" stat -a -e cpu-clock -M IPC --json-rows -o "$TMP/ipc.jsonl" --timeout 200 2>"$TMP/ipc.err"
 check "stat -M IPC exits 0" [ $? -eq 0 ]
 ipc=$(jfield "$TMP/ipc.jsonl" system all metrics IPC)
 if grep -q "metric IPC is <not supported>" "$TMP/ipc.err"; then
@@ -55,7 +55,7 @@ else
 fi
 
 work='for i in 1 2 3 4 5 6 7 8; do head -c 2000000 /dev/zero | cat >/dev/null; done'
-"$EMON" stat -e '{cpu-clock,page-faults}' -j -o "$TMP/grp.jsonl" -- sh -c "$work"
+"$EMON" stat -e '{cpu-clock,page-faults}' --json-rows -o "$TMP/grp.jsonl" -- sh -c "$work"
 check "stat -e '{cpu-clock,page-faults}' exits 0" [ $? -eq 0 ]
 pf=$(jcommand "$TMP/grp.jsonl" page-faults)
 ratio=$(python3 -c '

@@ -21,7 +21,7 @@ grep -q '^[0-9]' "$TMP/probe.csv" ||
 	skip "no hardware PMU here (perf: cycles $(grep -o '<not [a-z]*>' "$TMP/probe.csv" | head -1)): nothing to multiplex"
 
 for i in $(seq "$(nproc)"); do "$BURN" 30 & BG_PIDS+=($!); done
-"$EMON" stat -a --energy none -e "$evs" -j -o "$TMP/out.jsonl" -- \
+"$EMON" stat -a --energy none -e "$evs" --json-rows -o "$TMP/out.jsonl" -- \
 	perf stat -a -x, -e "$evs" -o "$TMP/perf.csv" -- sleep 3 2>"$TMP/err"
 check "stat exits 0" [ $? -eq 0 ]
 "$PY3" - "$TMP/out.jsonl" "$TMP/perf.csv" "$evs" <<'PY'
@@ -51,9 +51,9 @@ read -r missing mux close <"$TMP/out.jsonl.res"
 check "every event counted (none null)" [ "$missing" -eq 0 ]
 check "multiplexing is shown: $mux events with ratio < 1" [ "$mux" -gt 0 ]
 check "each scaled count is within 10% of perf's" [ "$close" = 1 ]
-"$EMON" stat -a --no-daemon --energy none -e "$evs" --no-scale -j -o "$TMP/raw.jsonl" \
+"$EMON" stat -a --no-daemon --energy none -e "$evs" --no-scale --json-rows -o "$TMP/raw.jsonl" \
 	--timeout 3000 & raw_pid=$!
-"$EMON" stat -a --no-daemon --energy none -e "$evs" -j -o "$TMP/scaled.jsonl" --timeout 3000
+"$EMON" stat -a --no-daemon --energy none -e "$evs" --json-rows -o "$TMP/scaled.jsonl" --timeout 3000
 wait "$raw_pid"
 check "stat --no-scale exits 0" [ $? -eq 0 ]
 "$PY3" - "$TMP/raw.jsonl" "$TMP/scaled.jsonl" "$evs" <<'PY'

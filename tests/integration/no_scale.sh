@@ -37,7 +37,7 @@ check "  a stat without it counts with own events" grep -q "counts raw (--no-sca
 kill "$DPID"
 wait "$DPID" 2>/dev/null
 
-"$EMON" stat -a --no-daemon --energy none -e "$EVS" -j -o "$TMP/raw.jsonl" --no-scale \
+"$EMON" stat -a --no-daemon --energy none -e "$EVS" --json-rows -o "$TMP/raw.jsonl" --no-scale \
 	--timeout 1000 & rpid=$!
 "$EMON" stat -a --no-daemon --energy none -e "$EVS" -o "$TMP/scaled.txt" --timeout 1000 \
 	2>"$TMP/scaled.err"

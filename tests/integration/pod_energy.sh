@@ -22,7 +22,7 @@ declare -A u0
 for c in cache0 cache1 pg cart; do u0[$c]=$(cg_usage_ns "${cg[$c]}"); done
 st0=$(steal_ns)
 "$EMON" stat -a -e cpu-clock,instructions --by system,pod,namespace --powercap-root "$TMP/pc" \
-	"${ROOTS[@]}" -j -o "$TMP/out.jsonl" -- sh -c "
+	"${ROOTS[@]}" --json-rows -o "$TMP/out.jsonl" -- sh -c "
 	$(declare -f cg_run); CGROOT=$CGROOT
 	cg_run ${cg[cache0]} $BURN 0.4 & cg_run ${cg[cache1]} $BURN 0.3 &
 	cg_run ${cg[pg]} $BURN 0.3 & cg_run ${cg[cart]} $BURN 0.2 & wait" 2>"$TMP/err"

@@ -21,7 +21,7 @@ jobs=$(($(nproc) * 2))
 c=$(cg_new storm)
 u0=$(cg_usage_ns "$c") st0=$(steal_ns)
 "$EMON" stat -a --energy none -e cpu-clock,context-switches -G "$c" --by system,cgroup,process \
-	-I 500 -j -o "$TMP/out.jsonl" -- \
+	-I 500 --json-rows -o "$TMP/out.jsonl" -- \
 	perf stat -a -x, -e $PERF_TIME,context-switches -G "${c#/},${c#/}" -o "$TMP/perf.csv" -- \
 	"$FORKER" -d "$secs" -j $jobs -c "$CGROOT$c" -o "$TMP/forker.txt" 2>"$TMP/err" &
 epid=$!

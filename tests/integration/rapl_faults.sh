@@ -33,7 +33,7 @@ fault() {
 	chrt -f -p 10 "$fpid" >/dev/null 2>&1
 	[ "$name" = "wrap, max_energy_range_uj unreadable" ] && rm "$dir/$pkg/max_energy_range_uj"
 	"$EMON" stat -a -e cpu-clock --energy powercap --powercap-root "$dir" --by system,socket \
-		-I 250 --timeout 4000 -j -o "$out" 2>"$err" &
+		-I 250 --timeout 4000 --json-rows -o "$out" 2>"$err" &
 	local pid=$!
 	wait_attached $pid
 	sleep 1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Recordings that make full reports (issue 33, item 3):
-#  - stat -j of emon-perf's own rows (--by container,process, the
+#  - stat --json-rows of emon-perf's own rows (--by container,process, the
 #    README's recording) records the system row too, each interval: its
 #    cpu-clock is the CPUs times the interval (2%); report's cpu% column
 #    and the HTML's CPU share chart fill in from it;
@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 
 "$EMON" stat -a --by container,process -e cpu-clock,context-switches,page-faults \
-	-I 500 -j -o "$TMP/run.jsonl" -- sleep 1.2
+	-I 500 --json-rows -o "$TMP/run.jsonl" -- sleep 1.2
 check "stat exits 0" [ $? -eq 0 ]
 "$PY3" - "$TMP/run.jsonl" "$(nproc)" >"$TMP/sys.out" <<'PY'
 import json, sys

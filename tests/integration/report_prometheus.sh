@@ -22,6 +22,7 @@
 #    window without data, a bad --match, a bad duration, step, time or
 #    URL: exit 2 with one line naming it; an unreachable server, a
 #    runtime failure: exit 1, one line.
+# sanitizer pass: its subject is a Prometheus server's timing (a 60 s run); report's Prometheus client is fuzzed (fuzz_report_prom)
 . "$(dirname "$0")/lib.sh"
 command -v prometheus >/dev/null || skip "no prometheus (apt-get install prometheus)"
 

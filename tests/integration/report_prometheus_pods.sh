@@ -10,6 +10,7 @@
 # namespace's and pod's cpu_ms in the report is the sum of its
 # containers' cgroups' usage (1% + steal + untraced), each container's
 # row carries its names, and a window with no pod says so and exits 2.
+# sanitizer pass: its subject is a Prometheus server's answers; report's Prometheus client is fuzzed (fuzz_report_prom)
 . "$(dirname "$0")/lib.sh"
 command -v prometheus >/dev/null || skip "no prometheus (apt-get install prometheus)"
 

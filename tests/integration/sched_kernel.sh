@@ -45,7 +45,7 @@ SW=$TOOLS/sched-work
 
 cg=$(cg_new sched)
 u0=$(cg_usage_ns "$cg")
-"$EMON" stat -a --sched -e cpu-clock -G "$cg" --by cgroup,process -j -o "$TMP/out.jsonl" -- \
+"$EMON" stat -a --sched -e cpu-clock -G "$cg" --by cgroup,process --json-rows -o "$TMP/out.jsonl" -- \
 	sh -c "
 	taskset -c 1 $SW -c $CGROOT$cg spin 0.4 >$TMP/a.json &
 	taskset -c 1 $SW -c $CGROOT$cg spin 0.4 >$TMP/b.json &

@@ -23,7 +23,7 @@ S=$TMP/run/emon.sock
 MPORT=$(free_port)
 serve_start "$S" "$TMP/serve.err" --sched -e cpu-clock --listen 127.0.0.1:$MPORT || exit 1
 cg=$(cg_new w)
-"$EMON" stat --sched -a -e cpu-clock -G "$cg" --by system,cgroup,process -j \
+"$EMON" stat --sched -a -e cpu-clock -G "$cg" --by system,cgroup,process --json-rows \
 	-o "$TMP/d.jsonl" --socket "$S" -- sh -c "
 	taskset -c 1 $SW -c $CGROOT$cg spin 0.2 >$TMP/a.json &
 	taskset -c 1 $SW -c $CGROOT$cg spin 0.2 >$TMP/b.json &
@@ -124,11 +124,11 @@ for f in on_cpu_ns runq_wait_ns sleep_ns blocked_ns migrations wakeups vol_switc
 	# the command's row: perf stat CMD's layout, no key; -G's empty cgroup
 	check "CSV: $f" grep -q -E "^[0-9]+,(ns)?,$f,,,,,\$" "$TMP/c.csv"
 done
-"$EMON" stat --sched-ms -e cpu-clock --no-daemon -j -o "$TMP/ms.jsonl" -- $SW sleep-loop 0.1 1000 100 >/dev/null
+"$EMON" stat --sched-ms -e cpu-clock --no-daemon --json-rows -o "$TMP/ms.jsonl" -- $SW sleep-loop 0.1 1000 100 >/dev/null
 check "--sched-ms: the histogram is runq_latency_ms" grep -q '"runq_latency_ms":\[' "$TMP/ms.jsonl"
 
 # exited processes' final rows: exit code, signal
-"$EMON" stat --sched -e cpu-clock --no-daemon --by process -j -o "$TMP/x.jsonl" -- \
+"$EMON" stat --sched -e cpu-clock --no-daemon --by process --json-rows -o "$TMP/x.jsonl" -- \
 	sh -c 'sh -c "exit 3"; sh -c "kill -TERM \$\$"; :' 2>/dev/null
 check "exit rows: one sh with exit code 3, one killed by SIGTERM (15)" "$PY3" -c '
 import json, sys

@@ -56,7 +56,7 @@ check "runqlat -P starts" rq_start "$TMP/rqP.txt" -P || finish
 rqP=$!
 check "runqlat -c starts" rq_start "$TMP/rqC.txt" -c "$CGROOT$cg" || finish
 rqC=$!
-"$EMON" stat -a --sched -e cpu-clock -G "$cg" --by cgroup,process -j -o "$TMP/out.jsonl" -- \
+"$EMON" stat -a --sched -e cpu-clock -G "$cg" --by cgroup,process --json-rows -o "$TMP/out.jsonl" -- \
 	sh -c "
 	taskset -c 1 $SW -c $CGROOT$cg spin 0.3 >$TMP/a.json &
 	taskset -c 1 $SW -c $CGROOT$cg spin 0.3 >$TMP/b.json &

@@ -38,7 +38,7 @@ ua0=$(cg_usage_ns "$a") ub0=$(cg_usage_ns "$b") st0=$(steal_ns)
 wait_done="while [ ! -e $TMP/done ]; do sleep 0.02; done"
 for i in 1 2; do
 	ival=$([ $i = 1 ] && echo 100 || echo 1000)
-	"$EMON" stat -e cpu-clock,context-switches -G "$a,$b" -I $ival -j \
+	"$EMON" stat -e cpu-clock,context-switches -G "$a,$b" -I $ival --json-rows \
 		-o "$TMP/s$i.jsonl" --socket "$S" -- sh -c "$wait_done" 2>"$TMP/s$i.err" &
 	eval "spid$i=\$!"
 done
@@ -83,7 +83,7 @@ check "stat -I 100 printed more intervals ($n1) than -I 1000" [ "$n1" -gt "$(gre
 
 # --- command mode attached: the tree against its own rusage ---
 st0=$(steal_ns)
-"$EMON" stat -e cpu-clock,context-switches --by system,cpu,process -j -o "$TMP/cmd.jsonl" --socket "$S" -- \
+"$EMON" stat -e cpu-clock,context-switches --by system,cpu,process --json-rows -o "$TMP/cmd.jsonl" --socket "$S" -- \
 	"${RUSAGE_RUN[@]}" "$TMP/rusage" sh -c "$BURN 0.3 & $BURN 0.3; wait" \
 	2>"$TMP/cmd.err"
 rc=$?
@@ -103,10 +103,10 @@ fi
 # --- a stat attached inside a command that another attached stat follows ---
 # The daemon follows both trees; the inner command stays in the outer one
 # (its root keeps the outer tree's bit when the inner stat has it followed)
-inner=$(printf '%q ' "$EMON" stat -e cpu-clock -j -o "$TMP/inner.jsonl" --socket "$S" -- \
+inner=$(printf '%q ' "$EMON" stat -e cpu-clock --json-rows -o "$TMP/inner.jsonl" --socket "$S" -- \
 	"${RUSAGE_RUN[@]}" "$TMP/rusage_in" "$BURN" 0.3)
 st0=$(steal_ns)
-"$EMON" stat -e cpu-clock --by system,cpu,process -j -o "$TMP/outer.jsonl" --socket "$S" -- \
+"$EMON" stat -e cpu-clock --by system,cpu,process --json-rows -o "$TMP/outer.jsonl" --socket "$S" -- \
 	"${RUSAGE_RUN[@]}" "$TMP/rusage" bash -c "$inner 2>$TMP/inner.err; $BURN 0.2" 2>"$TMP/outer.err"
 rc=$?
 steal=$(($(steal_ns) - st0))
@@ -130,7 +130,7 @@ done
 	2>"$TMP/left.err"
 check "a command that leaves a burner running: exit 0" [ $? -eq 0 ]
 st0=$(steal_ns)
-"$EMON" stat -e cpu-clock -j -o "$TMP/next.jsonl" --socket "$S" -- \
+"$EMON" stat -e cpu-clock --json-rows -o "$TMP/next.jsonl" --socket "$S" -- \
 	"${RUSAGE_RUN[@]}" "$TMP/rusage" sleep 0.5 2>"$TMP/next.err"
 check "the next command: exit 0" [ $? -eq 0 ]
 steal=$(($(steal_ns) - st0))
@@ -145,7 +145,7 @@ check "an event the daemon lacks: exit 0" [ $? -eq 0 ]
 check "and a one-line notice" [ "$(grep -c 'counting with own events' "$TMP/own.err")" -eq 1 ]
 
 # --- the daemon dies under an attached stat ---
-"$EMON" stat -e cpu-clock -I 200 -j -o "$TMP/dies.jsonl" --socket "$S" 2>"$TMP/dies.err" &
+"$EMON" stat -e cpu-clock -I 200 --json-rows -o "$TMP/dies.jsonl" --socket "$S" 2>"$TMP/dies.err" &
 sp=$!
 n0=0
 for _ in $(seq 600); do	# until it has printed 3 intervals, however slow

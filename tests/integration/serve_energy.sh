@@ -11,7 +11,7 @@ S=$TMP/run/emon.sock
 serve_start "$S" "$TMP/serve.err" -e cpu-clock,context-switches --powercap-root "$TMP/pc" \
 	--listen none || exit 1
 "$EMON" stat -a -e cpu-clock,context-switches --socket "$S" --timeout 2000 \
-	--by system,cpu,socket,cgroup,process,container -I 500 -j -o "$TMP/e.jsonl" 2>"$TMP/stat.err"
+	--by system,cpu,socket,cgroup,process,container -I 500 --json-rows -o "$TMP/e.jsonl" 2>"$TMP/stat.err"
 check "attached stat exits 0" [ $? -eq 0 ]
 check "and it is attached" grep -q "attached to the daemon (pid $DPID" "$TMP/stat.err"
 t=$("$PY3" -c "import json; print(max(json.loads(l)['interval'] for l in open('$TMP/e.jsonl')))")

@@ -25,14 +25,14 @@ for round in 1 2 3; do
 	n0=$(tree_ids | wc -l)
 	# B: a loop that outlives its shell, switching every 0.2 ms, so that
 	# it runs between B's last read and the release of B's tree
-	as "$ub" timeout 20 "$EMON" stat --socket "$S" -e cpu-clock --by process -j \
+	as "$ub" timeout 20 "$EMON" stat --socket "$S" -e cpu-clock --by process --json-rows \
 		-o "$W/b.$round.jsonl" -- sh -c "$PY3 $W/loop.py & echo \$! >$W/bloop.$round; sleep 0.3" \
 		2>"$W/b.$round.err"
 	check "round $round: B's stat exits 0" [ $? -eq 0 ]
 	# a read of the daemon's between (root's snapshot): the id is free
 	timeout 20 "$EMON" stat --socket "$S" -e cpu-clock -a --timeout 300 >/dev/null 2>&1
 	sleep 1
-	as "$ua" timeout 20 "$EMON" stat --socket "$S" -e cpu-clock --by process -j \
+	as "$ua" timeout 20 "$EMON" stat --socket "$S" -e cpu-clock --by process --json-rows \
 		-o "$W/a.$round.jsonl" -- sh -c "echo \$\$ >$W/apid.$round; exec sleep 0.5" \
 		2>"$W/a.$round.err"
 	check "round $round: A's stat exits 0" [ $? -eq 0 ]

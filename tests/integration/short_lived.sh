@@ -14,7 +14,7 @@ command -v perf >/dev/null || skip "perf not installed"
 n=300
 c=$(cg_new short)
 u0=$(cg_usage_ns "$c") st0=$(steal_ns)
-"$EMON" stat -a -e cpu-clock,context-switches -G "$c" --by system,cgroup,process -j -o "$TMP/out.jsonl" -- \
+"$EMON" stat -a -e cpu-clock,context-switches -G "$c" --by system,cgroup,process --json-rows -o "$TMP/out.jsonl" -- \
 	perf stat -a -x, -e $PERF_TIME,context-switches -G "${c#/},${c#/}" -o "$TMP/perf.csv" -- \
 	sh -c "echo \$\$ > $CGROOT$c/cgroup.procs; for i in \$(seq $n); do $BURN -p $TMP/pids 0.002; done"
 check "stat exits 0" [ $? -eq 0 ]

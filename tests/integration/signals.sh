@@ -86,7 +86,7 @@ check "command mode, SIGINT, a trap's cleanup command started after it runs to i
 	[ -e "$TMP/cleaned" -a $rc -eq 3 ]
 
 # the reader goes away: the run ends by itself
-timeout 10 "$EMON" stat -e cpu-clock -I 100 -j -o /dev/stdout 2>"$TMP/err" | head -1 >/dev/null
+timeout 10 "$EMON" stat -e cpu-clock -I 100 --json-rows -o /dev/stdout 2>"$TMP/err" | head -1 >/dev/null
 rc=${PIPESTATUS[0]}
 check "closed output pipe: ends (status $rc, not a timeout)" [ "$rc" -ne 124 ]
 check "closed output pipe: nothing on stderr" [ ! -s "$TMP/err" ]

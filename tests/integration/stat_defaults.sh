@@ -42,7 +42,7 @@ check "page-faults of a command touching 64 MiB: $pf, its getrusage $own (+ 5% +
 
 # rows of emon-perf's own scopes: no <not supported> lines
 "$EMON" stat -a --by system,cgroup,process --timeout 500 -o "$TMP/rows.txt" 2>"$TMP/rows.err"
-"$EMON" stat -a --by system,process --timeout 300 -j -o "$TMP/rows.jsonl"
+"$EMON" stat -a --by system,process --timeout 300 --json-rows -o "$TMP/rows.jsonl"
 if grep -q '<not supported> *cycles$' "$TMP/rows.txt"; then
 	check "process and cgroup rows print no <not supported> lines" \
 		[ "$(grep -c '<not supported>.*\(pid \|  /\)' "$TMP/rows.txt")" -eq 0 ]
@@ -62,7 +62,7 @@ check "process rows keep their counted events" grep -q 'cpu-clock  *pid ' "$TMP/
 
 cg_new a >/dev/null
 cg_burners 3 "$TESTCG/a"
-"$EMON" stat -a --by system,cgroup,process --top 3 -I 500 --interval-count 2 -j \
+"$EMON" stat -a --by system,cgroup,process --top 3 -I 500 --interval-count 2 --json-rows \
 	-o "$TMP/top.jsonl" 2>/dev/null
 "$PY3" - "$TMP/top.jsonl" "$TESTCG/a" "${BURNERS[0]}" >"$TMP/top.out" <<'PY'
 import json, sys

@@ -10,7 +10,7 @@
 # is read from before it opens to after they saw it closed, so what a
 # tool counts beyond it (its own start and end, a few ms of a busy thread,
 # which moved the ratios to the runtime by up to 3 points, and put the
-# 80% thread's -j count 8.3% over the runtime of a window of its
+# 80% thread's --json-rows count 8.3% over the runtime of a window of its
 # command's under make test) is the threads' polls alone.
 # Two truths: task-clock is clock-based (perf's and ours agree to 0.02%),
 # schedstat's runtime is the scheduler's; for these threads, which sleep
@@ -146,14 +146,14 @@ check "-t A,B --per-thread: only those threads" \
 	[ "$(grep -c ',task-clock,' "$TMP/emon-t2.csv")" -eq 2 ] &&
 	grep -q "^threads-${T[0]}," "$TMP/emon-t2.csv" && grep -q "^threads-${T[2]}," "$TMP/emon-t2.csv"
 
-# --- -j: thread rows with tid, pid and comm ---------------------------------
+# --- --json-rows: thread rows with tid, pid and comm ---------------------------
 # the 80% thread's count against its runtime over a gate of 0.5 s
 rm -f "$TMP/w1/run"
 s0=$(steal_ns)
-"$EMON" stat -v --per-thread -j -e $EV -p "$WPID" -o "$TMP/emon-pt.jsonl" -- \
+"$EMON" stat -v --per-thread --json-rows -e $EV -p "$WPID" -o "$TMP/emon-pt.jsonl" -- \
 	sh -c "$(GATE_LOG=$TMP/emon-ptj.err gate_cmd "$TMP/w1" "${T[0]}" 0.5)" 2>"$TMP/emon-ptj.err"
 steal=$(($(steal_ns) - s0)) unt=$(untraced_gate "$TMP/w1" "$TMP/emon-ptj.err")
-check "-j --per-thread: a thread row per thread, with tid, pid and comm" "$PY3" -c '
+check "--json-rows --per-thread: a thread row per thread, with tid, pid and comm" "$PY3" -c '
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 th = {r["key"]: r for r in rows if r["scope"] == "thread"}
@@ -163,7 +163,7 @@ ok = want <= set(th) and all(r["pid"] == int(sys.argv[2]) and r["comm"] == "thre
 ok = ok and th[int(sys.argv[2])]["counters"]["task-clock"] is None	# the main thread never ran
 sys.exit(0 if ok else 1)' "$TMP/emon-pt.jsonl" "$WPID" "${T[@]}"
 e=$(jfield "$TMP/emon-pt.jsonl" thread "${T[0]}" counters task-clock)
-check "-j --per-thread: the 80% thread's task-clock within 8% of its runtime over the gate (+ steal + untraced)" \
+check "--json-rows --per-thread: the 80% thread's task-clock within 8% of its runtime over the gate (+ steal + untraced)" \
 	near_steal "$e" "$(gate_runtime "$TMP/w1")" 8 $((steal + unt))
 kill "$WPID" 2>/dev/null
 wait "$WPID" 2>/dev/null

@@ -45,7 +45,7 @@ run = int(open("/proc/self/schedstat").read().split()[0])
 print(os.getpid(), mig, sw, run, flush=True)
 PY
 st0=$(steal_ns)
-"$EMON" stat -v -e cpu-clock,task-clock,context-switches,cpu-migrations -j -o "$TMP/o.jsonl" \
+"$EMON" stat -v -e cpu-clock,task-clock,context-switches,cpu-migrations --json-rows -o "$TMP/o.jsonl" \
 	-- "$PY3" "$TMP/mover.py" $N >"$TMP/mover.out" 2>"$TMP/err" &
 epid=$!
 fds=

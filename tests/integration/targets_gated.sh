@@ -26,7 +26,7 @@ SWREAD="awk '/ctxt_switches/ { s += \$2 } END { print s }' /proc/$WPID/task/$TID
 
 RUNREAD="cut -d' ' -f1 /proc/$WPID/task/$TID/schedstat"
 
-# gated TARGET...: emon-perf -j over TARGET around a 1 s gate; its rows in
+# gated TARGET...: emon-perf --json-rows over TARGET around a 1 s gate; its rows in
 # $TMP/g.jsonl. Two windows bracket what it counts: the inner one, its
 # command's (the thread's switches, $SW_IN) and gate's (its runtime,
 # $RUN_IN), inside what emon-perf counts; the outer one, from before
@@ -37,7 +37,7 @@ gated() {
 	local s0 r0 w0
 	rm -f "$TMP/w/run" "$TMP/w/w" "$TMP/w/marks" "$TMP/w/sw"
 	s0=$(steal_ns) r0=$(eval "$RUNREAD") w0=$(eval "$SWREAD")
-	"$EMON" stat -v -j -e task-clock,context-switches --sched -o "$TMP/g.jsonl" "$@" -- \
+	"$EMON" stat -v --json-rows -e task-clock,context-switches --sched -o "$TMP/g.jsonl" "$@" -- \
 		sh -c "w0=\$($SWREAD); $(GATE_LOG=$TMP/g.err gate_cmd "$TMP/w" "$TID" 1 0.05)
 		echo \$w0 \$($SWREAD) >$TMP/w/sw" 2>"$TMP/g.err"
 	check "stat $* exits 0" [ $? -eq 0 ]

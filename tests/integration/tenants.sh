@@ -159,7 +159,7 @@ check "the system view as nobody: exit 2, the rule named ($rc: $(tail -1 "$TMP/s
 # a system row's figure, which a tenant does not get; here the daemon's
 # -v log's over the stat's run, untraced_v_ns)
 st0=$(steal_ns) m0=$(wc -l <"$TMP/serve.err")
-as_nobody "$EMON" stat -e cpu-clock --socket "$S" -j -o "$TMP/w/cmd.jsonl" -- \
+as_nobody "$EMON" stat -e cpu-clock --socket "$S" --json-rows -o "$TMP/w/cmd.jsonl" -- \
 	"${RUSAGE_RUN[@]}" "$TMP/w/cmd.ru" "$BURN" 0.3 2>"$TMP/cmd.err"
 rc=$?
 # (the stat's last snapshot is a read of the daemon's, said before it ends)
@@ -225,7 +225,7 @@ check "an --admin-group member sees root's processes and cgroups (exit $rc)" \
 
 # --- names are data: a container's name only to whom may see it ---------
 for who in as_u2 as_admin; do
-	$who "$EMON" stat -e cpu-clock --socket "$S" -a --by container,process,cgroup -j \
+	$who "$EMON" stat -e cpu-clock --socket "$S" -a --by container,process,cgroup --json-rows \
 		--timeout 300 -o "$TMP/w/cont.jsonl" 2>/dev/null >/dev/null
 	mv "$TMP/w/cont.jsonl" "$TMP/cont.$who.jsonl" 2>/dev/null || : >"$TMP/cont.$who.jsonl"
 done

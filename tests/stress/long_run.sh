@@ -29,7 +29,7 @@ sleep 1
 # 2.2 MiB in the last window)
 "$EMON" stat -a --energy none -e cpu-clock,context-switches --by system,cgroup,process -I 100 \
 	--max-procs 2048 --max-cgroups 512 \
-	--timeout $((secs * 1000)) -j -o "$TMP/out.jsonl" 2>"$TMP/err" &
+	--timeout $((secs * 1000)) --json-rows -o "$TMP/out.jsonl" 2>"$TMP/err" &
 pid=$!
 sample_proc $pid "$TMP/samples" 1
 wait $pid

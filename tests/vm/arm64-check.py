@@ -45,7 +45,7 @@ def text(name):
 
 
 def rows(name):
-    """emon-perf -j's rows, summed over intervals, by (scope, key)"""
+    """emon-perf --json-rows' rows, summed over intervals, by (scope, key)"""
     out = {}
     for line in text(name).splitlines():
         r = json.loads(line)

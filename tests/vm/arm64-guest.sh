@@ -50,7 +50,7 @@ mkdir -p "$CG/ea" "$CG/eb"
 # up to 16% above the task's own (0.1-0.4% one at a time)
 for mode in switch counters; do
 	run "G-$mode" env EMON_SWITCH_EVENTS=$mode "$E" stat -a -e cycles,instructions \
-		-G /ea,/eb --by system,cgroup -j -o "$O/G-$mode.jsonl" -- \
+		-G /ea,/eb --by system,cgroup --json-rows -o "$O/G-$mode.jsonl" -- \
 		"$PERF" stat -a -x, -e cycles,instructions --for-each-cgroup ea,eb \
 		-o "$O/G-$mode.perf" -- sh -c "
 		$TC -o $O/G-$mode.ref-ea -c $CG/ea -- $BURN 0.15
@@ -58,7 +58,7 @@ for mode in switch counters; do
 done
 
 # command mode: the command's tree against its own per-task counters
-run cmd "$E" stat -e cycles,instructions -j -o "$O/cmd.jsonl" -- \
+run cmd "$E" stat -e cycles,instructions --json-rows -o "$O/cmd.jsonl" -- \
 	"$TC" -o "$O/cmd.ref" -- "$BURN" 0.5
 
 # -p: a burner held at a FIFO until emon-perf's command opens it, counted
@@ -69,12 +69,12 @@ tc=$!
 while [ ! -s "$W/p.pid" ]; do sleep 0.05; done
 pid=$(cat "$W/p.pid")
 echo "$pid" >"$O/p.pid"
-run p "$E" stat -p "$pid" -e cycles,instructions -j -o "$O/p.jsonl" -- \
+run p "$E" stat -p "$pid" -e cycles,instructions --json-rows -o "$O/p.jsonl" -- \
 	sh -c "echo go >$W/go; while [ ! -s $O/p.ref ]; do sleep 0.05; done"
 wait "$tc"
 
 # --per-core: emon-perf and perf on CPU 0, the burner on CPU 1
-run core taskset -c 0 "$E" stat -a --per-core -e cycles,instructions -j -o "$O/core.jsonl" -- \
+run core taskset -c 0 "$E" stat -a --per-core -e cycles,instructions --json-rows -o "$O/core.jsonl" -- \
 	"$PERF" stat -a --per-core -x, -e cycles,instructions -o "$O/core.perf" -- \
 	"$TC" -o "$O/core.ref" -- taskset -c 1 "$BURN" 0.2
 
@@ -87,7 +87,7 @@ taskset -c 0 "$W/fake-rapl" "$W/pc" 20 --period-ms 1 --duration-s 600 &
 rapl=$!
 while [ ! -e "$W/pc/.ready" ]; do sleep 0.05; done
 run energy "$E" stat -a -e cycles,instructions -G /ea,/eb --by system,cgroup \
-	--powercap-root "$W/pc" -j -o "$O/energy.jsonl" -- sh -c "
+	--powercap-root "$W/pc" --json-rows -o "$O/energy.jsonl" -- sh -c "
 	taskset -c 0 $TC -o $O/energy.ref-ea -c $CG/ea -- $BURN 0.1
 	taskset -c 0 $TC -o $O/energy.ref-eb -c $CG/eb -- $BURN 0.3"
 kill "$rapl"
@@ -104,10 +104,10 @@ kill "$rapl"
 # too.
 MUX=cycles,instructions,cycles:u,instructions:u,cycles:k,instructions:k,armv8_pmuv3/cpu_cycles/,armv8_pmuv3/inst_retired/,armv8_pmuv3/inst_retired/u
 mkdir -p "$CG/em"
-run mux "$E" stat -a -e "$MUX" -G /em --by cgroup -j -o "$O/mux.jsonl" -- \
+run mux "$E" stat -a -e "$MUX" -G /em --by cgroup --json-rows -o "$O/mux.jsonl" -- \
 	"$TC" -m -o "$O/mux.ref" -c "$CG/em" -- sh -c "$BURN 0.3; $BURN 0.3"
 EM="echo \$\$ >$CG/em/cgroup.procs && exec $BURN 0.3"
-run mux-perf "$E" stat -a -e "$MUX" -G /em --by cgroup -j -o "$O/mux-perf.jsonl" -- \
+run mux-perf "$E" stat -a -e "$MUX" -G /em --by cgroup --json-rows -o "$O/mux-perf.jsonl" -- \
 	"$PERF" stat -a -x, -e "$MUX" --for-each-cgroup em -o "$O/mux-perf.perf" -- \
 	sh -c "sh -c '$EM'; sh -c '$EM'"
 run mux-text "$E" stat -a -e "$MUX" -o "$O/mux.txt" -- sh -c "$BURN 0.1 & $BURN 0.1 & wait"

@@ -7,13 +7,18 @@
 # arm64 kernels on QEMU's emulated PMUv3 (tests/vm/arm64.sh: its series
 # EMON_VM_ARM64, default 6.12 6.1; empty for none).
 #   tests/vm/guests.sh [SERIES...]    (default: 6.1 6.12)
-# EMON_VM_TESTS replaces the list. Exit status: 0 when every guest
+# EMON_VM_TESTS replaces the lists. Exit status: 0 when every guest
 # passed, 1 otherwise.
 set -u
 cd "$(dirname "$0")/../.."
 export OUTPUT=${OUTPUT:-build}
 kernels=${*:-6.1 6.12}
-tests=${EMON_VM_TESTS:-$(sed -e 's/#.*//' tests/vm/guest-tests | xargs)}
+# guest-tests: a test a line, with the series it runs in after it when
+# not all of them
+guest_tests() { # SERIES
+	sed -e 's/#.*//' tests/vm/guest-tests |
+		awk -v k="$1" 'NF == 1 { print $1 } NF > 1 { for (i = 2; i <= NF; i++) if ($i == k) print $1 }' | xargs
+}
 if [ "$(id -u)" -ne 0 ]; then
 	echo "vm: SKIP the kernels' guests: they need root (9p of /, BPF inside)"
 	exit 0
@@ -23,6 +28,7 @@ log=$(mktemp) || exit 1
 trap 'rm -f "$log"' EXIT
 for k in $kernels; do
 	t0=$(date +%s)
+	tests=${EMON_VM_TESTS:-$(guest_tests "$k")}
 	echo "vm: the counting tests on Debian 12's Linux $k (QEMU guest): $tests"
 	# the guest's figures too (each check's "A vs B: P% (tolerance ...)"
 	# line): its test logs live in its overlay and go with it

@@ -262,7 +262,7 @@ def report(b, md_path, svg_path):
         w("")
     if own is not None:
         w(f"emon-perf's own CPU (utime + stime from /proc/PID/stat) over {float(b.cpu[0]['seconds']):.0f} s "
-          f"of `emon-perf stat -a -e cpu-clock,context-switches -G <1,000 cgroups> -I 1000 -j` "
+          f"of `emon-perf stat -a -e cpu-clock,context-switches -G <1,000 cgroups> -I 1000 --json-rows` "
           f"with the 1,000 cgroups live: **{own:.2f}% of one core** ({own_u:.2f}% user, "
           f"{own_s:.2f}% system).")
         g1, g1u, g1s = b.own_cpu_pct("1")

@@ -34,7 +34,7 @@ fake_rapl() {
 	return 1
 }
 
-# energy_partitions FILE SCOPE...: in every interval of a -j recording,
+# energy_partitions FILE SCOPE...: in every interval of a --json-rows recording,
 # the energy rows of each SCOPE add up to the system row's (1e-6)
 energy_partitions() {
 	local f=$1
@@ -54,4 +54,29 @@ for t, s in sorted(by.items()):
 print(f"      {len(by)} intervals, each partition adds up to the system energy" if not bad else "")
 sys.exit(bad != 0)
 PY
+}
+
+# fake_hwmon DIR KIND ARGS...: a fake hwmon tree (fake_hwmon.py) in the
+# background, at real-time priority as fake_rapl, ready when this returns
+fake_hwmon() {
+	local dir=$1
+	mkdir -p "$dir"
+	if command -v chrt >/dev/null; then
+		chrt -f 50 "$PY3" "$(dirname "${BASH_SOURCE[0]}")/../fake_hwmon.py" "$@" &
+	else
+		"$PY3" "$(dirname "${BASH_SOURCE[0]}")/../fake_hwmon.py" "$@" &
+	fi
+	BG_PIDS+=($!)
+	for _ in $(seq 300); do
+		[ -e "$dir/.ready" ] && return 0
+		sleep 0.01
+	done
+	echo "FAIL  fake_hwmon.py did not start"
+	FAILS=$((FAILS + 1))
+	return 1
+}
+
+# in_hwmon DIR CMD...: CMD where /sys/class/hwmon is DIR (lib/in_hwmon.sh)
+in_hwmon() {
+	"$(dirname "${BASH_SOURCE[0]}")/in_hwmon.sh" "$@"
 }

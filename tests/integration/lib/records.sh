@@ -1,5 +1,5 @@
 # Sourced by tests/integration/lib.sh (its functions and variables are
-# in scope): what a recording holds: a -j recording's rows (a field, a counter, a
+# in scope): what a recording holds: a --json-rows recording's rows (a field, a counter, a
 # sum), a CSV's value (perf's or ours).
 
 # jfield FILE SCOPE KEY SECTION FIELD: r[SECTION][FIELD] of the last row of
@@ -21,7 +21,7 @@ for line in open(f):
             val = "null" if v is None else v
 print(val)' "$@"
 }
-# tree_rows FILE: what a -j recording of command mode holds of the tree,
+# tree_rows FILE: what a --json-rows recording of command mode holds of the tree,
 # for a failed check: the system, CPU and command rows and the tree's
 # process rows (--by system,cpu,process), their counters; returns 1
 tree_rows() {

@@ -74,7 +74,7 @@ attached_burn() {
 	local sock=$1 dpid=$2 what=$3 c uc0 st0 uc steal unt
 	c=$(cg_new "burn$RANDOM")
 	uc0=$(cg_usage_ns "$c") st0=$(steal_ns)
-	"$EMON" stat -e cpu-clock -G "$c" -j -o "$TMP/burn.jsonl" --socket "$sock" -- \
+	"$EMON" stat -e cpu-clock -G "$c" --json-rows -o "$TMP/burn.jsonl" --socket "$sock" -- \
 		sh -c "$(declare -f cg_run); CGROOT=$CGROOT; cg_run $c $BURN 0.3" 2>"$TMP/burn.err"
 	uc=$(($(cg_usage_ns "$c") - uc0)) steal=$(($(steal_ns) - st0))
 	check "$what: a stat attaches" grep -q "attached to the daemon (pid $dpid" "$TMP/burn.err"

@@ -10,6 +10,21 @@ steal_ns() {
 	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" { printf "%.0f\n", $9 * 1e9 / hz }' /proc/stat
 }
 
+# irq_ns: the time all CPUs spent in interrupts (hard and soft) so far
+# (/proc/stat). Time events (cpu-clock, as perf's task-clock) count an
+# interrupt in the task it fell on; where the kernel accounts interrupt
+# time apart (CONFIG_IRQ_TIME_ACCOUNTING, Debian's kernels), the
+# scheduler's accounting (cpu.stat, schedstat, rusage) leaves it out. On
+# this machine interrupts take under 0.1% of the time (and its kernel
+# does not account them apart); in a QEMU TCG guest, whose emulated
+# devices (its timers' among them) run under QEMU's one lock, 40-700 ms
+# of a 2-3 s test on 2 CPUs (tests/vm/). Timer interrupts, most of it,
+# fall on whatever runs: a comparison allows a task's part of it
+# (steal_part below), as cgroup_cpustat and command_mode do.
+irq_ns() {
+	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" { printf "%.0f\n", ($7 + $8) * 1e9 / hz }' /proc/stat
+}
+
 # near_steal A B TOL_PERCENT STEAL_NS: like near, allowing the steal too
 # (and, where a test adds it, untraced time: see untraced_ns)
 near_steal() {
@@ -17,7 +32,7 @@ near_steal() {
 }
 
 # untraced_ns FILE: the time, in ns, whose owner emon-perf had to estimate
-# in a -j recording (its system rows' untraced_ns, summed; 0 when absent).
+# in a --json-rows recording (its system rows' untraced_ns, summed; 0 when absent).
 # The sandbox these tests run in keeps its agent's threads out of the
 # sched_switch tracepoint (they switch thousands of times a second, 4-50
 # ms of CPU time a second here); emon-perf splits such slices by CFS run
@@ -108,7 +123,7 @@ metrics_untraced_ns() {
 }
 
 # life_outside_ns FILE PID SPAN_NS: of process PID's life, what a --sched
-# -j recording's final row (its "exit" lifetime) has beyond the SPAN_NS
+# --json-rows recording's final row (its "exit" lifetime) has beyond the SPAN_NS
 # that the process measured itself (from its start to its span's, and its
 # exit after its last read), in ns; 0 without an exit row
 life_outside_ns() {

@@ -148,9 +148,10 @@ static void test_hint_stream(void **state)
 		bool printed;
 	} cases[] = {
 		{ &output_text_ops, true, true },	/* after the footer, as perf */
-		{ &output_json_ops, true, false },	/* not among -j's lines */
+		{ &output_json_ops, true, false },	/* not among --json-rows' lines */
+		{ &output_perf_json_ops, true, false },	/* nor -j's */
 		{ &output_csv_ops, true, false },
-		{ &output_json_ops, false, true },	/* -j -o FILE: stderr is free */
+		{ &output_json_ops, false, true },	/* --json-rows -o FILE: stderr is free */
 	};
 	char buf[512];
 

@@ -264,6 +264,82 @@ static void test_energy_split(void **state)
 	aggregate__exit(&a);
 }
 
+/*
+ * The scopes beside the packages'. Core: one 20 J package whose cores hold
+ * 12 J (unit 0 = CPUs 0,1 6 J, unit 1 = CPU 2 4 J, unit 2 = CPU 3 2 J):
+ * each core by what ran on it (nothing on CPU 3: the idle task), the 8 J
+ * rest by the package. Platform: 12 J over every CPU of two packages,
+ * which are given what their CPUs were.
+ */
+static void test_energy_scopes(void **state)
+{
+	static const int cpu_pkg[4] = { 0, 0, 0, 0 }, cpu_pkg2[4] = { 0, 0, 1, 1 };
+	static const int cores[4] = { 0, 0, 1, 2 }, all[4] = { 0, 0, 0, 0 };
+	struct sess_cgrp cg[] = {
+		{ .cgid = 100, .cpu = 0, .c = mk(3, 1) },
+		{ .cgid = 200, .cpu = 1, .c = mk(1, 1) },
+		{ .cgid = 300, .cpu = 2, .c = mk(2, 1) },
+	};
+	struct counts cpu[4] = { mk(3, 1), mk(1, 1), mk(2, 1), {} }, none[4] = {};
+	struct session_read r = {
+		.cpu = cpu, .ovf_cgrp = none, .ovf_proc = none,
+		.cgrp = cg, .nr_cgrp = 3,
+	};
+	static struct energy_sample es;
+	struct attr_input in = { .es = &es, .split_idx = 0, .root_cgid = 1,
+				 .unit_of_cpu = cores };
+	struct aggregate a;
+	double sum = 0;
+
+	(void)state;
+	memset(&es, 0, sizeof(es));
+	es.nr_packages = 1;
+	es.pkg[0] = (struct energy_pkg_sample){
+		.valid = true, .joules = 20, .dom_mask = 1u << ENERGY_DOM_CORE,
+		.dom_valid = 1u << ENERGY_DOM_CORE, .dom_j[ENERGY_DOM_CORE] = 12,
+	};
+	es.unit_scope = ENERGY_SCOPE_CORE;
+	es.nr_units = 3;
+	es.unit_valid[0] = es.unit_valid[1] = es.unit_valid[2] = true;
+	es.unit_j[0] = 6;
+	es.unit_j[1] = 4;
+	es.unit_j[2] = 2;
+	assert_int_equal(aggregate__init(&a, 4, 1, cpu_pkg, 1), 0);
+	assert_int_equal(aggregate__add(&a, &r), 0);
+	assert_int_equal(aggregate__add_energy(&a, &r, &in), 0);
+	assert_float_equal(a.energy_total, 20, 1e-9);
+	assert_float_equal(a.pkg_energy[0], 20, 1e-9);
+	assert_float_equal(entry_j(&a.cgrps, 100), 4.5 + 4, 1e-9);
+	assert_float_equal(entry_j(&a.cgrps, 200), 1.5 + 8.0 / 6, 1e-9);
+	assert_float_equal(entry_j(&a.cgrps, 300), 4 + 16.0 / 6, 1e-9);
+	assert_float_equal(entry_j(&a.cgrps, 1), 2, 1e-9);
+	assert_float_equal(a.cpu_energy[0], 8.5, 1e-9);
+	assert_float_equal(a.cpu_energy[3], 2, 1e-9);
+	for (int c = 0; c < 4; c++)
+		sum += a.cpu_energy[c];
+	assert_float_equal(sum, 20, 1e-9);
+	aggregate__exit(&a);
+
+	memset(&es, 0, sizeof(es));
+	es.nr_packages = 2;
+	es.unit_scope = ENERGY_SCOPE_PLATFORM;
+	es.nr_units = 1;
+	es.unit_valid[0] = true;
+	es.unit_j[0] = 12;
+	in.unit_of_cpu = all;
+	assert_int_equal(aggregate__init(&a, 4, 2, cpu_pkg2, 1), 0);
+	assert_int_equal(aggregate__add(&a, &r), 0);
+	assert_int_equal(aggregate__add_energy(&a, &r, &in), 0);
+	assert_true(a.energy_valid);
+	assert_float_equal(a.energy_total, 12, 1e-9);
+	assert_float_equal(entry_j(&a.cgrps, 100), 6, 1e-9);
+	assert_float_equal(entry_j(&a.cgrps, 200), 2, 1e-9);
+	assert_float_equal(entry_j(&a.cgrps, 300), 4, 1e-9);
+	assert_float_equal(a.pkg_energy[0], 8, 1e-9);
+	assert_float_equal(a.pkg_energy[1], 4, 1e-9);
+	aggregate__exit(&a);
+}
+
 /* sched_off (the engine's when --sched is off): the same sums, without
  * the scheduler view's words. */
 static void test_aggregate_sched_off(void **state)
@@ -311,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_aggregate_pid_reuse),
 		cmocka_unit_test(test_aggregate_sched_off),
 		cmocka_unit_test(test_energy_split),
+		cmocka_unit_test(test_energy_scopes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * emon-perf list energy: the energy sources this host has. The GPUs
+ * emon-perf list energy's GPUs (after the hwmon sensors, list_cmd.c): the GPUs
  * NVML finds (stat, top and serve --gpu), each with its name and its
  * energy counter now.
  */
@@ -8,7 +8,7 @@
 #include "cli/list/list.h"
 #include "rapl/gpu.h"
 
-int list__energy(FILE *out, const char *lib)
+int list__gpus(FILE *out, const char *lib)
 {
 	struct gpu_sample gs;
 	struct gpu_source *s;

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * emon-perf stat record: a run of stat whose counts also go to a
+ * perf.data (front/perf_data.h) that perf 6.1's `perf stat report` reads,
+ * as `perf stat record` writes it: system-wide, a stat per event per CPU
+ * (the CPU rows, built for the file and printed only with -A); for a
+ * command, one per event (the CPU "-1", the command's pid the thread
+ * map). Each stat is the count since the start (perf's counters are
+ * cumulative, its report takes each round's difference), a round after
+ * each -I print, or one final round with the run's time.
+ *
+ * The counts in the file are emon-perf's own as it printed them: val is
+ * the scaled count, ena = run the time the event was enabled, so perf
+ * scales nothing again (it shows no multiplexing percentage: emon-perf
+ * estimated the count already). An event not counted in a round gets its
+ * enabled time and no running time, perf's <not counted>; one this
+ * machine cannot count gets no stat, perf's <not supported>.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include "cli/stat/stat.h"
+#include "common/array.h"
+#include "common/log.h"
+#include "common/version.h"
+#include "front/errors.h"
+#include "front/output.h"
+#include "front/perf_data.h"
+
+struct cum {
+	__u64 val, ena, run;
+};
+
+struct record {
+	struct perf_data_desc d;
+	struct perf_data_writer w;
+	const char *path;
+	const struct output_ops *inner;
+	bool hide_cpu;		/* CPU rows for the file only (no -A) */
+	bool task;		/* a command's counters */
+	bool described;
+	bool interval;
+	struct cum *cum;	/* [event][CPU map index] */
+	int map[EMON_MAX_EVENTS];	/* output event -> desc event, -1 */
+	struct row *tmp;
+	size_t tmp_cap;
+	int err;
+	struct front_run *st;
+};
+
+/* the one recording of this process: the output's ops find it here */
+static struct record *rec_now;
+
+static void rec_begin(struct output *o)
+{
+	rec_now->inner->begin(o);
+}
+
+static int cpu_index(const struct perf_data_desc *d, const char *key)
+{
+	char *end;
+	long cpu = strtol(key, &end, 10);
+
+	for (int i = 0; !*end && i < d->nr_cpus; i++)
+		if (d->cpus[i] == cpu)
+			return i;
+	return -1;
+}
+
+static void rec_describe(struct record *r)
+{
+	if (r->described)
+		return;
+	r->described = true;
+	if (r->task)
+		r->d.pid = r->st->cmd.pid ?: -1;
+	if (!r->err)
+		r->err = perf_data__describe(&r->w, &r->d);
+}
+
+/*
+ * The time a switch-counted event was enabled, which it has none of its
+ * own (the CSV's RUN, front/output_csv.c): the interval on each of a
+ * row's CPUs, or a command's own time (perf's task counters are enabled
+ * while its tasks run), the interval where that is 0.
+ */
+static __u64 rec_ena(const struct row_values *rv, const struct row *rw, double dt)
+{
+	/* a command that did not run in the interval counted 0, not
+	 * "<not counted>" (perf's for no running time): the interval */
+	if (rw->nr_cpus || rv->time_idx < 0 ||
+	    rv->v[rv->time_idx].state != VALUE_COUNTED || rv->v[rv->time_idx].value < 1)
+		return (__u64)(dt * 1e9 * (rw->nr_cpus ?: 1) + 0.5);
+	return (__u64)(rv->v[rv->time_idx].value + 0.5);
+}
+
+/* One row's events into the running totals of CPU map index idx. */
+static void rec_row(struct record *r, const struct output *o, const struct row *rw,
+		    int idx, double dt)
+{
+	int n = r->d.nr_cpus ?: 1;
+	struct row_values rv;
+
+	row_values__init(&rv, o, rw);
+	for (int i = 0; i < o->nr_events; i++) {
+		const struct row_value *v = &rv.v[i];
+		const struct emon_count *ec;
+		struct cum *c;
+		__u64 ena;
+
+		if (r->map[i] < 0)
+			continue;
+		c = &r->cum[r->map[i] * n + idx];
+		ec = &rw->counts.c[o->ev[i].grouped && o->ev[i].lead_idx >= 0 ?
+				   o->ev[i].lead_idx : o->ev[i].bpf_idx];
+		ena = ec->enabled ?: rec_ena(&rv, rw, dt);
+		c->ena += ena;
+		if (v->state == VALUE_COUNTED) {
+			c->val += v->count;
+			c->run += ena;
+		}
+	}
+}
+
+static void rec_interval(struct output *o, double t, double dt,
+			 const struct row *rows, int n)
+{
+	struct record *r = rec_now;
+	int m = 0, nc = r->d.nr_cpus ?: 1;
+
+	rec_describe(r);
+	for (int i = 0; i < n; i++) {
+		const struct row *rw = &rows[i];
+		int idx = -1;
+
+		if (!r->task && rw->scope == SCOPE_CPU)
+			idx = cpu_index(&r->d, rw->key);
+		else if (r->task && rw->scope == SCOPE_COMMAND)
+			idx = 0;
+		if (idx >= 0)
+			rec_row(r, o, rw, idx, dt);
+	}
+	for (int e = 0; e < r->d.nr_events; e++)
+		for (int idx = 0; idx < nc; idx++) {
+			const struct cum *c = &r->cum[e * nc + idx];
+
+			perf_data__stat(&r->w, &r->d, e, idx, c->val, c->ena, c->run);
+		}
+	if (r->interval)
+		perf_data__round(&r->w, PERF_STAT_ROUND_TYPE__INTERVAL, (__u64)(t * 1e9 + 0.5));
+	if (!r->hide_cpu) {
+		r->inner->interval(o, t, dt, rows, n);
+		return;
+	}
+	if (array__grow(&r->tmp, &r->tmp_cap, n, sizeof(*r->tmp))) {
+		r->err = r->err ?: -ENOMEM;
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		if (rows[i].scope != SCOPE_CPU)
+			r->tmp[m++] = rows[i];
+	r->inner->interval(o, t, dt, r->tmp, m);
+}
+
+static void rec_end(struct output *o, double elapsed)
+{
+	struct record *r = rec_now;
+	int err;
+
+	rec_describe(r);
+	if (!r->interval)
+		perf_data__round(&r->w, PERF_STAT_ROUND_TYPE__FINAL,
+				 (__u64)(elapsed * 1e9 + 0.5));
+	err = perf_data__finish(&r->w, &r->d);
+	r->err = r->err ?: err;
+	o->ops = r->inner;
+	r->inner->end(o, elapsed);
+}
+
+static const struct output_ops record_ops = {
+	.name = "perf.data",
+	.begin = rec_begin,
+	.interval = rec_interval,
+	.end = rec_end,
+};
+
+/* uname's and the command line's strings, as perf's header has them */
+static int rec_env(struct perf_data_desc *d, char **argv, int argc)
+{
+	struct utsname u;
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t len, off;
+
+	exe[n > 0 ? n : 0] = '\0';
+	if (!uname(&u)) {
+		snprintf(d->hostname, sizeof(d->hostname), "%s", u.nodename);
+		snprintf(d->osrelease, sizeof(d->osrelease), "%s", u.release);
+		snprintf(d->arch, sizeof(d->arch), "%s", u.machine);
+	}
+	snprintf(d->version, sizeof(d->version), "emon-perf %s", EMON_VERSION);
+	/* the words, each ended by its NUL, then an empty one */
+	len = strlen(exe) + 2;
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	d->cmdline = calloc(1, len + 1);
+	if (!d->cmdline)
+		return -ENOMEM;
+	off = sprintf(d->cmdline, "%s", exe[0] ? exe : "emon-perf") + 1;
+	for (int i = 0; i < argc; i++)
+		off += sprintf(d->cmdline + off, "%s", argv[i]) + 1;
+	return 0;
+}
+
+/* The run's events and CPUs, the file created: before counting starts. */
+static int rec_hook(struct front_run *st, void *arg)
+{
+	struct record *r = arg;
+	struct perf_data_desc *d = &r->d;
+	int err;
+
+	r->st = st;
+	r->task = st->sc.command_mode;
+	r->interval = st->o.interval_ms > 0;
+	d->aggr_mode = st->o.aggr ? AGGR_NONE : AGGR_GLOBAL;
+	d->interval_ms = st->o.interval_ms;
+	d->scale = true;
+	d->pid = -1;
+	for (int cpu = 0; !r->task && cpu < st->src->meta.ncpus; cpu++) {
+		if (!st->prev.online || !st->prev.online[cpu] ||
+		    (st->o.tg.has_cpus && !pmu_cpus__has(&st->o.tg.cpus, cpu)) ||
+		    d->nr_cpus == PERF_DATA_MAX_CPUS)
+			continue;
+		d->cpus[d->nr_cpus++] = cpu;
+	}
+	for (int i = 0; i < st->out.nr_events; i++) {
+		const struct pmu_event *pe = &st->events.ev[i];
+		struct perf_data_event *e;
+
+		r->map[i] = -1;
+		if (!st->out.ev[i].supported)
+			continue;
+		r->map[i] = d->nr_events;
+		e = &d->ev[d->nr_events++];
+		snprintf(e->name, sizeof(e->name), "%s", pe->name);
+		e->attr = pe->attr;
+		e->attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+				      PERF_FORMAT_TOTAL_TIME_RUNNING;
+		e->attr.sample_type = PERF_SAMPLE_IDENTIFIER;
+		e->attr.inherit = 1;
+		e->scale = 1;
+		if (pe->is_time) {
+			snprintf(e->unit, sizeof(e->unit), "msec");
+			e->scale = 1e-6;
+		}
+	}
+	r->cum = calloc((size_t)d->nr_events * (d->nr_cpus ?: 1) + 1, sizeof(*r->cum));
+	if (!r->cum)
+		return cli__exit_status(-ENOMEM);
+	err = perf_data__create(&r->w, r->path, d);
+	if (err)
+		return cli__fail(-EINVAL, "cannot write '%s': %s", r->path, strerror(-err));
+	r->inner = st->out.ops;
+	st->out.ops = &record_ops;
+	if (r->hide_cpu)
+		st->out.scopes &= ~(1u << SCOPE_CPU);
+	rec_now = r;
+	return 0;
+}
+
+/* What perf stat record does that this one does not: one line, exit 2. */
+static int rec_check(const struct front_opts *o)
+{
+	const char *what = o->tg.repeat > 1 ? "-r" :
+			   o->nr_cgroups ? "-G" :
+			   o->by ? "--by" :
+			   o->aggr & ~(1u << SCOPE_CPU) ? "--per-socket, --per-die and --per-core" :
+			   o->tg.nr_pids ? "-p" :
+			   o->tg.nr_tids ? "-t" :
+			   o->tg.per_thread ? "--per-thread" :
+			   o->append ? "--append" : NULL;
+
+	if (!what && (o->aggr & (1u << SCOPE_CPU)) && !o->all_cpus) {
+		pr_err("stat record: -A needs -a or -C, as perf's");
+		return -EINVAL;
+	}
+	if (!what)
+		return 0;
+	pr_err("stat record: %s is not recorded (what it records: -a, -C, -A, -I and a command)",
+	       what);
+	return -EINVAL;
+}
+
+int stat__record(int argc, char **argv, char **full_argv, int full_argc)
+{
+	struct front_run *st = calloc(1, sizeof(*st));
+	struct record *r = calloc(1, sizeof(*r));
+	int ret;
+
+	if (!st || !r) {
+		ret = cli__exit_status(-ENOMEM);
+		goto out;
+	}
+	ret = stat_opts__parse(&st->o, argc, argv);
+	ret = ret ?: rec_check(&st->o);
+	if (ret) {
+		ret = cli__parse_status(ret);
+		goto out;
+	}
+	/* perf's: -o names the data file; the counts go to stderr */
+	r->path = st->o.output ?: "perf.data";
+	st->o.output = NULL;
+	ret = rec_env(&r->d, full_argv, full_argc);
+	if (ret) {
+		ret = cli__exit_status(ret);
+		goto out;
+	}
+	if (!st->o.cmd || st->o.all_cpus) {
+		/* system-wide: a stat per CPU, from the CPU rows */
+		r->hide_cpu = !(st->o.aggr & (1u << SCOPE_CPU));
+		st->o.by = 1u << SCOPE_CPU | (r->hide_cpu ? 1u << SCOPE_SYSTEM : 0);
+	}
+	ret = stat__run_with(st, rec_hook, r);
+	if (!ret && r->err)
+		ret = cli__fail(-EIO, "writing '%s': %s", r->path, strerror(-r->err));
+	if (!ret && command__poll(&st->cmd))
+		ret = st->cmd.status;
+out:
+	if (r && r->w.f)	/* a run that failed before its end */
+		fclose(r->w.f);
+	if (st)
+		front_run__cleanup(st);
+	if (r) {
+		perf_data__desc_free(&r->d);
+		free(r->cum);
+		free(r->tmp);
+	}
+	free(r);
+	free(st);
+	rec_now = NULL;
+	return ret;
+}

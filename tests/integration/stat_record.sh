@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# stat record / stat report with perf.data (issue 31, item 6), side by
+# side with Debian's perf on the same files:
+#  - a command's record, with and without -I: perf stat report -i prints
+#    the counts emon-perf printed for that run (-x, on its stderr), event
+#    for event and interval for interval; stat report -x, prints
+#    emon-perf's own lines again, field for field; the command's
+#    task-clock is its own CPU time (getrusage, read by the command
+#    before it exits; + 5% + 30 ms for its start and exit);
+#  - a system-wide record (-a -I, and -A): the same with perf's report,
+#    and each interval's cpu-clock is the CPUs' wall time of its window
+#    (within 2%: the switch-derived clock covers each CPU's whole window);
+#  - perf stat record's own files (a command's, -a -I): stat report
+#    prints perf stat report's counts, and the command's task-clock
+#    against its getrusage again;
+#  - the default file name perf.data, kept as perf.data.old by the next;
+#  - a truncated or foreign file: one line naming it, exit 2.
+. "$(dirname "$0")/lib.sh"
+command -v perf >/dev/null || skip "perf not installed"
+perf stat -e task-clock -o /dev/null -- true 2>/dev/null || skip "perf stat does not run here"
+NCPU=$(nproc)
+
+# a command burning SEC seconds of CPU that prints its own CPU time (ns)
+burner() {
+	echo "$PY3" -c "'import resource, time
+t = time.process_time()
+while time.process_time() - t < $1: pass
+r = resource.getrusage(resource.RUSAGE_SELF)
+print(int((r.ru_utime + r.ru_stime) * 1e9))'"
+}
+
+# counts FILE KIND: "TIME|CPU|EVENT VALUE" lines of emon-perf's CSV
+# (KIND csv) or of perf stat report's text (KIND text); values without
+# perf's thousands' commas
+counts() {
+	"$PY3" - "$1" "$2" <<'PY'
+import re, sys
+path, kind = sys.argv[1], sys.argv[2]
+for l in open(path):
+	l = l.rstrip("\n")
+	if not l.strip() or l.lstrip().startswith("#"):
+		continue
+	if kind == "csv":
+		f = [x.strip() for x in l.split(",")]
+		# [time,][CPUn,]value,unit,event,...
+		i = 0
+		# 7 fields, + the time with -I, + the CPU with -A
+		t = f[0] if re.fullmatch(r"\d+\.\d+", f[0]) and \
+			len(f) - f[1].startswith("CPU") == 8 else ""
+		i += bool(t)
+		cpu = f[i] if f[i].startswith("CPU") else ""
+		i += bool(cpu)
+		print(f"{t}|{cpu}|{f[i + 2]} {f[i].replace(',', '')}")
+		continue
+	m = re.match(r"\s*(\d+\.\d+\s+)?(CPU\d+\s+)?(<not counted>|<not supported>|[\d,]+(?:\.\d+)?)\s+(?:msec\s+)?(\S+)(\s+CPU\d+)?", l)
+	if not m or m.group(4) == "seconds":
+		continue
+	t = (m.group(1) or "").strip()
+	cpu = (m.group(2) or m.group(5) or "").strip()
+	print(f"{t}|{cpu}|{m.group(4)} {m.group(3).replace(',', '')}")
+PY
+}
+
+# same A B WHAT: the two lists of counts are the same, and not empty
+same() {
+	local n
+	n=$(wc -l <"$1")
+	check "$3: the same $n counts" [ "$n" -gt 0 ] &&
+		check "$3: none differs" diff "$1" "$2"
+}
+
+# same_csv A B: emon-perf's CSV lines, field for field; RUN (the 4th
+# field from the end) within a ns a CPU: emon-perf's is the interval
+# times the row's CPUs, the file's the sum of each CPU's, rounded
+same_csv() {
+	"$PY3" - "$1" "$2" "$NCPU" <<'PY'
+import sys
+a = [l.rstrip("\n").split(",") for l in open(sys.argv[1]) if "," in l]
+b = [l.rstrip("\n").split(",") for l in open(sys.argv[2]) if "," in l]
+bad = len(a) != len(b) or not a
+for x, y in zip(a, b):
+	if len(x) != len(y) or x[:-4] != y[:-4] or x[-3:] != y[-3:] or \
+	   abs(float(x[-4] or 0) - float(y[-4] or 0)) > int(sys.argv[3]):
+		print(f"      {','.join(x)}\n   vs {','.join(y)}")
+		bad = True
+sys.exit(bad)
+PY
+}
+
+# field FILE EVENT: the sum of EVENT's values (ms for a clock) in FILE
+# (counts' lines)
+field() { awk -v e="$2" '{ split($1, k, "|"); if (k[3] == e) s += $2 } END { printf "%.6f\n", s }' "$1"; }
+
+# 1. a command, without and with -I
+for iv in "" "-I 100"; do
+	name="command${iv:+ -I}"
+	# shellcheck disable=SC2046
+	eval "\"$EMON\" stat record -o \"$TMP/c.data\" -x, -e task-clock,context-switches $iv -- $(burner 0.4)" \
+		>"$TMP/c.out" 2>"$TMP/c.emon"
+	check "$name: stat record exits 0 and writes $TMP/c.data" [ -s "$TMP/c.data" ]
+	perf stat report -i "$TMP/c.data" 2>"$TMP/c.perf" >&2
+	counts "$TMP/c.emon" csv >"$TMP/c.e"
+	counts "$TMP/c.perf" text >"$TMP/c.p"
+	same "$TMP/c.e" "$TMP/c.p" "$name: perf stat report -i and emon-perf's own text"
+	"$EMON" stat report -x, -i "$TMP/c.data" 2>"$TMP/c.rep"
+	check "$name: stat report -x, prints emon-perf's own lines ($(grep -c , "$TMP/c.rep"))" \
+		same_csv "$TMP/c.emon" "$TMP/c.rep"
+	tc=$(field "$TMP/c.e" task-clock)
+	check "$name: task-clock $tc ms, the command's getrusage $(cat "$TMP/c.out") ns" \
+		near_plus "$(awk -v t="$tc" 'BEGIN { printf "%.0f", t * 1e6 }')" "$(cat "$TMP/c.out")" 5 30e6
+done
+
+# 2. system-wide: -a -I, and -A
+"$EMON" stat record -o "$TMP/a.data" -x, -e cpu-clock,context-switches -a -I 200 -- sleep 1 2>"$TMP/a.emon"
+perf stat report -i "$TMP/a.data" 2>"$TMP/a.perf" >&2
+counts "$TMP/a.emon" csv >"$TMP/a.e"
+counts "$TMP/a.perf" text >"$TMP/a.p"
+same "$TMP/a.e" "$TMP/a.p" "-a -I 200: perf stat report -i and emon-perf's own text"
+"$EMON" stat report -x, -i "$TMP/a.data" 2>"$TMP/a.rep"
+check "-a -I 200: stat report -x, prints emon-perf's own lines ($(grep -c , "$TMP/a.rep"))" \
+	same_csv "$TMP/a.emon" "$TMP/a.rep"
+check "-a -I 200: each interval's cpu-clock is $NCPU CPUs' wall time of it (2%)" "$PY3" - "$TMP/a.e" "$NCPU" <<'PY'
+import sys
+prev, bad, n = 0.0, 0, 0
+for l in open(sys.argv[1]):
+	key, v = l.split()
+	t, _, ev = key.split("|")
+	if ev != "cpu-clock":
+		continue
+	t, v = float(t), float(v)
+	want = (t - prev) * 1e3 * int(sys.argv[2])
+	ok = abs(v - want) <= 0.02 * want
+	print(f"      {t:.3f}: {v:.2f} ms, {want:.2f} wall{'' if ok else '  <-'}")
+	bad += not ok
+	n += 1
+	prev = t
+sys.exit(bad or n < 4)
+PY
+"$EMON" stat record -o "$TMP/A.data" -x, -e cpu-clock,context-switches -a -A -- sleep 0.3 2>"$TMP/A.emon"
+perf stat report -i "$TMP/A.data" 2>"$TMP/A.perf" >&2
+counts "$TMP/A.emon" csv >"$TMP/A.e"
+counts "$TMP/A.perf" text >"$TMP/A.p"
+same "$TMP/A.e" "$TMP/A.p" "-A: perf stat report -i and emon-perf's own text, CPU for CPU"
+check "-A: a line per CPU per event ($(wc -l <"$TMP/A.e"))" [ "$(wc -l <"$TMP/A.e")" -eq $((2 * NCPU)) ]
+
+# 3. perf stat record's own files
+eval "perf stat record -o \"$TMP/p.data\" -e task-clock,context-switches -- $(burner 0.3)" \
+	>"$TMP/p.out" 2>/dev/null
+perf stat report -i "$TMP/p.data" 2>"$TMP/p.perf" >&2
+"$EMON" stat report -i "$TMP/p.data" 2>"$TMP/p.rep"
+counts "$TMP/p.perf" text >"$TMP/p.p"
+counts "$TMP/p.rep" text >"$TMP/p.e"
+same "$TMP/p.e" "$TMP/p.p" "perf stat record's command: stat report -i and perf stat report -i"
+tc=$(field "$TMP/p.e" task-clock)
+check "perf's record: task-clock $tc ms, the command's getrusage $(cat "$TMP/p.out") ns" \
+	near_plus "$(awk -v t="$tc" 'BEGIN { printf "%.0f", t * 1e6 }')" "$(cat "$TMP/p.out")" 5 30e6
+perf stat record -o "$TMP/pi.data" -e cpu-clock,context-switches -a -I 200 -- sleep 0.7 2>/dev/null
+perf stat report -i "$TMP/pi.data" 2>"$TMP/pi.perf" >&2
+"$EMON" stat report -i "$TMP/pi.data" 2>"$TMP/pi.rep"
+counts "$TMP/pi.perf" text >"$TMP/pi.p"
+counts "$TMP/pi.rep" text >"$TMP/pi.e"
+same "$TMP/pi.e" "$TMP/pi.p" "perf stat record -a -I 200: stat report -i and perf stat report -i"
+
+# 4. the default name, as perf's
+mkdir -p "$TMP/d"
+(cd "$TMP/d" && "$EMON" stat record -e cpu-clock -a -- true 2>/dev/null &&
+	"$EMON" stat record -e cpu-clock -a -- true 2>/dev/null)
+check "no -o: perf.data, the one before kept as perf.data.old" \
+	[ -s "$TMP/d/perf.data" ] && check "  and perf.data.old" [ -s "$TMP/d/perf.data.old" ]
+check "perf stat report reads it" perf stat report -i "$TMP/d/perf.data"
+
+# 5. bad input
+head -c 300 "$TMP/a.data" >"$TMP/cut.data"
+head -c 4096 /dev/urandom >"$TMP/junk.data"
+for f in "$TMP/cut.data" "$TMP/junk.data" "$TMP/none.data"; do
+	"$EMON" stat report -i "$f" 2>"$TMP/bad.err"
+	rc=$?
+	check "stat report -i ${f##*/}: exit 2 ($rc), one line naming it: $(cat "$TMP/bad.err")" \
+		bash -c '[ "$1" -eq 2 ] && [ "$(wc -l <"$2")" -eq 1 ] && grep -qF "$3" "$2"' _ "$rc" "$TMP/bad.err" "$f"
+done
+"$EMON" stat record -o "$TMP/g.data" -G / -a -- true 2>"$TMP/bad.err"
+rc=$?
+check "stat record -G: exit 2 ($rc), one line, no file: $(cat "$TMP/bad.err")" \
+	bash -c '[ "$1" -eq 2 ] && [ "$(wc -l <"$2")" -eq 1 ] && [ ! -e "$3" ]' _ "$rc" "$TMP/bad.err" "$TMP/g.data"
+finish

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * front/perf_data.c: the layouts' sizes are perf 6.1's (a file perf
+ * reads is byte for byte these), a file written then read back gives the
+ * same events, names, units, CPUs, config, rounds and counts, and a
+ * truncated or foreign file is refused with where it went wrong.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "front/perf_data.h"
+#include "helpers.h"
+
+static void test_layout_sizes(void **state)
+{
+	(void)state;
+	/* perf 6.1: header.h, lib/perf/include/perf/event.h */
+	assert_int_equal(sizeof(struct perf_file_header), 104);
+	assert_int_equal(sizeof(struct perf_file_section), 16);
+	assert_int_equal(sizeof(struct perf_record_stat), 48);
+	assert_int_equal(sizeof(struct perf_record_stat_round), 24);
+	assert_int_equal(sizeof(struct perf_record_thread_map_entry), 24);
+	assert_int_equal(sizeof(struct perf_record_stat_config_entry), 16);
+	assert_int_equal(sizeof(struct perf_record_event_update), 24);
+}
+
+static void fill(struct perf_data_desc *d, bool task)
+{
+	memset(d, 0, sizeof(*d));
+	d->nr_events = 2;
+	snprintf(d->ev[0].name, sizeof(d->ev[0].name), "cpu-clock");
+	d->ev[0].attr.type = PERF_TYPE_SOFTWARE;
+	d->ev[0].attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	snprintf(d->ev[0].unit, sizeof(d->ev[0].unit), "msec");
+	d->ev[0].scale = 1e-6;
+	snprintf(d->ev[1].name, sizeof(d->ev[1].name), "{my,odd}:name");
+	d->ev[1].attr.type = PERF_TYPE_RAW;
+	d->ev[1].attr.config = 0x1234;
+	d->ev[1].scale = 1;
+	d->nr_cpus = task ? 0 : 3;
+	d->cpus[0] = 0;
+	d->cpus[1] = 2;		/* not a range: the CPUS encoding */
+	d->cpus[2] = 5;
+	d->pid = task ? 4242 : -1;
+	d->aggr_mode = task ? AGGR_GLOBAL : AGGR_NONE;
+	d->interval_ms = task ? 0 : 100;
+	d->scale = true;
+	d->cmdline = calloc(1, 64);
+	memcpy(d->cmdline, "emon-perf\0stat\0record\0--\0sleep\0" "1\0", 33);
+	snprintf(d->hostname, sizeof(d->hostname), "host");
+	snprintf(d->version, sizeof(d->version), "emon-perf test");
+}
+
+static void write_file(const char *path, struct perf_data_desc *d)
+{
+	struct perf_data_writer w;
+	int n = d->nr_cpus ?: 1;
+
+	assert_int_equal(perf_data__create(&w, path, d), 0);
+	assert_int_equal(perf_data__describe(&w, d), 0);
+	for (int round = 1; round <= 2; round++) {
+		for (int e = 0; e < d->nr_events; e++)
+			for (int i = 0; i < n; i++)
+				perf_data__stat(&w, d, e, i, round * (1000 * e + 10 * i + 7),
+						round * 100000, round * (i == 1 ? 50000 : 100000));
+		perf_data__round(&w, d->interval_ms ? PERF_STAT_ROUND_TYPE__INTERVAL :
+				 PERF_STAT_ROUND_TYPE__FINAL, round * 100000000ULL);
+	}
+	assert_int_equal(perf_data__finish(&w, d), 0);
+}
+
+static void round_trip(bool task)
+{
+	char path[] = "/tmp/emon-perf-data-XXXXXX";
+	int fd = mkstemp(path), n;
+	struct perf_data_desc d;
+	struct perf_data_file f;
+
+	assert_true(fd >= 0);
+	close(fd);
+	fill(&d, task);
+	write_file(path, &d);
+	assert_int_equal(perf_data__read(&f, path), 0);
+	n = task ? 1 : 3;
+	assert_int_equal(f.d.nr_events, 2);
+	assert_string_equal(f.d.ev[0].name, "cpu-clock");
+	assert_string_equal(f.d.ev[1].name, "{my,odd}:name");
+	assert_string_equal(f.d.ev[0].unit, "msec");
+	assert_true(f.d.ev[0].scale == 1e-6);
+	assert_true(f.d.ev[1].scale == 1);
+	assert_int_equal(f.d.ev[1].attr.type, PERF_TYPE_RAW);
+	assert_int_equal(f.d.ev[1].attr.config, 0x1234);
+	assert_int_equal(f.d.ev[0].nr_ids, n);
+	assert_int_equal(f.d.nr_cpus, task ? 0 : 3);
+	if (!task) {
+		assert_int_equal(f.d.cpus[1], 2);
+		assert_int_equal(f.d.cpus[2], 5);
+	}
+	assert_int_equal(f.d.pid, task ? 4242 : -1);
+	assert_int_equal(f.d.aggr_mode, task ? AGGR_GLOBAL : AGGR_NONE);
+	assert_int_equal(f.d.interval_ms, task ? 0 : 100);
+	assert_string_equal(f.d.cmdline, "emon-perf stat record -- sleep 1");
+	assert_string_equal(f.d.hostname, "host");
+	assert_string_equal(f.d.version, "emon-perf test");
+	assert_int_equal(f.nr_rounds, 2);
+	for (int k = 0; k < 2; k++) {
+		const struct perf_data_round *r = &f.rounds[k];
+
+		assert_int_equal(r->type, task ? PERF_STAT_ROUND_TYPE__FINAL :
+					  PERF_STAT_ROUND_TYPE__INTERVAL);
+		assert_int_equal(r->time, (k + 1) * 100000000ULL);
+		assert_int_equal(r->nr, 2 * n);
+		for (int j = 0; j < r->nr; j++) {
+			const struct perf_data_stat *s = &r->st[j];
+
+			assert_int_equal(s->val, (k + 1) * (1000 * s->ev + 10 * s->idx + 7));
+			assert_int_equal(s->ena, (k + 1) * 100000);
+			assert_int_equal(s->run, (k + 1) * (s->idx == 1 ? 50000 : 100000));
+		}
+	}
+	perf_data__free(&f);
+	perf_data__desc_free(&d);
+	unlink(path);
+	unlink(path);
+}
+
+static void test_round_trip_cpus(void **state)
+{
+	(void)state;
+	round_trip(false);
+}
+
+static void test_round_trip_task(void **state)
+{
+	(void)state;
+	round_trip(true);
+}
+
+/* every cut of a good file is refused, and says where */
+static void test_truncated(void **state)
+{
+	char path[] = "/tmp/emon-perf-data-XXXXXX", cut[64];
+	int fd = mkstemp(path);
+	struct perf_data_desc d;
+	struct perf_data_file f;
+	char *buf;
+	long size;
+	FILE *in;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	fill(&d, false);
+	write_file(path, &d);
+	in = fopen(path, "r");
+	assert_non_null(in);
+	fseek(in, 0, SEEK_END);
+	size = ftell(in);
+	rewind(in);
+	buf = malloc(size);
+	assert_int_equal(fread(buf, 1, size, in), size);
+	fclose(in);
+	snprintf(cut, sizeof(cut), "%s.cut", path);
+	for (long n = 0; n < size; n += 7) {
+		FILE *o = fopen(cut, "w");
+
+		fwrite(buf, 1, n, o);
+		fclose(o);
+		assert_int_equal(perf_data__read(&f, cut), -EINVAL);
+		assert_non_null(f.why[0] ? f.why : NULL);
+	}
+	/* a foreign file: no magic */
+	buf[0] ^= 0xff;
+	in = fopen(cut, "w");
+	fwrite(buf, 1, size, in);
+	fclose(in);
+	assert_int_equal(perf_data__read(&f, cut), -EINVAL);
+	assert_non_null(strstr(f.why, "PERFILE2"));
+	free(buf);
+	perf_data__desc_free(&d);
+	unlink(cut);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_layout_sizes),
+		cmocka_unit_test(test_round_trip_cpus),
+		cmocka_unit_test(test_round_trip_task),
+		cmocka_unit_test(test_truncated),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
