@@ -4,7 +4,8 @@
 # gets the cgroup's gpu_energy_j, 70% of the GPU's every interval; its
 # /metrics has the GPU's series and each scope's part: the cgroup's 70%
 # of the GPU's measured joules, the idle 30%, the system's all of it;
-# a stat --gpu does not attach to a daemon without GPUs.
+# a stat --gpu does not attach to a daemon without GPUs; the gpu scope's
+# measured joules are among emon_energy_scope_joules_total's.
 . "$(dirname "$0")/lib.sh"
 
 FAKE=${OUTPUT:-build}/tests/fake-nvml/libnvidia-ml.so.1
@@ -62,13 +63,14 @@ idle = val(r'emon_gpu_idle_energy_joules_total\{gpu="0",name="Fake GPU 0"\}')
 sm = val(r'emon_gpu_sm_seconds_total\{gpu="0",name="Fake GPU 0"\}')
 up = val(r'emon_gpu_up\{gpu="0",name="Fake GPU 0"\}')
 sysj = val(r'emon_system_gpu_energy_joules_total')
+scope = val(r'emon_energy_scope_joules_total\{scope="gpu"\}')
 c = val(r'emon_cgroup_gpu_energy_joules_total\{cgroup="' + re.escape(cg) + '"\}')
-ok = None not in (g, idle, sm, up, sysj, c)
+ok = None not in (g, idle, sm, up, sysj, c, scope)
 if ok:
     print(f"      GPU {g} J, idle {idle} J, SM {sm} s, up {up}; system {sysj} J, cgroup {c} J")
     # SM time: 70% of the time the joules took at 200 W (the reads'
     # times are the flushes', the fake's clock its own: 2%)
-    ok = (g > 0 and up == 1 and abs(sysj - g) <= 1e-6 * g and
+    ok = (g > 0 and up == 1 and abs(sysj - g) <= 1e-6 * g and abs(scope - g) <= 1e-6 * g and
           abs(c - 0.7 * g) <= 1e-5 * g and abs(idle - 0.3 * g) <= 1e-5 * g and
           abs(sm - 0.7 * g / 200) <= 0.02 * 0.7 * g / 200)
 sys.exit(0 if ok else 1)
