@@ -130,6 +130,22 @@ sys.exit(0 if j is not None and 0.95 * want <= j <= want + 0.5 * 250 * 0.3 else 
 PY
 check "command mode: the command's gpu_energy_j is its share over its life" [ $? -eq 0 ]
 
+# top's energy line: the GPUs' watts and their idle part (a GPU at 300 W,
+# the burner of cgroup a at 40% of it: 180 W idle)
+if command -v tmux >/dev/null; then
+	. "$(dirname "$0")/top_lib.sh"
+	tm -f /dev/null new-session -d -x 160 -y 40
+	TOP_AS="env FAKE_NVML_GPUS=300 FAKE_NVML_PROCS=0:$pa:40" \
+		top_start --gpu="$FAKE_DIR/libnvidia-ml.so.1" --delay 0.5
+	wait_pane '"GPUs " in p and " W (idle " in p' 20 >/dev/null
+	check "top: the energy line has the GPUs' watts" [ $? -eq 0 ]
+	read -r w idle < <(pane | sed -n 's/.*GPUs \([0-9.]*\) W (idle \([0-9.]*\) W).*/\1 \2/p' | head -1)
+	check "top: the GPU at 300 W within 5% (${w:-none} W)" near "${w:-0}" 300 5
+	check "top: its idle part 60% of it (${idle:-none} W)" near "${idle:-0}" "$("$PY3" -c "print(0.6 * ${w:-0})")" 0.1
+	tm send-keys q
+	tm kill-server 2>/dev/null
+fi
+
 # check and list energy show the GPUs found, or why none
 FAKE_NVML_GPUS=300,50 FAKE_NVML_PROCS="0:$pa:40" "$EMON" check --duration 0.5 \
 	--gpu="$FAKE_DIR/libnvidia-ml.so.1" >"$TMP/check.txt" 2>&1
