@@ -173,7 +173,16 @@ emon-perf: $(BIN)
 	@:
 endif
 
-tools: $(TOOL_BINS)
+# A fake libnvidia-ml.so.1 (tests/fake-nvml/): the GPU tests load it in
+# place of NVIDIA's, through LD_LIBRARY_PATH or --gpu=PATH
+FAKE_NVML := $(O)/tests/fake-nvml/libnvidia-ml.so.1
+$(FAKE_NVML): tests/fake-nvml/fake_nvml.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Werror -fPIC -shared \
+		-Wl,-soname,libnvidia-ml.so.1 $(LDFLAGS) $< -o $@
+
+tools: $(TOOL_BINS) $(FAKE_NVML)
 
 selfmon: $(SELF_LIBS) selfmon-progs
 
@@ -220,7 +229,7 @@ $(O)/tests/$(basename $(notdir $(1))): $(1) $(LIB)
 endef
 $(foreach t,$(UNIT_SRCS),$(eval $(call unit_test,$(t))))
 
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) $(FAKE_NVML)
 
 # As root, first install what is missing (a no-op when all is there).
 as_root_deps = if [ "$$(id -u)" -eq 0 ]; then tools/install-deps.sh $(1); fi

@@ -111,6 +111,7 @@ static void serve_usage(FILE *f)
 "      --powercap-root DIR   powercap tree (default /sys/class/powercap)\n"
 "      --split-by EVENT      event that splits energy (default cycles, else cpu-clock)\n"
 "      --idle-watts W        static power per package, kept out of the split\n"
+GPU_USAGE
 RUNTIME_ROOT_USAGE
 "      --max-cgroups N       BPF map entries (cgroup x CPU) per read\n"
 "      --max-procs N         BPF map entries (process x CPU) per read\n"

@@ -16,6 +16,20 @@
 
 struct snap_cont;
 
+#define AGG_GPU_MAX 16	/* rapl/gpu.h's GPU_MAX */
+
+/* A GPU's interval (snapshot__diff). */
+struct agg_gpu {
+	const char *name;	/* the snapshot's */
+	bool valid;		/* a valid read in the interval: else the
+				 * figures are unknown, not 0 */
+	bool lost;
+	double energy_j;	/* measured */
+	double idle_j;		/* no process's (the idle task's) */
+	double sm_s;		/* its processes' SM time, s */
+	double util;		/* sm_s over the interval (NAN: unknown) */
+};
+
 struct agg_entry {
 	struct agg_entry *next_free;	/* in aggregate.free_list */
 	char comm[EMON_COMM_LEN];	/* processes: see aggregate__add */
@@ -95,6 +109,12 @@ struct aggregate {
 	/* containers' names, sorted by id: the snapshot's (snapshot__diff) */
 	const struct snap_cont *conts;
 	size_t nr_conts;
+	/* the GPUs of an interval (snapshot__diff; a key's part is in its
+	 * counts.gpu): gpu_valid when some GPU had a valid read in it */
+	bool gpu_on;
+	bool gpu_valid;
+	int nr_gpu;
+	struct agg_gpu gpu[AGG_GPU_MAX];
 };
 
 #define AGG_FRESH_NAMES		(1U << 0)

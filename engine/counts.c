@@ -70,6 +70,8 @@ void counts__delta(struct counts *dst, const struct counts *cur,
 
 	if (counts__has_sched(nr))
 		sched__delta(&dst->s, &cur->s, &prev->s);
+	dst->gpu.uj = cur->gpu.uj - prev->gpu.uj;
+	dst->gpu.sm_ns = cur->gpu.sm_ns - prev->gpu.sm_ns;
 	nr = nr_clamp(nr);
 	for (i = 0; i < nr; i++) {
 		dst->c[i].counter = cur->c[i].counter - prev->c[i].counter;
@@ -83,6 +85,8 @@ void counts__add_events(struct counts *dst, const struct counts *src, int nr)
 {
 	int i;
 
+	dst->gpu.uj += src->gpu.uj;
+	dst->gpu.sm_ns += src->gpu.sm_ns;
 	nr = nr_clamp(nr);
 	for (i = 0; i < nr; i++) {
 		dst->c[i].counter += src->c[i].counter;
@@ -105,6 +109,8 @@ bool counts__is_zero(const struct counts *c, int nr)
 	int i;
 
 	if (counts__has_sched(nr) && memcmp(&c->s, &zero, sizeof(zero)))
+		return false;
+	if (c->gpu.uj || c->gpu.sm_ns)
 		return false;
 	nr = nr_clamp(nr);
 	for (i = 0; i < nr; i++) {

@@ -12,7 +12,7 @@
 
 /*
  * A row's counts: its events' (c) and the scheduler view (s, --sched), in
- * one block of 544 bytes whatever the number of events, as a process
+ * one block of 560 bytes whatever the number of events, as a process
  * storm holds tens of thousands of rows: up to EMON_MAX_EVENTS events, or
  * up to COUNTS_MAX_EVENTS_SCHED beside the scheduler view, which takes
  * the block's tail (the engine refuses more: setup_events() in engine.c).
@@ -20,6 +20,12 @@
  * along only when nr leaves it room; s is zero when the view is off.
  */
 #define COUNTS_MAX_EVENTS_SCHED 8
+/* A key's use of the GPUs (rapl/gpu.h's split), zero without a GPU
+ * source: added and differenced with the events, 16 bytes of the block. */
+struct gpu_count {
+	__u64 uj;		/* its part of the GPUs' energy, uJ */
+	__u64 sm_ns;		/* its SM time: share x ns, over the GPUs */
+};
 struct counts {
 	union {
 		struct emon_count c[EMON_MAX_EVENTS];
@@ -28,6 +34,7 @@ struct counts {
 			struct emon_sched s;
 		};
 	};
+	struct gpu_count gpu;
 };
 
 /* Does a block of nr events hold the scheduler view too? */

@@ -39,6 +39,7 @@
 #include "engine/names/cgroup.h"
 #include "engine/names/container_cache.h"
 #include "engine/engine.h"
+#include "engine/gpu_attr.h"
 #include "engine/read_warn.h"
 #include "engine/names/names.h"
 #include "engine/retain.h"
@@ -85,6 +86,7 @@ struct engine {
 	double *busy_ns;		/* [npkg] for the model */
 	__u64 energy_reads;
 	char energy_note[512];
+	struct gpu_attr *gpu;		/* --gpu's GPUs, NULL: none */
 	int clock_idx;			/* cpu-clock's index, -1 if absent */
 	/* reads */
 	__u64 seq;
@@ -394,6 +396,7 @@ int engine__open(struct engine **ep, const struct engine_opts *o)
 	ret = ret ?: setup_cgroups(e);
 	ret = ret ?: setup_events(e, &so);
 	ret = ret ?: setup_energy(e);
+	ret = ret ?: gpu_attr__open(&e->gpu, e->o.gpu, e->cgroot, &e->meta.gpu_on);
 	ret = ret ?: setup_meta(e);
 	ret = ret ?: setup_session(e, &so);
 	if (ret) {
@@ -420,6 +423,7 @@ void engine__close(struct engine *e)
 	if (e->names.root)
 		cgroup_names__exit(&e->names);
 	energy_source__close(e->energy);
+	gpu_attr__close(e->gpu);
 	free(e->busy_ns);
 	cpu_topology__free(&e->topo);
 	free(e->meta.cpu_pkg);
@@ -611,7 +615,7 @@ int engine__tick(struct engine *e)
 	read_check__stats(&e->check, &e->rd, &e->sess);
 	adapt_period(e);
 	err = late_energy(e, te);
-	err = err ?: take_energy(e, e->rd.t);
+	err = err ?: take_energy(e, e->rd.t) ?: gpu_attr__tick(e->gpu, &e->agg, e->rd.t);
 	/* the daemon's retention runs whether or not anyone asks */
 	if (!err && e->o.retain_s >= 0)
 		err = engine__retain(e);
@@ -654,6 +658,7 @@ int engine__encode_view(struct engine *e, const struct emon_snap_req *req,
 		.conts = &e->conts,
 		.view = view,
 	};
+	src.gpus = gpu_attr__gpus(e->gpu, &src.nr_gpu);
 	if (!trees__has(&e->trees, tree, e->o.max_trees))
 		tree = -1;
 	err = snap_src__encode(&src, req, tree, bufp, lenp);

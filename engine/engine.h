@@ -22,6 +22,7 @@ struct engine_opts {
 	const char *events;		/* comma list (pmu/event.h) */
 	const char *energy;		/* auto (NULL), powercap, perf, model:.., none */
 	const char *powercap_root;
+	const char *gpu;		/* --gpu: NULL/off, on, auto, a library path */
 	const char *split_by;		/* NULL: cycles, else cpu-clock */
 	double idle_watts;
 	__u32 max_cgroups, max_procs;	/* BPF slots per interval, 0: default */

@@ -339,6 +339,14 @@ static void csv__extras(struct output *o, double t, double dt,
 	}
 	if (r->has_energy)
 		csv__energy(o, r, &l, cgroup);
+	if (r->has_gpu) {	/* --gpu: its part of the GPUs' energy, SM time */
+		char joules[64], util[64];
+
+		csv__fixed(joules, sizeof(joules), r->gpu_energy_j, 6);
+		csv__fixed(util, sizeof(util), r->gpu_util, 3);
+		csv__extra(o, &l, joules, "J", "gpu-energy", cgroup, util,
+			   util[0] ? "GPUs utilized" : "");
+	}
 }
 
 static void csv__row(struct output *o, double t, double dt,

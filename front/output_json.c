@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/utf8.h"
+#include "engine/aggregate.h"
 #include "front/output.h"
 #include "front/output_formula.h"
 #include "front/output_sched.h"
@@ -206,6 +207,34 @@ static void json__energy(const struct output *o, const struct row *r, FILE *f)
 	}
 }
 
+/* --gpu: the row's part of the GPUs' energy and SM time; the system row
+ * each GPU's (null: no valid read in the interval) */
+static void json__gpu(const struct row *r, FILE *f)
+{
+	fputs(",\"gpu_energy_j\":", f);
+	json__double(f, r->gpu_energy_j, 10);
+	fputs(",\"gpu_util\":", f);
+	json__double(f, r->gpu_util, 6);
+	if (!r->gpus)
+		return;
+	fputs(",\"gpus\":[", f);
+	for (int i = 0; i < r->nr_gpus; i++) {
+		const struct agg_gpu *g = &r->gpus[i];
+		bool v = g->valid;
+
+		fprintf(f, "%s{\"gpu\":%d,\"name\":", i ? "," : "", i);
+		json__string(f, g->name);
+		fputs(",\"energy_j\":", f);
+		json__double(f, v ? g->energy_j : NAN, 10);
+		fputs(",\"idle_j\":", f);
+		json__double(f, v ? g->idle_j : NAN, 10);
+		fputs(",\"util\":", f);
+		json__double(f, v ? g->util : NAN, 6);
+		fprintf(f, ",\"lost\":%s}", g->lost ? "true" : "false");
+	}
+	putc(']', f);
+}
+
 /* "sched": the issue-12 names; the histogram as [upper bound, count]
  * pairs up to its last non-empty bucket, runqlat's bounds */
 static void json__sched(const struct output *o, const struct row *r, FILE *f)
@@ -326,6 +355,8 @@ static void json__row(const struct output *o, const char *head,
 		json__sched(o, r, f);
 	if (r->has_energy)
 		json__energy(o, r, f);
+	if (r->has_gpu)
+		json__gpu(r, f);
 	/* the system row names the source; with the model every row with
 	 * energy does, so no estimate is ever mistaken for a measurement */
 	if (o->energy_source && (r->scope == SCOPE_SYSTEM ||

@@ -277,6 +277,26 @@ static void text_row__event(const struct text_row *tr, int i)
 	line__flush(&l, tr->o->f);
 }
 
+/* --gpu: the row's part of the GPUs' energy, its SM time as GPUs used. */
+static void text_row__gpu(const struct text_row *tr)
+{
+	const struct row *r = tr->r;
+	char count[64], val[64];
+	struct line l;
+
+	l.len = 0;
+	if (isnan(r->gpu_energy_j))
+		snprintf(count, sizeof(count), "<not counted>");
+	else
+		num__fmt_fixed(count, sizeof(count), r->gpu_energy_j, 2);
+	text_row__start(tr, &l, count, "J", "gpu-energy");
+	if (!isnan(r->gpu_util)) {
+		snprintf(val, sizeof(val), "%8.3f", r->gpu_util);
+		line__metric(&l, val, "GPUs utilized");
+	}
+	line__flush(&l, tr->o->f);
+}
+
 /* Joules with Watts as its metric, then nJ/instr on a metric-only line. */
 static void text_row__energy(const struct text_row *tr)
 {
@@ -506,6 +526,8 @@ static void text__interval(struct output *o, double t, double dt,
 			text_row__sched(&tr);
 		if (rows[k].has_energy)
 			text_row__energy(&tr);
+		if (rows[k].has_gpu)
+			text_row__gpu(&tr);
 		o->rows_printed++;
 	}
 }

@@ -544,6 +544,8 @@ int row_set__build(const struct row_ctx *sc, const struct aggregate *a,
 		err = row_set__pods(sc, a, dt, rs);
 	if (!err && want(sc, SCOPE_PROCESS))
 		err = add_processes(sc, a, refs, nproc, dt, rs);
+	if (!err && a->gpu_on)	/* not on the thread rows below: NVML's are pids */
+		row_set__gpu(a, dt, rs);
 	if (!err && sc->tg && sc->tg->nr_tids && !want(sc, SCOPE_THREAD))
 		err = row_set__tid_sum(sc, a, rs);
 	if (!err && want(sc, SCOPE_THREAD))

@@ -80,6 +80,9 @@ int row_set__threads(const struct row_ctx *sc, const struct aggregate *a,
 /* -t without --per-thread: its threads' sum, the row perf -t prints. */
 int row_set__tid_sum(const struct row_ctx *sc, const struct aggregate *a,
 		     struct row_set *rs);
+/* The GPUs' part of each row that has one, from its counts.gpu and the
+ * interval's GPUs (rows_gpu.c): after the rows are built. */
+void row_set__gpu(const struct aggregate *a, double dt, struct row_set *rs);
 /* Pod and namespace rows, as --by asks (rows_pod.c). */
 int row_set__pods(const struct row_ctx *sc, const struct aggregate *a,
 		  double dt, struct row_set *rs);

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include "engine/counts.h"
 
+struct agg_gpu;
+
 enum scope {
 	SCOPE_SYSTEM,
 	SCOPE_CPU,
@@ -67,6 +69,14 @@ struct row {
 	/* socket rows: measured sub-zones (core, uncore, dram, psys) */
 	unsigned int zone_mask;
 	double zone_j[4];
+	/* GPUs (--gpu, front/rows_gpu.c): system, command, cgroup,
+	 * container, pod, namespace and process rows; NAN when no GPU had
+	 * a valid read in the interval (unknown, not 0) */
+	bool has_gpu;
+	double gpu_energy_j;
+	double gpu_util;	/* SM time / the interval: 1 = one GPU's SMs */
+	const struct agg_gpu *gpus;	/* system row: each GPU's interval */
+	int nr_gpus;
 	/* system row: ns of this interval's time whose owner BPF estimated
 	 * (switches the kernel kept out of its tracepoint), 0 elsewhere */
 	__u64 untraced_ns;

@@ -28,6 +28,13 @@ int opts__engine(struct engine_opts *o, int c, const char *arg)
 	case OPT_NO_SCALE:
 		o->no_scale = true;
 		return 1;
+	case OPT_GPU:	/* --gpu: NVML required; =auto, =off, =LIBRARY */
+		if (arg && !*arg) {
+			pr_err("--gpu='': want auto, off, or the path of libnvidia-ml.so.1");
+			return -EINVAL;
+		}
+		o->gpu = arg ? arg : "on";
+		return 1;
 	case OPT_SCHED:
 	case OPT_SCHED_MS:	/* the histogram in ms: implies the view */
 		o->sched = true;

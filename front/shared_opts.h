@@ -27,6 +27,7 @@ enum {
 	OPT_RUNTIME_ROOT,
 	OPT_NO_SCALE,
 	OPT_MAX_TIDS,
+	OPT_GPU,
 };
 
 #define ENGINE_LONG_OPTIONS \
@@ -40,7 +41,8 @@ enum {
 	{ "sched",		no_argument,	   NULL, OPT_SCHED }, \
 	{ "sched-ms",		no_argument,	   NULL, OPT_SCHED_MS }, \
 	{ "runtime-root",	required_argument, NULL, OPT_RUNTIME_ROOT }, \
-	{ "no-scale",		no_argument,	   NULL, OPT_NO_SCALE }
+	{ "no-scale",		no_argument,	   NULL, OPT_NO_SCALE }, \
+	{ "gpu",		optional_argument, NULL, OPT_GPU }
 
 /*
  * A front end's way to the daemon, spelled alike in stat and top: their
@@ -69,7 +71,14 @@ enum {
 "      --powercap-root DIR   powercap tree (default /sys/class/powercap)\n" \
 "      --split-by EVENT      event that splits energy (default cycles, else\n" \
 "                            cpu-clock)\n" \
-"      --idle-watts W        static power per package, kept out of the split\n"
+"      --idle-watts W        static power per package, kept out of the split\n" \
+GPU_USAGE
+
+/* --gpu's lines in every --help that takes it (docs/gpu.md). */
+#define GPU_USAGE \
+"      --gpu[=WHAT]          GPU energy through NVML, split by SM time: --gpu\n" \
+"                            requires it, =auto if there, =PATH the library,\n" \
+"                            =off none (default)\n"
 
 /* --runtime-root's lines in every --help that takes it. */
 #define RUNTIME_ROOT_USAGE \

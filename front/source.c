@@ -140,6 +140,7 @@ static int try_daemon(struct source **sp, const struct source_opts *o,
 	    (o->tree && s->meta.max_trees < 1) ||
 	    (o->threads && !s->meta.threads_on) ||
 	    s->meta.no_scale != o->eng.no_scale ||
+	    (o->eng.gpu && strcmp(o->eng.gpu, "off") && !s->meta.gpu_on) ||
 	    (o->eng.sched && (!s->meta.sched_on ||
 			      (!o->no_hist && s->meta.sched_ms != o->eng.sched_ms)))) {
 		pr_warn("the daemon (pid %u, %s) %s: counting with own events",
@@ -150,6 +151,8 @@ static int try_daemon(struct source **sp, const struct source_opts *o,
 			s->meta.no_scale != o->eng.no_scale ?
 			(o->eng.no_scale ? "scales multiplexed counts (no --no-scale)" :
 			 "counts raw (--no-scale)") :
+			o->eng.gpu && strcmp(o->eng.gpu, "off") && !s->meta.gpu_on ?
+			"runs without --gpu" :
 			o->eng.sched && !s->meta.sched_on ? "runs without --sched" :
 			o->threads && !s->meta.threads_on ? "counts no threads (serve --max-tids)" :
 			o->eng.sched ? "has its run-queue histogram in other units (--sched-ms)" :

@@ -20,7 +20,9 @@
  * runtime (3 is unreleased: extended, not bumped) */
 /* 4: up to 16 events (EMON_MAX_EVENTS): emon_hello.ev[] and
  * emon_snap_hdr.ev[] grew */
-#define EMON_PROTO_VERSION 4
+/* 5: GPU energy (EMON_HELLO_GPU, EMON_SNAP_GPU: struct emon_gpu_count
+ * after each count block, emon_snap_hdr.nr_gpu struct emon_snap_gpu) */
+#define EMON_PROTO_VERSION 5
 /* Requests are small: a longer one is refused and its connection closed. */
 #define EMON_PROTO_MAX_REQUEST 4096
 #define EMON_PROTO_NAME_LEN 64
@@ -59,6 +61,7 @@ struct emon_hello_event {
 #define EMON_HELLO_SCHED_MS (1u << 3)	/* its histogram is in ms, not us */
 #define EMON_HELLO_NO_SCALE (1u << 4)	/* multiplexed counts are raw (--no-scale) */
 #define EMON_HELLO_THREADS (1u << 5)	/* it counts threads (--max-tids): EMON_SNAP_THREADS */
+#define EMON_HELLO_GPU (1u << 6)	/* a GPU source is active (--gpu): EMON_SNAP_GPU */
 
 /* followed by __s32 cpu_pkg[ncpus], __s32 pkg_id[npkg] */
 struct emon_hello {
@@ -115,6 +118,9 @@ struct emon_snap_req {
 /* a tenant's view: processes and cgroups are the client's own only (and,
  * without EMON_SNAP_NO_SYS, what CPU-wide counting shows), no threads */
 #define EMON_SNAP_TENANT (1u << 3)
+/* GPU energy: each count block ends with an emon_gpu_count, the GPUs
+ * follow the containers */
+#define EMON_SNAP_GPU (1u << 4)
 
 struct emon_snap_hdr {
 	__u64 seq;		/* flushes so far */
@@ -130,6 +136,27 @@ struct emon_snap_hdr {
 	__u8 ev[EMON_MAX_EVENTS];	/* counted event index of each count */
 	__u32 nr_cont;		/* container names that follow the processes */
 	__u32 nr_thrd;		/* thread entries (EMON_SNAP_THREADS) */
+	__u32 nr_gpu;		/* GPUs (EMON_SNAP_GPU) */
+	__u32 pad;
+};
+
+/* A key's part of the GPUs' energy and SM time, cumulative. */
+struct emon_gpu_count {
+	__u64 uj;
+	__u64 sm_ns;		/* SM share x ns, summed over the GPUs */
+};
+
+/* A GPU, cumulative (rapl/gpu.h): its measured energy, the part no
+ * process's SM time took (given to the idle task), its processes' SM
+ * time, and its reads whose energy was valid. */
+struct emon_snap_gpu {
+	char name[EMON_PROTO_NAME_LEN];
+	__u64 uj;
+	__u64 idle_uj;
+	__u64 sm_ns;
+	__u64 reads;
+	__u32 lost;		/* gone for the rest of the run */
+	__u32 pad;
 };
 
 struct emon_snap_cpu {

@@ -40,6 +40,8 @@ static void usage(FILE *f)
 "      --duration S          each workload's length (default %.1f, 0.5-60)\n"
 "      --powercap-root DIR   validate energy against this powercap tree's own\n"
 "                            counters (a fake one, tools/fake-rapl)\n"
+"      --gpu=LIB             the NVML library to load (default\n"
+"                            libnvidia-ml.so.1; without, no GPU is a skip)\n"
 "  -v, --verbose             libbpf's messages\n"
 "  -h, --help                this text\n", DEFAULT_DURATION_S);
 }
@@ -62,6 +64,13 @@ static int opt__one(void *ctx, int c, const char *arg)
 		}
 		o->powercap_root = arg;
 		return 0;
+	case OPT_GPU:
+		if (!arg || !*arg) {
+			pr_err("--gpu wants the library: --gpu=PATH");
+			return -EINVAL;
+		}
+		o->gpu_lib = arg;
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -72,6 +81,7 @@ static int check__parse(struct check_opts *o, int argc, char **argv)
 		{ "json",		no_argument,	   NULL, 'j' },
 		{ "duration",		required_argument, NULL, OPT_DURATION },
 		{ "powercap-root",	required_argument, NULL, OPT_POWERCAP_ROOT },
+		{ "gpu",		required_argument, NULL, OPT_GPU },
 		COMMON_LONG_OPTIONS
 	};
 	int ret;

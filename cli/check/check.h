@@ -39,6 +39,7 @@ struct check_report {
 struct check_opts {
 	double duration_s;		/* each path's workload */
 	const char *powercap_root;	/* NULL: the host's */
+	const char *gpu_lib;		/* --gpu=LIB, NULL: libnvidia-ml.so.1 */
 	bool json;
 };
 
@@ -81,6 +82,10 @@ const char *check_status__name(enum check_status st);
 /* The facts: kernel, BTF, BPF, perf settings, PMUs, energy, cgroup2. */
 void check_host__run(struct check_report *r, struct check_host *h,
 		     const struct check_opts *o);
+
+/* The GPUs NVML finds (cli/check/check_gpu.c): skipped without NVML,
+ * unless lib (--gpu=LIB) names the library, which then must load. */
+void check_gpu__run(struct check_report *r, const char *lib);
 
 /* The validation: both read paths of the engine against the reference;
  * 0, or -EINTR when a signal stopped it (everything undone). */

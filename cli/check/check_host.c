@@ -302,6 +302,7 @@ void check_host__run(struct check_report *r, struct check_host *h,
 	host__powercap(r, h, root);
 	host__power_pmu(r, h);
 	host__sensors(r);
+	check_gpu__run(r, o->gpu_lib);
 	if (o->powercap_root)
 		h->energy_reason[0] = 0;
 	else if (!h->has_powercap || !h->has_power_pmu)

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli/commands.h"
+#include "cli/list/list.h"
 #include "front/errors.h"
 #include "front/formulas.h"
 #include "pmu/event.h"
@@ -49,21 +50,30 @@ static int list__energy(FILE *out)
 int cmd_list(int argc, char **argv)
 {
 	bool all = false;
+	int ret;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "metrics")) {
 			return list__metrics(stdout);
 		} else if (!strcmp(argv[i], "energy")) {
-			return list__energy(stdout);
+			const char *lib = i + 1 < argc && !strncmp(argv[i + 1], "--gpu=", 6) ?
+					  argv[i + 1] + 6 : NULL;
+
+			if (i + 1 < argc && !lib)
+				return cli__fail(-EINVAL, "unknown option '%s' for list energy",
+						 argv[i + 1]);
+			ret = list__energy(stdout);
+			return ret ?: list__gpus(stdout, lib);
 		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--all")) {
 			all = true;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("Usage: emon-perf list [-v|--all] | list metrics | list energy\n\n"
+			printf("Usage: emon-perf list [-v|--all] | list metrics | list energy [--gpu=LIB]\n\n"
 			       "Events this machine can count; --all adds every event of the\n"
 			       "PMUs libpfm4 finds here and of the kernel's sysfs PMUs.\n"
 			       "'metrics': what stat -M computes, with its formula.\n"
 			       "'energy': the hwmon power and energy sensors (libsensors) and\n"
-			       "the --energy source and scope that reads each.\n");
+			       "the --energy source and scope that reads each; the GPUs NVML\n"
+			       "finds (--gpu; LIB: the library).\n");
 			return 0;
 		} else {
 			return cli__fail(-EINVAL, "unknown option '%s' for list", argv[i]);

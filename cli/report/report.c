@@ -27,6 +27,15 @@ static bool col__left(enum report_col col)
 	return col <= COL_NAMES;
 }
 
+/* --gpu recordings: the GPUs' energy, a line of its own. */
+static void report__print_gpus(const struct report *r,
+			       const struct report_metrics *sys, FILE *f)
+{
+	if (r->has_gpu && isfinite(sys->gpu_j))
+		fprintf(f, "GPUs (NVML): system %.3f J, %.3f W mean, split by SM time\n",
+			sys->gpu_j, sys->gpu_w);
+}
+
 /* Scope, duration, intervals, energy source: the lines above the table. */
 static void report__print_header(const struct report *r, FILE *f)
 {
@@ -41,10 +50,12 @@ static void report__print_header(const struct report *r, FILE *f)
 			r->nr_hosts == 1 ? "" : "s");
 	fprintf(f, "duration %.3f s, %d interval%s, ", r->duration,
 		r->nr_times, r->nr_times == 1 ? "" : "s");
+	report__metrics(r, sys, &m);
 	if (!r->has_energy) {
 		fprintf(f, "%s: counts only\n", r->window ?
 			"no energy in this window (its daemons served none: serve without an energy source)" :
 			"no energy in this recording (made without an energy source; on a machine without RAPL, stat --energy model:IDLE_W:MAX_W estimates it)");
+		report__print_gpus(r, &m, f);
 		return;
 	}
 	fprintf(f, "energy: %s%s", r->energy_source ?: "unknown source",
@@ -54,12 +65,12 @@ static void report__print_header(const struct report *r, FILE *f)
 		fprintf(f, ", split by %s", r->split_by);
 	if (energy_source__scopes_of(r->energy_source))
 		fprintf(f, ", scope %s", energy_source__scopes_of(r->energy_source));
-	report__metrics(r, sys, &m);
 	if (sys && isfinite(m.energy_j))
 		fprintf(f, "; system %.3f J, %.3f W mean", m.energy_j, m.power_w);
 	if (r->rank != RANK_ENERGY)
 		fprintf(f, "; no energy on %s rows", scope__name(r->scope));
 	fputc('\n', f);
+	report__print_gpus(r, &m, f);
 }
 
 int report__print_text(const struct report *r, FILE *f)

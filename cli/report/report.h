@@ -50,6 +50,8 @@ struct report_key {
 	unsigned int counted;	/* bit (1 << RC_*): counted in some row */
 	bool has_energy;
 	double energy_j;
+	bool has_gpu;		/* some row has a gpu_energy_j (--gpu) */
+	double gpu_j;
 	double rank;		/* sort value, -1 when unknown */
 	double *series;		/* per interval, drawn keys only (pass 2) */
 };
@@ -101,6 +103,7 @@ struct report {
 	double chart_min_dt;
 	int nr_rows;
 	bool has_energy;	/* some row has energy_j */
+	bool has_gpu;		/* some row has gpu_energy_j */
 	char *energy_source;	/* from the system rows, NULL if absent */
 	char *split_by;
 	/* the view, set by report__select() */
@@ -125,6 +128,7 @@ struct report {
 struct report_metrics {
 	double energy_j;
 	double power_w;		/* mean over the recording */
+	double gpu_j, gpu_w;	/* its part of the GPUs' (--gpu recordings) */
 	double share;		/* of the system's energy (cpu-clock without) */
 	double ipc;
 	double epi_nj;
@@ -186,6 +190,8 @@ enum report_col {
 	COL_RUNQ_MS,		/* --sched recordings */
 	COL_SLEEP_MS,
 	COL_BLOCKED_MS,
+	COL_GPU_ENERGY,		/* --gpu recordings */
+	COL_GPU_POWER,
 	COL_NR,
 };
 

@@ -30,6 +30,8 @@ struct report_row {
 	unsigned int counted;
 	bool has_energy;
 	double energy_j;
+	bool has_gpu;
+	double gpu_j;
 	const char *energy_source;
 	const char *split_by;
 	const char *bad_counter;	/* the counter that is not a number */
@@ -142,6 +144,10 @@ static int report_row__parse(struct report_row *row, struct json_object *o,
 	if (json_object_object_get_ex(o, "energy_j", &v) &&
 	    json__number(v, &row->energy_j, &row->has_energy))
 		return -EINVAL;
+	*why = "\"gpu_energy_j\" is neither a number nor null";
+	if (json_object_object_get_ex(o, "gpu_energy_j", &v) &&
+	    json__number(v, &row->gpu_j, &row->has_gpu))
+		return -EINVAL;
 	row->comm = json__string(o, "comm");
 	row->runtime = json__string(o, "runtime");
 	if (row->scope == SCOPE_CONTAINER) {
@@ -184,6 +190,10 @@ static int report__add_row(struct report *r, const struct report_row *row)
 		k->energy_j += row->energy_j;
 		k->has_energy = true;
 		r->has_energy = true;
+	}
+	if (row->has_gpu) {
+		k->gpu_j += row->gpu_j;
+		k->has_gpu = r->has_gpu = true;
 	}
 	if (report__strset(&k->comm, row->comm) || report__strset(&k->runtime, row->runtime) ||
 	    report_key__set_names(k, row->name, row->ns, row->pod, row->container))

@@ -41,6 +41,8 @@ void report__metrics(const struct report *r, const struct report_key *k,
 	m->sleep_ms = report_key__count(k, RC_SLEEP) / 1e6;
 	m->blocked_ms = report_key__count(k, RC_BLOCKED) / 1e6;
 	m->epi_nj = ratio(m->energy_j * 1e9, m->instructions);
+	m->gpu_j = k && k->has_gpu ? k->gpu_j : NAN;
+	m->gpu_w = ratio(m->gpu_j, r->duration);
 	if (r->rank == RANK_ENERGY)
 		m->share = ratio(m->energy_j, report_key__energy(sys));
 	else
@@ -90,6 +92,10 @@ int report__columns(const struct report *r, enum report_col cols[COL_NR])
 		cols[n++] = COL_SLEEP_MS;
 		cols[n++] = COL_BLOCKED_MS;
 	}
+	if (r->has_gpu) {
+		cols[n++] = COL_GPU_ENERGY;
+		cols[n++] = COL_GPU_POWER;
+	}
 	return n;
 }
 
@@ -114,6 +120,8 @@ const char *report__col_name(const struct report *r, enum report_col col)
 	case COL_RUNQ_MS:	return "runq_wait_ms";
 	case COL_SLEEP_MS:	return "sleep_ms";
 	case COL_BLOCKED_MS:	return "blocked_ms";
+	case COL_GPU_ENERGY:	return "gpu_energy_j";
+	case COL_GPU_POWER:	return "gpu_w";
 	case COL_NR:		break;
 	}
 	return "?";
@@ -172,6 +180,8 @@ void report__cell(const struct report *r, const struct report_key *k,
 	case COL_RUNQ_MS:	cell__number(buf, len, "%.2f", m.runq_ms); return;
 	case COL_SLEEP_MS:	cell__number(buf, len, "%.2f", m.sleep_ms); return;
 	case COL_BLOCKED_MS:	cell__number(buf, len, "%.2f", m.blocked_ms); return;
+	case COL_GPU_ENERGY:	cell__number(buf, len, "%.3f", m.gpu_j); return;
+	case COL_GPU_POWER:	cell__number(buf, len, "%.3f", m.gpu_w); return;
 	case COL_NR:		break;
 	}
 	snprintf(buf, len, "?");

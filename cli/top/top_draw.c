@@ -108,6 +108,21 @@ static void line(int y, const char *fmt, ...)
 	mvaddnstr(y, 0, buf, COLS);
 }
 
+/* --gpu: the GPUs' watts after the CPUs' (or alone), on the energy line. */
+static void energy__gpus(const struct top_header *h, char *buf, size_t len)
+{
+	const struct top_summary *sum = h->sum;
+	size_t n = strlen(buf);
+
+	if (!sum || !sum->has_gpu || !h->dt || n >= len)
+		return;
+	if (isnan(sum->gpu_w))
+		snprintf(buf + n, len - n, "%sGPUs: no valid reading", n ? "; " : "");
+	else
+		snprintf(buf + n, len - n, "%sGPUs %.2f W (idle %.2f W)", n ? "; " : "",
+			 sum->gpu_w, sum->gpu_idle_w);
+}
+
 static void paint_energy(const struct top_header *h, int y)
 {
 	const struct top_summary *sum = h->sum;
@@ -115,7 +130,10 @@ static void paint_energy(const struct top_header *h, int y)
 	size_t n;
 
 	if (!h->energy_source) {
-		line(y, "Energy: %s", h->no_energy ? h->no_energy : "no energy source");
+		snprintf(buf, sizeof(buf), "Energy: %s", h->no_energy ? h->no_energy :
+			 "no energy source");
+		energy__gpus(h, buf, sizeof(buf));
+		line(y, "%s", buf);
 		return;
 	}
 	if (h->no_sys) {	/* RAPL is root's (CVE-2020-8694) */
@@ -131,13 +149,14 @@ static void paint_energy(const struct top_header *h, int y)
 		return;
 	}
 	if (isnan(sum->power_w)) {
-		line(y, "%s no valid reading in this interval", buf);
-		return;
+		n += snprintf(buf + n, sizeof(buf) - n, " no valid reading in this interval");
+	} else {
+		n += snprintf(buf + n, sizeof(buf) - n, " host %.2f W", sum->power_w);
+		for (int i = 0; i < sum->npkg && n < sizeof(buf); i++)
+			n += snprintf(buf + n, sizeof(buf) - n, "%s package %s %.2f W",
+				      i ? "," : " =", sum->pkg_key[i], sum->pkg_power_w[i]);
 	}
-	n += snprintf(buf + n, sizeof(buf) - n, " host %.2f W", sum->power_w);
-	for (int i = 0; i < sum->npkg && n < sizeof(buf); i++)
-		n += snprintf(buf + n, sizeof(buf) - n, "%s package %s %.2f W",
-			      i ? "," : " =", sum->pkg_key[i], sum->pkg_power_w[i]);
+	energy__gpus(h, buf, sizeof(buf));
 	line(y, "%s", buf);
 }
 

@@ -16,6 +16,7 @@
 #include "common/array.h"
 #include "front/output.h"
 #include "cli/top/top_model.h"
+#include "engine/aggregate.h"
 
 #define IDLE_KEY "0"	/* the idle task's process row (front/row_build.c) */
 
@@ -429,6 +430,22 @@ int top_table__build(struct top_table *t, enum top_view v,
 	return err;
 }
 
+/* --gpu: the system row's GPUs, as watts over the interval. */
+static void top_summary__gpus(struct top_summary *sum, const struct row *sys, double dt)
+{
+	double idle = 0;
+
+	sum->has_gpu = sys && sys->has_gpu;
+	sum->gpu_w = sum->gpu_idle_w = NAN;
+	if (!sum->has_gpu || isnan(sys->gpu_energy_j) || !(dt > 0))
+		return;
+	for (int i = 0; i < sys->nr_gpus; i++)
+		if (sys->gpus[i].valid)
+			idle += sys->gpus[i].idle_j;
+	sum->gpu_w = sys->gpu_energy_j / dt;
+	sum->gpu_idle_w = idle / dt;
+}
+
 void top_summary__build(struct top_summary *sum, const struct top_input *in)
 {
 	const struct row *sys = find_row(in, SCOPE_SYSTEM, NULL);
@@ -446,6 +463,7 @@ void top_summary__build(struct top_summary *sum, const struct top_input *in)
 		sum->idle_pct = id / ns * 100;
 		sum->busy_pct = fmax(all - id, 0) / ns * 100;
 	}
+	top_summary__gpus(sum, sys, in->dt);
 	sum->has_energy = sys && sys->has_energy;
 	if (!sum->has_energy)
 		return;

@@ -77,6 +77,10 @@ struct top_summary {
 	int npkg;
 	const char *pkg_key[TOP_MAX_PKG];	/* physical package id */
 	double pkg_power_w[TOP_MAX_PKG];
+	/* --gpu: the GPUs' power, and its part no process's SM time took;
+	 * NAN: no valid reading in the interval */
+	bool has_gpu;
+	double gpu_w, gpu_idle_w;
 };
 
 /* One interval: its rows (system, sockets, cgroups, containers,

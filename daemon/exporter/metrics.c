@@ -36,7 +36,8 @@ void metrics__event_name(const char *event, char *out, size_t len)
 
 static bool fam__taken(const struct render *r, int n, const char *fam)
 {
-	if (!strcmp(fam, "energy_joules"))
+	if (!strcmp(fam, "energy_joules") || !strcmp(fam, "gpu_energy_joules") ||
+	    !strcmp(fam, "gpu_sm_seconds"))
 		return true;
 	for (int k = 0; k < n; k++)
 		if (!strcmp(r->ev[k].fam, fam))

@@ -7,7 +7,8 @@
  *   metrics_scope.c   the table; system, package and process rows
  *   metrics_fold.c    cgroup and container rows, the fold state
  *   metrics_family.c  the families a scope gives, and their series
- *   metrics_self.c    the daemon's own figures
+ *   metrics_self.c    the daemon's own figures (metrics_family.c: the GPUs'
+ *                     families too)
  *   metrics_buf.c     the text buffer
  */
 #ifndef DAEMON_METRICS_RENDER_H
@@ -28,6 +29,7 @@ enum mscope_id {
 	MS_CGROUP,
 	MS_CONTAINER,	/* after MS_CGROUP: its cgroups' totals */
 	MS_PROCESS,
+	MS_GPU,		/* each GPU (--gpu): measured, idle, SM time, up */
 	MS_SELF,	/* the daemon's own figures: no rows */
 	MS_NR,
 };
@@ -38,6 +40,8 @@ enum mfam {
 	MF_ENERGY = 1 << 1,	/* emon_<scope>_energy_joules_total, attributed */
 	MF_ZONES = 1 << 2,	/* with MF_ENERGY: measured, and per zone */
 	MF_SCHED = 1 << 3,	/* --sched: its counters and histogram */
+	MF_GPU = 1 << 4,	/* --gpu: emon_<scope>_gpu_energy_joules_total,
+				 * emon_<scope>_gpu_sm_seconds_total */
 };
 
 #define MS_MAX_LABELS 9
@@ -165,6 +169,14 @@ size_t rows__count(struct render *r);
 void family__head(struct render *r, const char *name, const char *type,
 		  const char *unit, const char *help);
 void scope__emit(struct render *r, enum mscope_id id);
+
+
+/* the GPU scope's rows (metrics_scope.c), its families and the GPU
+ * families of a scope's rows (metrics_family.c) */
+#define MF_GPU_SERIES 2
+int gpus__build(struct render *r);
+void gpus__emit(struct render *r, enum mscope_id id);
+void gpu_fams__emit(struct render *r, enum mscope_id id);
 
 /* metrics_self.c */
 int self__build(struct render *r);

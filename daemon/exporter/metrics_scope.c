@@ -64,6 +64,11 @@ static int system__build(struct render *r)
 		if (s->cpu_energy)
 			w->energy_j += s->cpu_energy[cpu];
 	}
+	/* the GPUs' measured energy and SM time (its CPUs have none) */
+	for (int i = 0; i < s->nr_gpu; i++) {
+		w->sum.gpu.uj += s->gpus[i].uj;
+		w->sum.gpu.sm_ns += s->gpus[i].sm_ns;
+	}
 	return 0;
 }
 
@@ -90,6 +95,32 @@ static int packages__build(struct render *r)
 		if (p >= 0 && p < s->npkg)
 			counts__add(&rows[p].sum, &s->cpu[cpu], r->nev);
 	}
+	return 0;
+}
+
+/* ---- GPUs (--gpu): one row each, its figures from the snapshot's ---- */
+
+#define GPU_SERIES 4	/* metrics_family.c's gpus__emit */
+
+int gpus__build(struct render *r)
+{
+	const struct snapshot *s = r->s;
+	struct mscope *sc = &r->sc[MS_GPU];
+	struct mrow *rows;
+
+	sc->nfixed = 0;
+	rows = rows__get(r, MS_GPU, s->nr_gpu ? s->nr_gpu : 1);
+	if (!rows)
+		return -ENOMEM;
+	for (int i = 0; i < s->nr_gpu; i++) {
+		struct mrow *w = row__add(r, MS_GPU);
+
+		w->pkg = i;
+		snprintf(w->num, sizeof(w->num), "%d", i);
+		w->l[0] = w->num;
+		w->l[1] = s->gpus[i].name;
+	}
+	sc->nfixed = (size_t)s->nr_gpu * GPU_SERIES;
 	return 0;
 }
 
@@ -158,10 +189,11 @@ static const char *const lbl_container[] = {
 	"container_id", "runtime", "pod_uid", "cgroup",
 	"name", "image", "namespace", "pod", "container" };
 static const char *const lbl_process[] = { "pid", "comm" };
+static const char *const lbl_gpu[] = { "gpu", "name" };
 
 /* A scope of rows gives every family; packages give measured energy per
  * zone and no --sched families. */
-#define MF_ROWS (MF_EVENTS | MF_ENERGY | MF_SCHED)
+#define MF_ROWS (MF_EVENTS | MF_ENERGY | MF_SCHED | MF_GPU)
 
 const struct mscope_def mscopes[MS_NR] = {
 	[MS_SYSTEM] = { "system", NULL, 0,
@@ -180,5 +212,6 @@ const struct mscope_def mscopes[MS_NR] = {
 	[MS_PROCESS] = { "process", lbl_process, 2,
 		NULL,				/* procs__build: how many */
 		MF_ROWS, procs__build, scope__emit },
+	[MS_GPU] = { "gpu", lbl_gpu, 2, "per GPU (NVML)", 0, gpus__build, gpus__emit },
 	[MS_SELF] = { "self", NULL, 0, NULL, 0, self__build, self__emit },
 };

@@ -45,7 +45,7 @@ static void self__read(struct render *r)
  * (which it gives what their CPUs were). Not for a viewer who may not
  * see the system's energy. Returns the number of scopes (0: none).
  */
-static int energy_scopes__get(const struct render *r, const char **name, double *j)
+static int cpu_scopes__get(const struct render *r, const char **name, double *j)
 {
 	const struct snapshot *s = r->s;
 	const char *scopes;
@@ -72,10 +72,27 @@ static int energy_scopes__get(const struct render *r, const char **name, double 
 	return 1;
 }
 
+/* The CPUs' scopes, then the GPUs' (--gpu: their measured joules, split
+ * apart from the CPUs' by SM time, docs/gpu.md). */
+static int energy_scopes__get(const struct render *r, const char **name, double *j)
+{
+	const struct snapshot *s = r->s;
+	int n = cpu_scopes__get(r, name, j);
+
+	if (r->meta && r->meta->gpu_on && s && !s->no_sys && s->nr_gpu) {
+		name[n] = "gpu";
+		j[n] = 0;
+		for (int i = 0; i < s->nr_gpu; i++)
+			j[n] += s->gpus[i].uj / 1e6;
+		n++;
+	}
+	return n;
+}
+
 static int energy_scopes__nr(const struct render *r)
 {
-	const char *name[2];
-	double j[2];
+	const char *name[3];
+	double j[3];
 
 	return energy_scopes__get(r, name, j);
 }
@@ -151,16 +168,16 @@ static void energy_source__emit(struct render *r)
 
 static void energy_scopes__emit(struct render *r)
 {
-	const char *name[2];
-	double j[2];
+	const char *name[3];
+	double j[3];
 	int n = energy_scopes__get(r, name, j);
 
 	if (!n)
 		return;
 	family__head(r, "emon_energy_scope_joules", "counter", "joules",
-		     "Energy in joules measured per scope (package, core, platform) "
-		     "since the daemon started; each scope's is split by what ran "
-		     "on its CPUs");
+		     "Energy in joules measured per scope (package, core, platform, gpu) "
+		     "since the daemon started; each CPU scope's is split by what "
+		     "ran on its CPUs, the GPUs' by their processes' SM time");
 	for (int i = 0; i < n; i++) {
 		mbuf__puts(&r->b, "emon_energy_scope_joules_total{scope=\"");
 		mbuf__escaped(&r->b, name[i], true);

@@ -172,7 +172,7 @@ static int session__take_trees(struct session *s, struct session_read *r, __u32 
  * Room for need entries, the new ones zeroed: each take_*() below writes
  * only the session's events and its scheduler view when on, the same
  * fields of every entry every time, so what it never writes stays zero
- * without a memset of the whole block (544 bytes) per entry per read.
+ * without a memset of the whole block (560 bytes) per entry per read.
  */
 static int grow_zeroed(void *arrp, size_t *cap, size_t need, size_t elem)
 {

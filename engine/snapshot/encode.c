@@ -19,6 +19,7 @@ struct enc {
 	int nr;
 	bool sched;		/* an emon_sched after each block's counts */
 	bool energy;		/* the entries' energy (else 0: RAPL is root's) */
+	bool gpu;		/* an emon_gpu_count after each block */
 };
 
 static void enc__counts(struct enc *x, const struct counts *c)
@@ -34,6 +35,16 @@ static void enc__counts(struct enc *x, const struct counts *c)
 		else
 			memset(x->p, 0, sizeof(c->s));
 		x->p += sizeof(c->s);
+	}
+	if (x->gpu) {
+		struct emon_gpu_count g = {};
+
+		/* the GPUs' energy is the system's, as RAPL's: a tenant's
+		 * view gets zeros (docs/security.md) */
+		if (c && x->energy)
+			g = (struct emon_gpu_count){ c->gpu.uj, c->gpu.sm_ns };
+		memcpy(x->p, &g, sizeof(g));
+		x->p += sizeof(g);
 	}
 }
 
@@ -104,7 +115,8 @@ static size_t enc__size(const struct snap_src *src, const struct emon_snap_req *
 			size_t *nt, size_t *strs)
 {
 	size_t blk = nr * sizeof(struct emon_count) +
-		     (src->sched ? sizeof(struct emon_sched) : 0);
+		     (src->sched ? sizeof(struct emon_sched) : 0) +
+		     (src->gpus ? sizeof(struct emon_gpu_count) : 0);
 	size_t ent = sizeof(struct emon_snap_entry) + blk;
 	struct idmap_slot *s;
 	size_t it = 0;
@@ -142,7 +154,8 @@ static size_t enc__size(const struct snap_src *src, const struct emon_snap_req *
 	       src->agg->npkg * sizeof(struct emon_snap_pkg) +
 	       (EMON_SNAP_FIXED + *nc + *np) * ent +
 	       (req->scopes & EMON_SNAP_THREADS ? 2 + *nt : 0) * ent +
-	       *nk * sizeof(struct emon_snap_cont) + *strs;
+	       *nk * sizeof(struct emon_snap_cont) +
+	       (src->gpus ? src->nr_gpu : 0) * sizeof(struct emon_snap_gpu) + *strs;
 }
 
 static void enc__header(const struct snap_src *src, const struct emon_snap_req *req,
@@ -165,7 +178,9 @@ static void enc__header(const struct snap_src *src, const struct emon_snap_req *
 	h->flags = (tree >= 0 ? EMON_SNAP_TREE : 0) |
 		   (x->sched ? EMON_SNAP_SCHED : 0) |
 		   (view_sys(src) ? 0 : EMON_SNAP_NO_SYS) |
-		   (src->view->all ? 0 : EMON_SNAP_TENANT);
+		   (src->view->all ? 0 : EMON_SNAP_TENANT) |
+		   (x->gpu ? EMON_SNAP_GPU : 0);
+	h->nr_gpu = x->gpu ? src->nr_gpu : 0;
 	h->strings = strs;
 	h->energy_reads = src->energy_reads;
 	for (int i = 0; view_sys(src) && i < EMON_STAT_NR && i < EMON_SNAP_STATS; i++)
@@ -262,6 +277,26 @@ static void enc__thrds(const struct snap_src *src, const struct emon_snap_req *r
 	}
 }
 
+/* The GPUs, after the containers: zeros where the view may not see them. */
+static void enc__gpus(const struct snap_src *src, struct enc *x)
+{
+	for (int i = 0; x->gpu && i < src->nr_gpu; i++) {
+		struct emon_snap_gpu *g = (struct emon_snap_gpu *)x->p;
+		const struct snap_gpu *s = &src->gpus[i];
+
+		memset(g, 0, sizeof(*g));
+		snprintf(g->name, sizeof(g->name), "%s", s->name);
+		if (x->energy) {
+			g->uj = s->uj;
+			g->idle_uj = s->idle_uj;
+			g->sm_ns = s->sm_ns;
+			g->reads = s->reads;
+		}
+		g->lost = s->lost;
+		x->p += sizeof(*g);
+	}
+}
+
 int snap_src__encode(const struct snap_src *src, const struct emon_snap_req *req,
 		     int tree, void **bufp, size_t *lenp)
 {
@@ -285,12 +320,15 @@ int snap_src__encode(const struct snap_src *src, const struct emon_snap_req *req
 	x.nr = nr;
 	x.sched = src->sched;
 	x.energy = view_sys(src);
+	x.gpu = src->gpus != NULL;
 	enc__header(src, req, tree, &x, nc, np, nk, nt, strs);
 	enc__cpus_pkgs(src, &x);
 	enc__keys(src, req, tree, &x);
 	enc__thrds(src, req, &x);
 	if (nk)
 		cont_cache__encode(src->conts, x.p, x.str, &x.str_off);
+	x.p += nk * sizeof(struct emon_snap_cont);
+	enc__gpus(src, &x);
 	*bufp = buf;
 	*lenp = len;
 	return 0;

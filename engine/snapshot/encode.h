@@ -11,6 +11,7 @@
 #include "emon_proto.h"
 #include "engine/aggregate.h"
 #include "engine/names/container_cache.h"
+#include "engine/snapshot/snapshot.h"
 #include "engine/snapshot/view.h"
 
 /* The engine's totals as of one read, read only. */
@@ -28,6 +29,9 @@ struct snap_src {
 	__u64 energy_reads;
 	const struct cont_cache *conts;	/* containers' names, with the cgroups */
 	const struct snap_view *view;	/* what the reader may see */
+	/* the GPUs (NULL: no GPU source); each key's part in its counts */
+	const struct snap_gpu *gpus;
+	int nr_gpu;
 };
 
 /* The snapshot req asks for, tree (-1: none) a tree in use: a malloc'ed

@@ -29,7 +29,8 @@ int snap_meta__encode(const struct snap_meta *m, void **bufp, size_t *lenp)
 		   (m->sched_on ? EMON_HELLO_SCHED : 0) |
 		   (m->sched_ms ? EMON_HELLO_SCHED_MS : 0) |
 		   (m->no_scale ? EMON_HELLO_NO_SCALE : 0) |
-		   (m->threads_on ? EMON_HELLO_THREADS : 0);
+		   (m->threads_on ? EMON_HELLO_THREADS : 0) |
+		   (m->gpu_on ? EMON_HELLO_GPU : 0);
 	h->max_trees = m->max_trees;
 	h->start_t = m->start_t;
 	memcpy(h->energy_source, m->energy_source, sizeof(h->energy_source));
@@ -91,6 +92,7 @@ int snap_meta__decode(struct snap_meta *m, const void *buf, size_t len)
 	m->max_trees = h->max_trees;
 	m->start_t = h->start_t;
 	m->energy_on = h->flags & EMON_HELLO_ENERGY;
+	m->gpu_on = h->flags & EMON_HELLO_GPU;
 	m->energy_estimated = h->flags & EMON_HELLO_ESTIMATED;
 	m->sched_on = h->flags & EMON_HELLO_SCHED;
 	m->sched_ms = h->flags & EMON_HELLO_SCHED_MS;
@@ -148,6 +150,7 @@ struct dec {
 	size_t strs;
 	int nr;
 	bool sched;		/* an emon_sched after each block's counts */
+	bool gpu;		/* an emon_gpu_count after it */
 };
 
 static void dec__counts(struct dec *d, struct counts *c)
@@ -158,6 +161,13 @@ static void dec__counts(struct dec *d, struct counts *c)
 	if (d->sched) {
 		memcpy(&c->s, d->p, sizeof(c->s));
 		d->p += sizeof(c->s);
+	}
+	if (d->gpu) {
+		struct emon_gpu_count g;
+
+		memcpy(&g, d->p, sizeof(g));
+		c->gpu = (struct gpu_count){ g.uj, g.sm_ns };
+		d->p += sizeof(g);
 	}
 }
 
@@ -306,6 +316,26 @@ static int dec__conts(struct dec *d, struct snapshot *s)
 	return err;
 }
 
+/* The GPUs; every name is a string of its field. */
+static int dec__gpus(struct dec *d, struct snapshot *s)
+{
+	for (int i = 0; i < s->nr_gpu; i++) {
+		const struct emon_snap_gpu *g = (const struct emon_snap_gpu *)d->p;
+		struct snap_gpu *o = &s->gpus[i];
+
+		if (!name_ok(g->name, sizeof(g->name)))
+			return -EBADMSG;
+		memcpy(o->name, g->name, sizeof(o->name));
+		o->uj = g->uj;
+		o->idle_uj = g->idle_uj;
+		o->sm_ns = g->sm_ns;
+		o->reads = g->reads;
+		o->lost = g->lost;
+		d->p += sizeof(*g);
+	}
+	return 0;
+}
+
 const struct snap_cont *snap_cont__find(const struct snap_cont *t, size_t nr,
 					const char *id)
 {
@@ -333,15 +363,19 @@ int snapshot__decode(struct snapshot *s, const struct snap_meta *meta,
 	    /* entries without events cost their decoded size for nothing */
 	    (meta->nr_events && !h->nr_events))
 		return -EBADMSG;
+	if (h->nr_gpu > SNAP_GPU_MAX || (h->nr_gpu && !(h->flags & EMON_SNAP_GPU)))
+		return -EBADMSG;
 	blk = h->nr_events * sizeof(struct emon_count) +
-	      (h->flags & EMON_SNAP_SCHED ? sizeof(struct emon_sched) : 0);
+	      (h->flags & EMON_SNAP_SCHED ? sizeof(struct emon_sched) : 0) +
+	      (h->flags & EMON_SNAP_GPU ? sizeof(struct emon_gpu_count) : 0);
 	ent = sizeof(struct emon_snap_entry) + blk;
 	need = sizeof(*h) +
 	       (size_t)h->ncpus * (sizeof(struct emon_snap_cpu) + blk) +
 	       (size_t)h->npkg * sizeof(struct emon_snap_pkg) +
 	       (EMON_SNAP_FIXED + (size_t)h->nr_cgrp + h->nr_proc) * ent +
 	       (h->scopes & EMON_SNAP_THREADS ? 2 + (size_t)h->nr_thrd : 0) * ent +
-	       (size_t)h->nr_cont * sizeof(struct emon_snap_cont) + h->strings;
+	       (size_t)h->nr_cont * sizeof(struct emon_snap_cont) +
+	       (size_t)h->nr_gpu * sizeof(struct emon_snap_gpu) + h->strings;
 	if (need != len)
 		return -EBADMSG;
 	/* the names end in a NUL: every offset into them is a string */
@@ -356,6 +390,7 @@ int snapshot__decode(struct snapshot *s, const struct snap_meta *meta,
 		.no_sys = h->flags & EMON_SNAP_NO_SYS,
 		.tenant = h->flags & EMON_SNAP_TENANT,
 		.energy_reads = h->energy_reads,
+		.gpu = h->flags & EMON_SNAP_GPU, .nr_gpu = h->nr_gpu,
 	};
 	for (int i = 0; i < EMON_STAT_NR && i < EMON_SNAP_STATS; i++)
 		s->stats[i] = h->stats[i];
@@ -373,6 +408,7 @@ int snapshot__decode(struct snapshot *s, const struct snap_meta *meta,
 		.strs = h->strings,
 		.nr = h->nr_events,
 		.sched = s->sched,
+		.gpu = s->gpu,
 	};
 	/* names are copied: the snapshot outlives buf */
 	d.str = (char *)s->online + s->ncpus;
@@ -380,6 +416,7 @@ int snapshot__decode(struct snapshot *s, const struct snap_meta *meta,
 	err = dec__cpus_pkgs(&d, s);
 	err = err ?: dec__keys(&d, s);
 	err = err ?: dec__conts(&d, s);
+	err = err ?: dec__gpus(&d, s);
 	if (err)
 		snapshot__free(s);
 	return err;
@@ -508,6 +545,23 @@ static void diff_cpus(const struct snapshot *cur, const struct snapshot *prev,
 	/* energy the viewer may not see was sent as zeros: not a reading */
 	a->energy_valid = !cur->no_sys &&
 			  cur->energy_reads > (prev ? prev->energy_reads : 0);
+	a->gpu_on = cur->gpu;
+	a->gpu_valid = false;
+	a->nr_gpu = cur->nr_gpu;
+	for (int i = 0; i < cur->nr_gpu; i++) {
+		const struct snap_gpu *c = &cur->gpus[i];
+		const struct snap_gpu *p = prev && i < prev->nr_gpu ? &prev->gpus[i] : NULL;
+		struct agg_gpu *g = &a->gpu[i];
+
+		g->name = c->name;
+		g->lost = c->lost;
+		g->valid = !cur->no_sys && c->reads > (p ? p->reads : 0);
+		g->energy_j = (c->uj - (p ? p->uj : 0)) / 1e6;
+		g->idle_j = (c->idle_uj - (p ? p->idle_uj : 0)) / 1e6;
+		g->sm_s = (c->sm_ns - (p ? p->sm_ns : 0)) / 1e9;
+		g->util = prev && cur->t > prev->t ? g->sm_s / (cur->t - prev->t) : NAN;
+		a->gpu_valid |= g->valid;
+	}
 }
 
 int snapshot__diff(const struct snapshot *cur, const struct snapshot *prev,

@@ -22,6 +22,18 @@
 
 #define SNAP_EVENT_NAME_LEN 64
 #define SNAP_ZONES 4		/* core, uncore, dram, psys */
+#define SNAP_GPU_MAX 16		/* rapl/gpu.h's GPU_MAX */
+#define SNAP_GPU_NAME_LEN 64
+
+/* A GPU, cumulative (struct emon_snap_gpu). */
+struct snap_gpu {
+	char name[SNAP_GPU_NAME_LEN];	/* NVML's ("NVIDIA H200") */
+	__u64 uj;			/* measured */
+	__u64 idle_uj;			/* no process's: the idle task's */
+	__u64 sm_ns;			/* its processes' SM time */
+	__u64 reads;			/* reads whose energy was valid */
+	bool lost;			/* gone for the rest of the run */
+};
 
 /* What a snapshot may hold besides the system, CPUs and packages. */
 enum snap_scope {
@@ -54,6 +66,7 @@ struct snap_meta {
 	bool sched_ms;			/* its histogram is in ms, not us */
 	bool no_scale;			/* multiplexed counts are raw (--no-scale) */
 	bool threads_on;		/* it counts threads (--max-tids) */
+	bool gpu_on;			/* a GPU source is active (--gpu) */
 };
 
 /* A cgroup or a process, cumulative. */
@@ -116,6 +129,10 @@ struct snapshot {
 	size_t nr_thrd;
 	struct snap_cont *cont;	/* sorted by id (snap_cont__find) */
 	size_t nr_cont;
+	/* the GPUs (a GPU source): each key's part is in its counts.gpu */
+	bool gpu;
+	int nr_gpu;
+	struct snap_gpu gpus[SNAP_GPU_MAX];
 	void *mem;		/* owned storage (snapshot__free) */
 };
 

@@ -48,7 +48,7 @@ def snapshot(seq, t, nproc=1, nr_events=1):
     h = struct.pack("<Qd", seq, t)
     h += struct.pack("<IIIIIIII", NCPUS, NPKG, nr_events, PROCS, 0, nproc, 0, len(strings))
     h += struct.pack("<Q", 0) + b"\0" * 64 + bytes([0] * MAX_EVENTS)
-    h += struct.pack("<II", 0, 0)
+    h += struct.pack("<IIII", 0, 0, 0, 0)	# nr_cont, nr_thrd, nr_gpu, pad
     body = h
     for _ in range(NCPUS):
         body += struct.pack("<IId", 1, 0, 0.0) + blk

@@ -138,7 +138,7 @@ static void test_sched_shares_block(void **state)
 	(void)state;
 	assert_int_equal(sizeof(struct counts),
 			 COUNTS_MAX_EVENTS_SCHED * sizeof(struct emon_count) +
-			 sizeof(struct emon_sched));
+			 sizeof(struct emon_sched) + sizeof(struct gpu_count));
 	assert_true(sizeof(struct counts) >= EMON_MAX_EVENTS * sizeof(struct emon_count));
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
