@@ -5,8 +5,9 @@
 # A monitoring tool runs on busy hosts; the tests compare with what the
 # kernel measured for the same window, so they must hold here too.
 #   tests/loaded.sh [NAME_FILTER]
-# LONG_S (60 here), SIGNALS_N (120) and CHURN_S (30) shorten the stress
-# tests' long versions (make stress: 600, 300, 60); LOAD_WORKERS changes
+# LONG_S (60 here), SIGNALS_N (100), CHURN_S (20) and STORM_S (20)
+# shorten the stress tests' long versions (make stress: 600, 300, 60,
+# 30); LOAD_WORKERS changes
 # the number of workers. Exit status: that of the suites, or 1 if the load
 # did not last the whole run.
 set -u
@@ -51,7 +52,7 @@ echo "test-loaded: stress-ng --cpu $workers on $n CPUs (cgroup ${cg#"$CGROOT"})"
 
 ret=0
 tests/run.sh --integration "$filter" || ret=1
-LONG_S=${LONG_S:-60} SIGNALS_N=${SIGNALS_N:-120} CHURN_S=${CHURN_S:-30} \
+LONG_S=${LONG_S:-60} SIGNALS_N=${SIGNALS_N:-100} CHURN_S=${CHURN_S:-20} STORM_S=${STORM_S:-20} \
 	tests/run.sh --stress "$filter" || ret=1
 
 kill -0 "$load" 2>/dev/null || { echo "test-loaded: FAIL  stress-ng ended before the tests did"; ret=1; }

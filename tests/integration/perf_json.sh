@@ -28,6 +28,7 @@
 # and report refuses perf's JSON with one line naming the file, exit 2.
 # Every run includes the counter pass (tests/run.sh --counters), where
 # each event is read from a perf_event of its own.
+# sanitizer pass: its subject is perf's JSON beside emon-perf's, key by key; the printer's unit test runs in this pass
 . "$(dirname "$0")/lib.sh"
 command -v perf >/dev/null || skip "perf not installed"
 # tests/run.sh --sched: --sched adds emon-perf's own lines (on_cpu_ns...)

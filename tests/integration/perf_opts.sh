@@ -21,6 +21,7 @@
 #    --pre/--post, the options that change nothing here, --metric-only
 #    without -M, :W, an event given twice, -C's header, and a command
 #    that cannot run: perf's lines and status.
+# sanitizer pass: its subject is perf's own output beside emon-perf's, line by line (about 60 s); stat's options are fuzzed (fuzz_stat_opts)
 . "$(dirname "$0")/lib.sh"
 command -v perf >/dev/null || skip "perf not installed"
 perf stat -e cpu-clock -- true 2>/dev/null || skip "perf stat does not run here"
