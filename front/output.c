@@ -93,6 +93,29 @@ int output__time_index(const struct output *o)
 	return -1;
 }
 
+static int output_ord__cmp(const void *a, const void *b)
+{
+	const struct output_ord *x = a, *y = b;
+
+	if (x->v != y->v)
+		return x->v < y->v ? 1 : -1;
+	return x->r < y->r ? -1 : x->r > y->r;	/* ties: the rows' own order */
+}
+
+void output__by_count(const struct output *o, const struct row *rows, int nr,
+		      int i, bool not_run_last, struct output_ord *ord)
+{
+	for (int k = 0; k < nr; k++) {
+		struct row_value v;
+
+		row__value(o, &rows[k], i, &v);
+		ord[k].r = &rows[k];
+		ord[k].v = v.state == VALUE_COUNTED &&
+			   !(not_run_last && rows[k].not_run) ? v.value : -1;
+	}
+	qsort(ord, nr, sizeof(*ord), output_ord__cmp);
+}
+
 void row__value(const struct output *o, const struct row *r, int i,
 		struct row_value *v)
 {

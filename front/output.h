@@ -143,6 +143,19 @@ struct row_value {
 void row__value(const struct output *o, const struct row *r, int i,
 		struct row_value *v);
 
+/*
+ * perf --per-thread prints event by event, each event's thread rows by
+ * its count, the largest first: ord[0..nr) gets rows[0..nr) in that order
+ * for event i, those without a count last (and, with not_run_last, the
+ * rows that did not run), ties in the rows' own order.
+ */
+struct output_ord {
+	const struct row *r;
+	double v;
+};
+void output__by_count(const struct output *o, const struct row *rows, int nr,
+		      int i, bool not_run_last, struct output_ord *ord);
+
 /* A row's events, and the roles its derived metrics look up. */
 struct row_values {
 	struct row_value v[EMON_MAX_EVENTS];

@@ -397,21 +397,6 @@ static int csv__cpus(struct output *o, double t, double dt,
 	return nr;
 }
 
-/* Thread rows of event i, for the sort: its value, most first */
-struct thrd_ord {
-	const struct row *r;
-	double v;
-};
-
-static int thrd_ord__cmp(const void *a, const void *b)
-{
-	const struct thrd_ord *x = a, *y = b;
-
-	if (x->v != y->v)
-		return x->v < y->v ? 1 : -1;
-	return x->r < y->r ? -1 : x->r > y->r;	/* ties: the rows' own order */
-}
-
 /*
  * perf --per-thread prints event by event too, each event's threads
  * sorted by its count, the largest first (<not counted> last). Thread
@@ -420,7 +405,7 @@ static int thrd_ord__cmp(const void *a, const void *b)
 static int csv__threads(struct output *o, double t, double dt,
 			const struct row *rows, int n)
 {
-	struct thrd_ord *ord;
+	struct output_ord *ord;
 	struct row_values rv;
 	struct csv_line l;
 	int k, nr;
@@ -429,14 +414,7 @@ static int csv__threads(struct output *o, double t, double dt,
 		;
 	ord = calloc(nr, sizeof(*ord));
 	for (int i = 0; ord && !o->metric_only && i < o->nr_events && i < EMON_MAX_EVENTS; i++) {
-		for (k = 0; k < nr; k++) {
-			struct row_value v;
-
-			row__value(o, &rows[k], i, &v);
-			ord[k].r = &rows[k];
-			ord[k].v = v.state == VALUE_COUNTED ? v.value : -1;
-		}
-		qsort(ord, nr, sizeof(*ord), thrd_ord__cmp);
+		output__by_count(o, rows, nr, i, false, ord);
 		for (k = 0; k < nr; k++) {
 			csv_line__head(&l, o, ord[k].r, t);
 			row_values__init(&rv, o, ord[k].r);

@@ -300,21 +300,6 @@ static void pj__row(struct output *o, double t, double dt, const struct row *r)
 	pj__extras(&l);
 }
 
-/* Thread rows of one event, for perf's sort: its value, most first */
-struct pj_ord {
-	const struct row *r;
-	double v;
-};
-
-static int pj_ord__cmp(const void *a, const void *b)
-{
-	const struct pj_ord *x = a, *y = b;
-
-	if (x->v != y->v)
-		return x->v < y->v ? 1 : -1;
-	return x->r < y->r ? -1 : x->r > y->r;	/* ties: the rows' own order */
-}
-
 /*
  * -A and --per-thread: event by event over the run of rows of one scope
  * (CPU rows, thread rows: front/row_build.c and rows_thread.c make each
@@ -324,7 +309,7 @@ static int pj__by_event(struct output *o, double t, double dt,
 			const struct row *rows, int n)
 {
 	enum scope scope = rows[0].scope;
-	struct pj_ord *ord;
+	struct output_ord *ord;
 	struct pj_line l;
 	int k, nr;
 
@@ -332,18 +317,10 @@ static int pj__by_event(struct output *o, double t, double dt,
 		;
 	ord = calloc(nr, sizeof(*ord));
 	for (int i = 0; ord && !o->metric_only && i < o->nr_events && i < EMON_MAX_EVENTS; i++) {
+		if (scope == SCOPE_THREAD)	/* CPU rows: in their order */
+			output__by_count(o, rows, nr, i, true, ord);
 		for (k = 0; k < nr; k++) {
-			struct row_value v;
-
-			row__value(o, &rows[k], i, &v);
-			ord[k].r = &rows[k];
-			ord[k].v = v.state == VALUE_COUNTED && !rows[k].not_run ?
-				   v.value : -1;
-		}
-		if (scope == SCOPE_THREAD)
-			qsort(ord, nr, sizeof(*ord), pj_ord__cmp);
-		for (k = 0; k < nr; k++) {
-			pj_line__init(&l, o, ord[k].r, t, dt);
+			pj_line__init(&l, o, scope == SCOPE_THREAD ? ord[k].r : &rows[k], t, dt);
 			pj__line(&l, i);
 		}
 	}
