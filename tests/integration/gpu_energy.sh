@@ -16,12 +16,7 @@ a=$(cg_new a) b=$(cg_new b)
 cg_burners 8 "$a" "$b"
 # NVML's pids are split to the cgroup each one is in at the read: the
 # burners in theirs before the first (the first read spans the set-up)
-for p in "${BURNERS[@]}"; do
-	for _ in $(seq 500); do
-		grep -qx "$p" "$CGROOT$a/cgroup.procs" "$CGROOT${b:-$a}/cgroup.procs" && break
-		sleep 0.01
-	done
-done
+burners_joined "$a" "$b"
 pa=${BURNERS[0]} pb=${BURNERS[1]}
 export FAKE_NVML_GPUS=250,100 FAKE_NVML_PROCS="0:$pa:60,0:$pb:30,1:$pb:50" \
 	FAKE_NVML_PERIOD_MS=50 FAKE_NVML_LOG=$TMP/nvml.log

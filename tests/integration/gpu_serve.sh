@@ -16,12 +16,7 @@ a=$(cg_new a)
 cg_burners 8 "$a"
 # NVML's pids are split to the cgroup each one is in at the read: the
 # burners in theirs before the first (the first read spans the set-up)
-for p in "${BURNERS[@]}"; do
-	for _ in $(seq 500); do
-		grep -qx "$p" "$CGROOT$a/cgroup.procs" "$CGROOT${b:-$a}/cgroup.procs" && break
-		sleep 0.01
-	done
-done
+burners_joined "$a"
 S=$TMP/run/emon.sock
 MPORT=$(free_port)
 FAKE_NVML_GPUS=200 FAKE_NVML_PROCS="0:${BURNERS[0]}:70" FAKE_NVML_PERIOD_MS=50 \

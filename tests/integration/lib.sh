@@ -135,6 +135,21 @@ cg_burners() {
 	done
 }
 
+# burners_joined CG...: wait (5 s at most each) until every pid of
+# BURNERS is in one of the cgroups CG (cg_bg's process writes its own pid
+# and execs: a reader that splits by the cgroup a pid is in at a read
+# needs them there before its first)
+burners_joined() {
+	local p cg files=()
+	for cg in "$@"; do files+=("$CGROOT$cg/cgroup.procs"); done
+	for p in "${BURNERS[@]}"; do
+		for _ in $(seq 500); do
+			grep -qx "$p" "${files[@]}" && break
+			sleep 0.01
+		done
+	done
+}
+
 finish() {
 	[ "$FAILS" -eq 0 ] && exit 0
 	echo "$FAILS check(s) failed"
