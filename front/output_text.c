@@ -277,23 +277,32 @@ static void text_row__event(const struct text_row *tr, int i)
 	line__flush(&l, tr->o->f);
 }
 
+/* A line of joules (<not counted> when unknown) named event, with its
+ * metric (NAN: none), not flushed. */
+static void text_row__joules(const struct text_row *tr, struct line *l, double j,
+			     const char *event, double metric, const char *metric_name)
+{
+	char count[64], val[64];
+
+	l->len = 0;
+	if (isnan(j))
+		snprintf(count, sizeof(count), "<not counted>");
+	else
+		num__fmt_fixed(count, sizeof(count), j, 2);
+	text_row__start(tr, l, count, "J", event);
+	if (!isnan(metric)) {
+		snprintf(val, sizeof(val), "%8.3f", metric);
+		line__metric(l, val, metric_name);
+	}
+}
+
 /* --gpu: the row's part of the GPUs' energy, its SM time as GPUs used. */
 static void text_row__gpu(const struct text_row *tr)
 {
-	const struct row *r = tr->r;
-	char count[64], val[64];
 	struct line l;
 
-	l.len = 0;
-	if (isnan(r->gpu_energy_j))
-		snprintf(count, sizeof(count), "<not counted>");
-	else
-		num__fmt_fixed(count, sizeof(count), r->gpu_energy_j, 2);
-	text_row__start(tr, &l, count, "J", "gpu-energy");
-	if (!isnan(r->gpu_util)) {
-		snprintf(val, sizeof(val), "%8.3f", r->gpu_util);
-		line__metric(&l, val, "GPUs utilized");
-	}
+	text_row__joules(tr, &l, tr->r->gpu_energy_j, "gpu-energy", tr->r->gpu_util,
+			 "GPUs utilized");
 	line__flush(&l, tr->o->f);
 }
 
@@ -306,17 +315,8 @@ static void text_row__energy(const struct text_row *tr)
 	size_t key_len;
 	struct line l;
 
-	l.len = 0;
-	if (isnan(r->energy_j))
-		snprintf(count, sizeof(count), "<not counted>");
-	else
-		num__fmt_fixed(count, sizeof(count), r->energy_j, 2);
-	text_row__start(tr, &l, count, "J", tr->o->energy_estimated ?
-			"energy (estimated)" : "energy");
-	if (!isnan(r->power_w)) {
-		snprintf(val, sizeof(val), "%8.3f", r->power_w);
-		line__metric(&l, val, "Watts");
-	}
+	text_row__joules(tr, &l, r->energy_j, tr->o->energy_estimated ?
+			 "energy (estimated)" : "energy", r->power_w, "Watts");
 	line__flush(&l, tr->o->f);
 	for (int z = 0; z < 4; z++) {	/* a socket's measured sub-zones */
 		char name[32];
