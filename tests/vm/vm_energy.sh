@@ -15,10 +15,12 @@
 #    stat's: 0 <= rows - counter <= 2 steps, a step being the largest the
 #    guest saw (the host writes once a second); and exactly (10 uJ an
 #    interval: the rows' decimals) the difference of two values it took;
-#  - in each interval /a (a CPU) and /b (30% of one) get the same joules
-#    per second of cpu-clock (5%: the host's energy comes in steps a
-#    second apart, each split by what ran in the guest's read period it
-#    lands in), and no more than the system between them; over the run
+#  - in each interval but the first and the last (where the burners
+#    start and end a little apart: seen 13% off in the first) /a (a CPU)
+#    and /b (30% of one) get the same joules per second of cpu-clock (5%:
+#    the host's energy comes in steps a second apart, each split by what
+#    ran in the guest's read period it lands in), and in every interval
+#    no more than the system between them; over the run
 #    /a's share of their joules is its share of their cpu.stat usage
 #    within 5 points: the joules per second of cpu-clock differ between
 #    intervals (the VM's load, so its host share, changes as the burners
@@ -101,7 +103,7 @@ h0, h1, s0, s1 = map(float, open(d + "/host").read().split())
 check(0 < h1 - h0 <= 40e6 * (s1 - s0),
       "the host gave the VM %.1f J in %.1f s, no more than the package's 40 W" % ((h1 - h0) / 1e6, s1 - s0))
 clk = {"/a": 0, "/b": 0}
-bad = 0
+bad = steady = 0
 for s in sysr:
     cg = {r["key"]: r for r in rows if r["scope"] == "cgroup" and r["interval"] == s["interval"]}
     ej, cs = s["energy_j"] or 0, s["counters"]["cpu-clock"]
@@ -115,13 +117,20 @@ for s in sysr:
         parts += r["energy_j"] or 0
         if r["counters"]["cpu-clock"] > 200e6:
             jpns[k] = (r["energy_j"] or 0) / r["counters"]["cpu-clock"]
+    # the shares are steady between the burners' starts and ends only:
+    # not in the first interval or the last, where they start and end a
+    # little apart under TCG
+    if s is sysr[0] or s is sysr[-1]:
+        jpns = {}
+    if len(jpns) == 2:
+        steady += 1
     if len(jpns) == 2 and abs(jpns["/a"] - jpns["/b"]) > 0.05 * max(jpns.values()):
         check(False, "interval %.3f: /a %.4g J/s of cpu-clock, /b %.4g" % (s["interval"], jpns["/a"] * 1e9, jpns["/b"] * 1e9))
         bad += 1
     if parts > ej + 1e-9:
         check(False, "interval %.3f: /a and /b %.4f J > the system's %.4f J" % (s["interval"], parts, ej))
         bad += 1
-check(bad == 0, "each interval: /a and /b get the same joules per second of cpu-clock (5%), together no more than all")
+check(bad == 0 and steady > 0, "each interval: /a and /b get the same joules per second of cpu-clock (5%%; %d between the first and the last), together no more than all" % steady)
 ej = {k: sum(r["energy_j"] or 0 for r in rows if r["scope"] == "cgroup" and r["key"] == k) for k in clk}
 ua, ub = (ua1 - ua0) * 1e3, (ub1 - ub0) * 1e3
 if ej["/b"] > 0 and ub > 0:
