@@ -423,7 +423,7 @@ static void conn__notify(void *cls, struct MHD_Connection *c, void **socket_ctx,
 		uid_t uid;
 
 		http_conns__set_local_ok(&h->conns, c,
-					 !http_peer__uid(addr->client_addr, h->port, &uid) &&
+					 !http_peer__uid(fd->connect_fd, addr->client_addr, &uid) &&
 					 http_peer__allowed(uid, h->gid));
 	}
 }

@@ -4,58 +4,114 @@
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
-#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <netinet/in.h>
-#include <linux/types.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <sys/time.h>
 #include "daemon/exporter/http_peer.h"
 
-/* /proc/net/tcp's address: the 32-bit words in host order, in hex */
-static void addr_hex(const struct sockaddr *sa, char *out, size_t len, int *port)
+/* An address and port into a socket id's words, network order, v4
+ * mapped into v6 taken as v4 (the client's socket is then AF_INET) */
+static int id_end(const struct sockaddr *sa, __be32 addr[4], __be16 *port)
 {
+	memset(addr, 0, 16);
 	if (sa->sa_family == AF_INET) {
 		const struct sockaddr_in *in = (const void *)sa;
 
-		snprintf(out, len, "%08X", in->sin_addr.s_addr);
-		*port = ntohs(in->sin_port);
-	} else {
-		const struct sockaddr_in6 *in6 = (const void *)sa;
-		__u32 w[4];
-
-		memcpy(w, &in6->sin6_addr, sizeof(w));
-		snprintf(out, len, "%08X%08X%08X%08X", w[0], w[1], w[2], w[3]);
-		*port = ntohs(in6->sin6_port);
+		addr[0] = in->sin_addr.s_addr;
+		*port = in->sin_port;
+		return AF_INET;
 	}
+	if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)sa;
+
+		*port = in6->sin6_port;
+		if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
+			memcpy(addr, &in6->sin6_addr.s6_addr[12], 4);
+			return AF_INET;
+		}
+		memcpy(addr, &in6->sin6_addr, 16);
+		return AF_INET6;
+	}
+	return -1;
 }
 
-int http_peer__uid(const struct sockaddr *client, int server_port, uid_t *uid)
+int http_peer__uid(int conn_fd, const struct sockaddr *client, uid_t *uid)
 {
-	const char *file = client->sa_family == AF_INET6 ? "/proc/net/tcp6" : "/proc/net/tcp";
-	char want[40], line[512];
-	int port, ret = -ENOENT;
-	FILE *f;
+	struct sockaddr_storage server;
+	socklen_t len = sizeof(server);
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 r;
+	} req = {
+		.nlh = {
+			.nlmsg_len = sizeof(req),
+			.nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			.nlmsg_flags = NLM_F_REQUEST,
+		},
+		.r = {
+			.sdiag_protocol = IPPROTO_TCP,
+			.idiag_states = ~0u,
+			.id.idiag_cookie = { INET_DIAG_NOCOOKIE, INET_DIAG_NOCOOKIE },
+		},
+	};
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	struct timeval tv = { .tv_sec = 1 };
+	union {
+		struct nlmsghdr h;
+		char buf[1024];
+	} ans;
+	int fam, sfam, fd, ret = -ENOENT;
+	ssize_t n;
 
-	if (client->sa_family != AF_INET && client->sa_family != AF_INET6)
-		return -ENOENT;
-	addr_hex(client, want, sizeof(want), &port);
-	f = fopen(file, "re");
-	if (!f)
+	if (getsockname(conn_fd, (struct sockaddr *)&server, &len))
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char local[40], remote[40];
-		unsigned int lport, rport, u;
+	/* the client's socket: its end is the source, ours the destination */
+	fam = id_end(client, req.r.id.idiag_src, &req.r.id.idiag_sport);
+	sfam = id_end((struct sockaddr *)&server, req.r.id.idiag_dst, &req.r.id.idiag_dport);
+	if (fam < 0 || fam != sfam)
+		return -ENOENT;
+	req.r.sdiag_family = fam;
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd < 0)
+		return -errno;
+	/* the kernel answers at once; a bound on it all the same */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	n = recv(fd, &ans, sizeof(ans), 0);
+	if (n < 0) {
+		ret = -errno;
+		goto out;
+	}
+	/* one message: the socket's, or an error (-ENOENT: none such) */
+	if (NLMSG_OK(&ans.h, (size_t)n)) {
+		if (ans.h.nlmsg_type == NLMSG_ERROR &&
+		    ans.h.nlmsg_len >= NLMSG_LENGTH(sizeof(struct nlmsgerr))) {
+			const struct nlmsgerr *e = NLMSG_DATA(&ans.h);
 
-		/* sl local rem st tx:rx tr:when retr uid ... */
-		if (sscanf(line, " %*u: %39[0-9A-F]:%X %39[0-9A-F]:%X %*X %*X:%*X %*X:%*X %*X %u",
-			   local, &lport, remote, &rport, &u) != 5)
-			continue;
-		if ((int)lport == port && (int)rport == server_port && !strcmp(local, want)) {
-			*uid = u;
-			ret = 0;
-			break;
+			ret = e->error ? e->error : -ENOENT;
+		} else if (ans.h.nlmsg_type == SOCK_DIAG_BY_FAMILY &&
+			   ans.h.nlmsg_len >= NLMSG_LENGTH(sizeof(struct inet_diag_msg))) {
+			const struct inet_diag_msg *m = NLMSG_DATA(&ans.h);
+
+			/* the socket asked for, not another's */
+			if (m->id.idiag_sport == req.r.id.idiag_sport &&
+			    m->id.idiag_dport == req.r.id.idiag_dport &&
+			    !memcmp(m->id.idiag_src, req.r.id.idiag_src, 16) &&
+			    !memcmp(m->id.idiag_dst, req.r.id.idiag_dst, 16)) {
+				*uid = m->idiag_uid;
+				ret = 0;
+			}
 		}
 	}
-	fclose(f);
+out:
+	close(fd);
 	return ret;
 }
 
