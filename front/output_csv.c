@@ -20,7 +20,8 @@
  * EVENT        the event name as given to -e
  * CGROUP       cgroup rows only (perf -G): the cgroup path; container rows
  *              put their key here: the id, then, after a space, the
- *              container's NAMESPACE/POD/CONTAINER or runtime name
+ *              container's NAMESPACE/POD/CONTAINER or runtime name; with
+ *              -G's pairs (perf's -G after -e), empty on the other rows
  * NOISE        -r N (N > 1) only: perf's spread, 100 * the standard
  *              deviation of the mean / the mean, "%.2f%%"
  * RUN          ns the event ran (summed over the row's CPUs); 0 when not
