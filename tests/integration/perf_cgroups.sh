@@ -17,6 +17,7 @@
 . "$(dirname "$0")/lib.sh"
 command -v perf >/dev/null || skip "perf not installed"
 perf stat -e cpu-clock -- true 2>/dev/null || skip "perf stat does not run here"
+[ -n "${EMON_SCHED:-}" ] && skip "--sched adds lines perf has not (on_cpu_ns, ...)"
 LAYOUT="$PY3 $(dirname "$0")/perf_layout.py"
 
 A=$(cg_new pair-a) B=$(cg_new pair-b)
