@@ -424,8 +424,10 @@ static const char *text__aggr_header(unsigned int scopes)
 
 static void text__begin(struct output *o)
 {
-	const char *label = text__key_label(o->scopes);
-	const char *aggr = text__aggr_header(o->scopes);
+	/* perf -G's pairs: its header names no cgroup column */
+	unsigned int scopes = o->scopes & ~(o->cg_paired ? 1u << SCOPE_CGROUP : 0);
+	const char *label = text__key_label(scopes);
+	const char *aggr = text__aggr_header(scopes);
 	struct line l;
 
 	if (!o->interval_mode)

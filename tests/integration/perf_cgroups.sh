@@ -135,6 +135,9 @@ same csv "-r 2 -G A,B" -r 2 -e task-clock,context-switches,page-faults -G "$A,$B
 "$EMON" stat -a -x, -I 300 -e task-clock,context-switches,page-faults -G "$A,$B" -o "$TMP/e.icsv" -- \
 	perf stat -a -x, -I 300 -e task-clock,context-switches,page-faults -G "$A,$B" -o "$TMP/p.icsv" -- sleep 1
 check "-I 300 -x, -G A,B: perf's lines in each interval" $LAYOUT csv "$TMP/e.icsv" "$TMP/p.icsv" --outer
+"$EMON" stat -a -I 300 -e task-clock,context-switches,page-faults -G ",$B" -o "$TMP/e.itext" -- \
+	perf stat -a -I 300 -e task-clock,context-switches,page-faults -G ",$B" -o "$TMP/p.itext" -- sleep 1
+check "-I 300 -G ,B (text): perf's header and lines in each interval" $LAYOUT text "$TMP/e.itext" "$TMP/p.itext" --outer
 # -A: emon-perf keeps a cgroup's counts whole, not per CPU (docs/stat.md);
 # the events of no cgroup are perf's CPU lines
 "$EMON" stat -a -A -x, -e task-clock,context-switches,page-faults -G "$A,$B" -- sleep 0.2 2>"$TMP/e.acsv"
