@@ -201,6 +201,15 @@ void row_values__init(struct row_values *rv, const struct output *o,
 	rv->ins_idx = output__instructions_index(o);
 }
 
+/* perf -G's pairs: events i and j are in one cgroup (or both in none),
+ * as perf's metrics need (its shadow counts are kept per cgroup) */
+static bool paired__same(const struct output *o, int i, int j)
+{
+	const char *a = o->ev_cgroup[i], *b = o->ev_cgroup[j];
+
+	return !o->cg_paired || a == b || (a && b && !strcmp(a, b));
+}
+
 bool row_values__metric_value(const struct row_values *rv,
 			      const struct output *o, int i, double dt,
 			      double *m, char *unit, size_t usize)
@@ -211,12 +220,13 @@ bool row_values__metric_value(const struct row_values *rv,
 
 	if (v->state != VALUE_COUNTED)
 		return false;
-	if (rv->time_idx >= 0)
+	if (rv->time_idx >= 0 && paired__same(o, i, rv->time_idx))
 		time = rv->v[rv->time_idx].value;	/* NAN: not counted */
 	if (o->ev[i].is_time) {
 		*m = dt > 0 ? v->value / (dt * 1e9) : NAN;
 		snprintf(unit, usize, "CPUs utilized");
 	} else if (i == rv->ins_idx && rv->cycles_idx >= 0 &&
+		   paired__same(o, i, rv->cycles_idx) &&
 		   rv->v[rv->cycles_idx].state == VALUE_COUNTED) {
 		*m = metric__ratio(v->value, rv->v[rv->cycles_idx].value);
 		snprintf(unit, usize, "insn per cycle");
@@ -320,4 +330,59 @@ char *output__escape(char *s, size_t size)
 	s[j] = '\0';
 	free(src);
 	return s;
+}
+
+/* Where event i prints with perf -G's pairs: rows [*start, *start + *nr) */
+static void paired__rows(const struct output *o, const struct row *rows,
+			 int n, int i, int *start, int *nr)
+{
+	const char *cg = o->ev_cgroup[i];
+	int k;
+
+	*start = *nr = 0;
+	for (k = 0; k < n; k++) {
+		bool is_cg = rows[k].scope == SCOPE_CGROUP;
+
+		if (cg ? is_cg && rows[k].key && !strcmp(rows[k].key, cg) : !is_cg)
+			break;
+	}
+	if (k == n)
+		return;
+	*start = k;
+	if (cg)
+		*nr = 1;
+	else
+		while (k + *nr < n && rows[k + *nr].scope != SCOPE_CGROUP)
+			(*nr)++;
+}
+
+void output__paired(struct output *o, double t, double dt,
+		    const struct row *rows, int n, output_rows_fn rows_fn)
+{
+	int nev = o->nr_events < EMON_MAX_EVENTS ? o->nr_events : EMON_MAX_EVENTS;
+
+	for (int i = 0, j; i < nev; i = j) {
+		unsigned int mask = 0;
+		bool later = false;
+		int s, c, s2, c2;
+
+		paired__rows(o, rows, n, i, &s, &c);
+		for (j = i; j < nev; j++) {
+			paired__rows(o, rows, n, j, &s2, &c2);
+			if (s2 != s || c2 != c)
+				break;
+			mask |= 1u << j;
+		}
+		for (int k = j; k < nev && !later; k++) {
+			paired__rows(o, rows, n, k, &s2, &c2);
+			later = s2 == s && c2 == c;
+		}
+		if (!c)
+			continue;
+		o->ev_hide = ~mask;
+		o->no_extras = later;
+		rows_fn(o, t, dt, rows + s, c);
+	}
+	o->ev_hide = 0;
+	o->no_extras = false;
 }

@@ -72,6 +72,18 @@ struct output {
 	/* CSV: the first field of --summary's lines (perf's "summary",
 	 * right-aligned in 16), NULL: none */
 	const char *csv_lead;
+	/*
+	 * perf -G after -e (front_opts' cg_paired): event i prints in the
+	 * cgroup row of key ev_cgroup[i] alone or, NULL, in the other rows
+	 * alone (system, -A's, --per-*'s), in the events' order
+	 * (output__paired); meanwhile ev_hide (1u << i) says which events a
+	 * part leaves out, and no_extras that a row's lines past its events
+	 * (-M, --sched, energy) wait for its last part.
+	 */
+	bool cg_paired;
+	const char *ev_cgroup[EMON_MAX_EVENTS];
+	unsigned int ev_hide;
+	bool no_extras;
 };
 
 extern const struct output_ops output_text_ops;
@@ -80,6 +92,23 @@ extern const struct output_ops output_json_ops;	/* --json-rows */
 extern const struct output_ops output_perf_json_ops;	/* -j */
 /* -q: perf's --quiet, the counts not printed */
 extern const struct output_ops output_none_ops;
+
+/* Does this part print event i (output__paired)? */
+static inline bool output__shows(const struct output *o, int i)
+{
+	return !(o->ev_hide & (1u << i));
+}
+
+/*
+ * perf -G's pairs: the events in their order, each run of events of the
+ * same rows (a cgroup's row; the rows of no cgroup) one part, printed by
+ * rows_fn (a format's rows, without its header) with ev_hide and
+ * no_extras set; rows no event pairs with are left out.
+ */
+typedef void (*output_rows_fn)(struct output *o, double t, double dt,
+			       const struct row *rows, int n);
+void output__paired(struct output *o, double t, double dt,
+		    const struct row *rows, int n, output_rows_fn rows_fn);
 
 /* Derived metrics of one row (NAN where they cannot be computed). */
 struct row_metrics {

@@ -20,7 +20,8 @@
  * EVENT        the event name as given to -e
  * CGROUP       cgroup rows only (perf -G): the cgroup path; container rows
  *              put their key here: the id, then, after a space, the
- *              container's NAMESPACE/POD/CONTAINER or runtime name
+ *              container's NAMESPACE/POD/CONTAINER or runtime name; with
+ *              -G's pairs (perf's -G after -e), empty on the other rows
  * NOISE        -r N (N > 1) only: perf's spread, 100 * the standard
  *              deviation of the mean / the mean, "%.2f%%"
  * RUN          ns the event ran (summed over the row's CPUs); 0 when not
@@ -358,11 +359,15 @@ static void csv__row(struct output *o, double t, double dt,
 	const char *cgroup = csv__cgroup(r, buf, sizeof(buf));
 	int i;
 
+	if (!cgroup && o->cg_paired)	/* perf -G's event of no cgroup */
+		cgroup = "";
 	csv_line__head(&l, o, r, t);
 	row_values__init(&rv, o, r);
 	for (i = 0; !o->metric_only && i < o->nr_events && i < EMON_MAX_EVENTS; i++)
-		csv__event(o, &rv, r, i, &l, cgroup, dt);
-	csv__extras(o, t, dt, r);
+		if (output__shows(o, i))
+			csv__event(o, &rv, r, i, &l, cgroup, dt);
+	if (!o->no_extras)
+		csv__extras(o, t, dt, r);
 }
 
 static void csv__begin(struct output *o)
@@ -384,14 +389,16 @@ static int csv__cpus(struct output *o, double t, double dt,
 	for (nr = 0; nr < n && rows[nr].scope == SCOPE_CPU; nr++)
 		;
 	for (int i = 0; !o->metric_only && i < o->nr_events && i < EMON_MAX_EVENTS; i++) {
-		for (k = 0; k < nr; k++) {
+		for (k = 0; output__shows(o, i) && k < nr; k++) {
 			csv_line__head(&l, o, &rows[k], t);
 			row_values__init(&rv, o, &rows[k]);
-			csv__event(o, &rv, &rows[k], i, &l, NULL, dt);
+			csv__event(o, &rv, &rows[k], i, &l,
+				   o->cg_paired ? "" : NULL, dt);
 		}
 	}
 	for (k = 0; k < nr; k++) {
-		csv__extras(o, t, dt, &rows[k]);
+		if (!o->no_extras)
+			csv__extras(o, t, dt, &rows[k]);
 		o->rows_printed++;
 	}
 	return nr;
@@ -429,8 +436,8 @@ static int csv__threads(struct output *o, double t, double dt,
 	return nr;
 }
 
-static void csv__interval(struct output *o, double t, double dt,
-			  const struct row *rows, int n)
+static void csv__rows(struct output *o, double t, double dt,
+		      const struct row *rows, int n)
 {
 	for (int k = 0; k < n; k++) {
 		if (rows[k].scope == SCOPE_CPU) {
@@ -444,6 +451,15 @@ static void csv__interval(struct output *o, double t, double dt,
 		csv__row(o, t, dt, &rows[k]);
 		o->rows_printed++;
 	}
+}
+
+static void csv__interval(struct output *o, double t, double dt,
+			  const struct row *rows, int n)
+{
+	if (o->cg_paired)	/* perf -G after -e: event by event */
+		output__paired(o, t, dt, rows, n, csv__rows);
+	else
+		csv__rows(o, t, dt, rows, n);
 }
 
 static void csv__end(struct output *o, double elapsed)

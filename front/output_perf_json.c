@@ -296,8 +296,10 @@ static void pj__row(struct output *o, double t, double dt, const struct row *r)
 
 	pj_line__init(&l, o, r, t, dt);
 	for (int i = 0; !o->metric_only && i < o->nr_events && i < EMON_MAX_EVENTS; i++)
-		pj__line(&l, i);
-	pj__extras(&l);
+		if (output__shows(o, i))
+			pj__line(&l, i);
+	if (!o->no_extras)
+		pj__extras(&l);
 }
 
 /*
@@ -317,6 +319,8 @@ static int pj__by_event(struct output *o, double t, double dt,
 		;
 	ord = calloc(nr, sizeof(*ord));
 	for (int i = 0; ord && !o->metric_only && i < o->nr_events && i < EMON_MAX_EVENTS; i++) {
+		if (!output__shows(o, i))
+			continue;
 		if (scope == SCOPE_THREAD)	/* CPU rows: in their order */
 			output__by_count(o, rows, nr, i, true, ord);
 		for (k = 0; k < nr; k++) {
@@ -327,7 +331,8 @@ static int pj__by_event(struct output *o, double t, double dt,
 	free(ord);
 	for (k = 0; k < nr; k++) {
 		pj_line__init(&l, o, &rows[k], t, dt);
-		pj__extras(&l);
+		if (!o->no_extras)
+			pj__extras(&l);
 		o->rows_printed++;
 	}
 	return nr;
@@ -338,8 +343,8 @@ static void pj__begin(struct output *o)
 	(void)o;
 }
 
-static void pj__interval(struct output *o, double t, double dt,
-			 const struct row *rows, int n)
+static void pj__rows(struct output *o, double t, double dt,
+		     const struct row *rows, int n)
 {
 	for (int k = 0; k < n; k++) {
 		if (rows[k].scope == SCOPE_CPU || rows[k].scope == SCOPE_THREAD) {
@@ -349,6 +354,15 @@ static void pj__interval(struct output *o, double t, double dt,
 		pj__row(o, t, dt, &rows[k]);
 		o->rows_printed++;
 	}
+}
+
+static void pj__interval(struct output *o, double t, double dt,
+			 const struct row *rows, int n)
+{
+	if (o->cg_paired)	/* perf -G after -e: event by event */
+		output__paired(o, t, dt, rows, n, pj__rows);
+	else
+		pj__rows(o, t, dt, rows, n);
 }
 
 static void pj__end(struct output *o, double elapsed)

@@ -71,6 +71,9 @@ static void line__flush(struct line *l, FILE *f)
  */
 /* the print's thousands separator (output's thousands_sep), "": none */
 static const char *thousands_sep = ",";
+/* the key column of this print: its width, and whether any row has a key */
+static int key_width;
+static bool key_shown;
 
 static void num__group(char *dst, size_t size, const char *num)
 {
@@ -421,8 +424,10 @@ static const char *text__aggr_header(unsigned int scopes)
 
 static void text__begin(struct output *o)
 {
-	const char *label = text__key_label(o->scopes);
-	const char *aggr = text__aggr_header(o->scopes);
+	/* perf -G's pairs: its header names no cgroup column */
+	unsigned int scopes = o->scopes & ~(o->cg_paired ? 1u << SCOPE_CGROUP : 0);
+	const char *label = text__key_label(scopes);
+	const char *aggr = text__aggr_header(scopes);
 	struct line l;
 
 	if (!o->interval_mode)
@@ -459,7 +464,7 @@ static int text__cpus(struct output *o, double t, double dt,
 	for (nr = 0; nr < n && rows[nr].scope == SCOPE_CPU; nr++)
 		;
 	for (int i = 0; i < o->nr_events && i < EMON_MAX_EVENTS; i++)
-		for (k = 0; k < nr; k++) {
+		for (k = 0; output__shows(o, i) && k < nr; k++) {
 			text_row__init(&tr, o, &rows[k], t, dt);
 			tr.key_width = width;
 			text_row__event(&tr, i);
@@ -467,20 +472,61 @@ static int text__cpus(struct output *o, double t, double dt,
 	for (k = 0; k < nr; k++) {
 		text_row__init(&tr, o, &rows[k], t, dt);
 		tr.key_width = width;
-		if (o->sched)
+		if (o->sched && !o->no_extras)
 			text_row__sched(&tr);
-		if (rows[k].has_energy)
+		if (rows[k].has_energy && !o->no_extras)
 			text_row__energy(&tr);
 		o->rows_printed++;
 	}
 	return nr;
 }
 
+/* The rows' lines, their keys as wide as key_width (the whole print's) */
+static void text__rows(struct output *o, double t, double dt,
+		       const struct row *rows, int n)
+{
+	struct text_row tr;
+	int k, i, width = key_width;
+	bool keyed = key_shown;
+
+	for (k = 0; k < n; k++) {
+		if (rows[k].scope == SCOPE_CPU && !o->metric_only) {
+			k += text__cpus(o, t, dt, &rows[k], n - k, width) - 1;
+			continue;
+		}
+		text_row__init(&tr, o, &rows[k], t, dt);
+		tr.key_width = width;
+		if (o->metric_only) {	/* perf's table: units over values */
+			if (!k)
+				output_formula__text_header(o, tr.prefix,
+							   keyed ? width : 0);
+			output_formula__text_row(o, tr.prefix, tr.key,
+						keyed ? width : 0, &rows[k], dt);
+			o->rows_printed++;
+			continue;
+		}
+		for (i = 0; i < o->nr_events && i < EMON_MAX_EVENTS; i++)
+			if (output__shows(o, i) &&
+			    (o->ev[i].supported || !o->unsup_once ||
+			     !(SCOPES_OWN & (1u << rows[k].scope))))
+				text_row__event(&tr, i);
+		if (o->no_extras)
+			continue;
+		if (o->sched)
+			text_row__sched(&tr);
+		if (rows[k].has_energy)
+			text_row__energy(&tr);
+		if (rows[k].has_gpu)
+			text_row__gpu(&tr);
+		o->rows_printed++;
+	}
+}
+
 static void text__interval(struct output *o, double t, double dt,
 			   const struct row *rows, int n)
 {
 	struct text_row tr;
-	int k, i, width = KEY_LEN;
+	int k, width = KEY_LEN;
 	bool keyed = false;
 
 	thousands_sep = o->thousands_sep ? o->thousands_sep : ",";
@@ -502,34 +548,12 @@ static void text__interval(struct output *o, double t, double dt,
 	}
 	if (width > KEY_MAX_LEN)
 		width = KEY_MAX_LEN;
-	for (k = 0; k < n; k++) {
-		if (rows[k].scope == SCOPE_CPU && !o->metric_only) {
-			k += text__cpus(o, t, dt, &rows[k], n - k, width) - 1;
-			continue;
-		}
-		text_row__init(&tr, o, &rows[k], t, dt);
-		tr.key_width = width;
-		if (o->metric_only) {	/* perf's table: units over values */
-			if (!k)
-				output_formula__text_header(o, tr.prefix,
-							   keyed ? width : 0);
-			output_formula__text_row(o, tr.prefix, tr.key,
-						keyed ? width : 0, &rows[k], dt);
-			o->rows_printed++;
-			continue;
-		}
-		for (i = 0; i < o->nr_events && i < EMON_MAX_EVENTS; i++)
-			if (o->ev[i].supported || !o->unsup_once ||
-			    !(SCOPES_OWN & (1u << rows[k].scope)))
-				text_row__event(&tr, i);
-		if (o->sched)
-			text_row__sched(&tr);
-		if (rows[k].has_energy)
-			text_row__energy(&tr);
-		if (rows[k].has_gpu)
-			text_row__gpu(&tr);
-		o->rows_printed++;
-	}
+	key_width = width;
+	key_shown = keyed;
+	if (o->cg_paired)	/* perf -G after -e: event by event */
+		output__paired(o, t, dt, rows, n, text__rows);
+	else
+		text__rows(o, t, dt, rows, n);
 }
 
 static void text__end(struct output *o, double elapsed)

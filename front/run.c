@@ -239,6 +239,10 @@ static void setup_events(struct front_run *st)
 		if (st->o.dups[d].at < n)
 			st->out.ev[st->o.dups[d].at] = st->out.ev[st->ev_out[st->o.dups[d].of]];
 	st->out.nr_events = st->o.hide_events ? 0 : n;
+	/* perf -G after -e: each event's cgroup, NULL: system-wide */
+	st->out.cg_paired = st->o.cg_paired;
+	for (int i = 0; st->o.cg_paired && i < st->out.nr_events; i++)
+		st->out.ev_cgroup[i] = st->o.cg_of[i] ? st->o.cgroups[st->o.cg_of[i] - 1] : NULL;
 	st->out.thousands_sep = st->o.no_big_num ? "" : output__locale_thousands_sep();
 	st->out.null_run = st->o.null_run;
 }

@@ -17,6 +17,21 @@ struct front_opts {
 	bool all_cpus;
 	char *cgroups[FRONT_MAX_CGROUPS];	/* normalized -G paths */
 	int nr_cgroups;
+	/*
+	 * perf's -G after -e (cli/stat/stat_compat.c): the cgroups pair with
+	 * the events, the Nth name given with the Nth event (empty names
+	 * too), one name in all with every event; cg_of[i]: event i's
+	 * (its output position, perf's evsel index) cgroup index + 1, 0:
+	 * none, system-wide. Without it (cg_each: --for-each-cgroup, -G
+	 * before any -e), each cgroup counts every event. cg_paired is
+	 * cleared where the rows are emon-perf's own (--by, --json-rows).
+	 */
+	bool cg_paired;
+	bool cg_each;
+	bool cg_sys;		/* some event pairs with no cgroup */
+	int nr_cg_names;	/* perf's nr_cgroups: -G's names, empty ones too */
+	short cg_of[EMON_MAX_EVENTS];
+	char cg_excess[256];	/* the first name with no event to pair with */
 	unsigned int by;	/* 1 << scope */
 	unsigned int aggr;	/* -A, --per-*: scopes that replace the system row */
 	int top;		/* --top N: each own scope's N busiest rows, 0: all */

@@ -515,6 +515,9 @@ int stat__run_with(struct front_run *st, stat_hook_fn hook, void *arg)
 			st->o.by = 1u << SCOPE_SYSTEM;
 		if (st->o.nr_cgroups)
 			st->o.by |= 1u << SCOPE_CGROUP;
+		/* perf -G after -e: an event of no cgroup is system-wide */
+		if (st->o.cg_sys && !st->o.aggr)
+			st->o.by |= 1u << SCOPE_SYSTEM;
 	}
 	st->o.by |= st->o.aggr;
 	/*

@@ -45,6 +45,11 @@ int stat__repeat(int argc, char **argv, long runs);
  * said) */
 int stat_compat__events(struct front_opts *o);
 int stat_compat__check(struct front_opts *o);
+/* -G after -e, paired with the events as perf's; the check after the
+ * events are whole; the count of events in perf's evlist of a list */
+int stat_compat__cgroups(struct front_opts *o, const char *arg);
+int stat_compat__cgroups_check(struct front_opts *o);
+int stat_compat__nr_events(const char *list);
 int stat_compat__hook(const char *opt, const char *cmd);
 /* --metric-only without -M: perf's shadow metrics of the events */
 void stat_compat__shadow_metrics(struct front_opts *o);

@@ -2,16 +2,19 @@
 /*
  * perf stat's options that change what is printed or what runs around
  * the count, not what is counted: -e's list as perf takes it (an event
- * given twice, the :W group modifier, --all-user and --all-kernel), -B
- * and --log-fd's checks, --pre and --post.
+ * given twice, the :W group modifier, --all-user and --all-kernel), -G's
+ * cgroups paired with the events, -B and --log-fd's checks, --pre and
+ * --post.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include "common/log.h"
+#include "engine/names/cgroup.h"
 #include "cli/stat/stat.h"
 
 /* The modifiers perf puts after a colon that the list may carry here */
@@ -178,6 +181,117 @@ int stat_compat__events(struct front_opts *o)
 	}
 	if (n)
 		memcpy(o->events, out, n + 1);
+	return 0;
+}
+
+/* The events perf's list holds for list: an element each, a group's
+ * members each, one given twice twice */
+int stat_compat__nr_events(const char *list)
+{
+	int n = 0;
+
+	for (const char *p = list; *p;) {
+		const char *e = elem__end(p);
+
+		n += *p == '{' ? group__count(p, e - p) : 1;
+		p = *e ? e + 1 : e;
+	}
+	return n;
+}
+
+/* cgroup path name's index in o->cgroups, added when new; -1 (said) */
+static int cgroups__find_add(struct front_opts *o, const char *name)
+{
+	char norm[PATH_MAX];
+	int i;
+
+	if (cgroup__normalize(name, norm, sizeof(norm))) {
+		pr_err("bad cgroup path '%s' for -G", name);
+		return -1;
+	}
+	for (i = 0; i < o->nr_cgroups; i++)
+		if (!strcmp(o->cgroups[i], norm))
+			return i;
+	if (o->nr_cgroups == FRONT_MAX_CGROUPS) {
+		pr_err("too many cgroups for -G: at most %d", FRONT_MAX_CGROUPS);
+		return -1;
+	}
+	if (!(o->cgroups[i] = strdup(norm))) {
+		pr_err("out of memory for -G");
+		return -1;
+	}
+	return o->nr_cgroups++;
+}
+
+/*
+ * perf -G after -e (its util/cgroup.c parse_cgroups): each name of arg,
+ * in order, goes to the next event of those given so far, counted over
+ * every -G; an empty name ("-G ,b") leaves its event system-wide; when
+ * every -G's names make one in all, it goes to every event given so far.
+ * A name past the events is refused by stat_compat__cgroups_check, where
+ * the rows are perf's. 0 or -EINVAL (said).
+ */
+int stat_compat__cgroups(struct front_opts *o, const char *arg)
+{
+	int nev = stat_compat__nr_events(o->events), err = 0;
+	char *dup, *p, *tok;
+
+	if (o->cg_each) {
+		pr_err("--cgroup and --for-each-cgroup cannot be used together (a -G before any -e is --for-each-cgroup)");
+		return -EINVAL;
+	}
+	if (!*arg) {		/* perf: a crash */
+		pr_err("empty cgroup list for -G");
+		return -EINVAL;
+	}
+	dup = p = strdup(arg);
+	if (!dup)
+		return -ENOMEM;
+	o->cg_paired = true;
+	while (!err && (tok = strsep(&p, ",")) != NULL) {
+		int n = o->nr_cg_names++, g;
+
+		if (!*tok)
+			continue;
+		g = cgroups__find_add(o, tok);
+		if (g < 0)
+			err = -EINVAL;
+		else if (n >= nev && !o->cg_excess[0])
+			snprintf(o->cg_excess, sizeof(o->cg_excess), "%s", tok);
+		else if (n < nev && n < EMON_MAX_EVENTS)
+			o->cg_of[n] = g + 1;
+	}
+	free(dup);
+	for (int i = 1; !err && o->nr_cg_names == 1 && i < nev && i < EMON_MAX_EVENTS; i++)
+		o->cg_of[i] = o->cg_of[0];
+	return err;
+}
+
+/*
+ * After the events are whole (-d's, -M's after -e's): with perf's rows,
+ * a -G name with no event is refused (perf prints its usage, exit 129);
+ * emon-perf's own rows (--by, --json-rows) and --metric-only's table have
+ * every event in every cgroup of -G. 0 or -EINVAL (said).
+ */
+int stat_compat__cgroups_check(struct front_opts *o)
+{
+	int total;
+
+	if (!o->cg_paired)
+		return 0;
+	if (o->by || o->json || o->metric_only) {
+		o->cg_paired = false;
+		return 0;
+	}
+	if (o->cg_excess[0]) {
+		pr_err("cgroup '%s' of -G has no event: -G gives each cgroup the next -e event (--for-each-cgroup: every event in each)",
+		       o->cg_excess);
+		return -EINVAL;
+	}
+	total = stat_compat__nr_events(o->events) + o->nr_dups;
+	for (int i = 0; i < total; i++)
+		if (i >= EMON_MAX_EVENTS || !o->cg_of[i])
+			o->cg_sys = true;
 	return 0;
 }
 

@@ -48,6 +48,7 @@ enum {
 	OPT_LOG_FD,
 	OPT_METRIC_NO_GROUP,
 	OPT_PERCORE_SHOW_THREAD,
+	OPT_FOR_EACH_CGROUP,
 	OPT_CONTROL,
 };
 
@@ -92,7 +93,10 @@ static void stat_usage(FILE *f)
 "                            syntax (0-3,8); rows system, cpu and socket\n"
 "                            only (cgroup and process totals are not per CPU)\n"
 "  -G, --cgroup LIST         cgroups to report, paths from the cgroup2 root;\n"
-"      --for-each-cgroup LIST  each row includes its descendants (perf -G)\n"
+"                            after -e, as perf: the Nth cgroup counts the\n"
+"                            Nth event (one cgroup in all: every event)\n"
+"      --for-each-cgroup LIST  every event in each cgroup (-G before any -e\n"
+"                            too); each row includes its descendants\n"
 "      --by LIST             scopes: system,cpu,socket,die,core,cgroup,\n"
 "                            container,pod,namespace,process (default\n"
 "                            system; cgroup alone with -G, as perf; the\n"
@@ -185,7 +189,7 @@ static const struct option long_opts[] = {
 	{ "event",		required_argument, NULL, 'e' },
 	{ "all-cpus",		no_argument,	   NULL, 'a' },
 	{ "cgroup",		required_argument, NULL, 'G' },
-	{ "for-each-cgroup",	required_argument, NULL, 'G' },
+	{ "for-each-cgroup",	required_argument, NULL, OPT_FOR_EACH_CGROUP },
 	{ "by",			required_argument, NULL, OPT_BY },
 	{ "no-aggr",		no_argument,	   NULL, 'A' },
 	{ "per-socket",		no_argument,	   NULL, OPT_PER_SOCKET },
@@ -366,7 +370,17 @@ static int stat_opts__one(void *ctx, int c, const char *arg)
 	case 'a':
 		o->all_cpus = true;
 		return 0;
-	case 'G':
+	case 'G':	/* perf's: after -e, paired with the events */
+		if (o->events[0])
+			return stat_compat__cgroups(o, arg);
+		/* before any -e: every event in each (perf: refused) */
+		__attribute__((fallthrough));
+	case OPT_FOR_EACH_CGROUP:
+		if (o->cg_paired) {
+			pr_err("--cgroup and --for-each-cgroup cannot be used together");
+			return -EINVAL;
+		}
+		o->cg_each = true;
 		return parse_cgroups(o, arg);
 	case OPT_BY:
 		return parse_by(o, arg);
@@ -575,7 +589,8 @@ int stat_opts__parse(struct front_opts *o, int argc, char **argv)
 		snprintf(o->events, sizeof(o->events), "cpu-clock");
 		o->hide_events = true;
 	}
-	err = stat_opts__metrics(o) ?: stat_compat__events(o) ?: stat_compat__check(o);
+	err = stat_opts__metrics(o) ?: stat_compat__events(o) ?: stat_compat__check(o) ?:
+	      stat_compat__cgroups_check(o);
 	if (err)
 		return err;
 	if (o->sep && o->perf_json) {

@@ -7,7 +7,8 @@
  *
  * Promises: 0, 1 (--help) or -EINVAL; after 0 the values are in range
  * (-I >= 10, --timeout >= 1, max entries in 1..2^24, idle watts finite
- * >= 0, every -G path normalized), events non-empty, -x and -j not both,
+ * >= 0, every -G path normalized, each event's -G pair one of them or
+ * none), events non-empty, -x and -j not both,
  * the command (if any) a NULL-terminated tail of argv.
  */
 #include <errno.h>
@@ -40,6 +41,10 @@ static void check_opts(const struct front_opts *o, char **argv, int argc)
 		FUZZ_ASSERT(!cgroup__normalize(o->cgroups[i], norm, sizeof(norm)));
 		FUZZ_ASSERT(!strcmp(norm, o->cgroups[i]));
 	}
+	/* -G's pairs: a cgroup of the list, or none; not with for-each's */
+	FUZZ_ASSERT(!(o->cg_paired && o->cg_each));
+	for (i = 0; i < EMON_MAX_EVENTS; i++)
+		FUZZ_ASSERT(o->cg_of[i] >= 0 && o->cg_of[i] <= o->nr_cgroups);
 	if (o->cmd) {
 		FUZZ_ASSERT(o->cmd > argv && o->cmd < argv + argc);
 		FUZZ_ASSERT(!argv[argc]);

@@ -12,7 +12,7 @@ nev=$(per_mode 1 3)
 for k in 1 200; do
 	list=
 	for i in $(seq $k); do list=$list${list:+,}$(cg_new "k$k/c$i"); done
-	"$EMON" stat -e cpu-clock,context-switches,page-faults -G "$list" -o /dev/null --timeout 5000 &
+	"$EMON" stat -e cpu-clock,context-switches,page-faults --for-each-cgroup "$list" -o /dev/null --timeout 5000 &
 	pid=$!
 	fds=0
 	for _ in $(seq 100); do	# poll until the events are open

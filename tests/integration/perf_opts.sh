@@ -207,7 +207,8 @@ c=$(cg_new busy)
 mkdir -p "$TMP/gate"
 cg_bg "$c" "$TOOLS/threads" -g "$TMP/gate" 60 100
 # (perf -G's cgroups go to -e's events one by one: one each, as
-# perf_csv.sh; emon-perf's -G counts every event in each)
+# perf_csv.sh; emon-perf's one name goes to every event, as perf's one
+# would: perf_cgroups.sh)
 for kind in text csv; do
 	x=() && [ $kind = csv ] && x=(-x,)
 	ev=(-a "${x[@]}" -e task-clock,context-switches)

@@ -370,6 +370,48 @@ static void test_csv_energy(void **state)
 	free(out);
 }
 
+/*
+ * perf -G after -e: each event in its cgroup's row alone, or in the
+ * system row alone with an empty cgroup field, in the events' order; a
+ * row's extras after its last part; a cgroup no event pairs with left out
+ */
+static void test_csv_paired(void **state)
+{
+	static const char *const want[][3] = {
+		{ "cpu-clock", "/b" }, { "context-switches", "" }, { "cycles", "/b" },
+		{ "energy", "/b" }, { "epi", "/b" },
+	};
+	struct output o;
+	struct row r[3];
+	char *out;
+	int n, i;
+
+	(void)state;
+	output__setup(&o, &output_csv_ops);
+	o.cg_paired = true;
+	o.ev_cgroup[EV_CLOCK] = o.ev_cgroup[EV_CYCLES] = "/b";
+	row__setup(&r[0], SCOPE_SYSTEM, "all", SEC, 7);
+	row__setup(&r[1], SCOPE_CGROUP, "/a", SEC, 1);
+	row__setup(&r[2], SCOPE_CGROUP, "/b", SEC / 2, 2);
+	r[2].has_energy = true;
+	r[2].energy_j = 1.5;
+	r[2].power_w = 0.75;
+	out = render(&o, 2.0, 2.0, r, 3, 2.0);
+	n = csv__lines(out, ",", csv_fields, csv_nfields, 32);
+	assert_int_equal(n, (int)ARRAY_SIZE(want));
+	for (i = 0; i < n; i++) {
+		assert_int_equal(csv_nfields[i], 8);
+		assert_string_equal(csv_fields[i][2], want[i][0]);
+		assert_string_equal(csv_fields[i][3], want[i][1]);
+	}
+	assert_string_equal(csv_fields[0][0], "500.00");
+	assert_string_equal(csv_fields[1][0], "7");		/* the system's */
+	/* no metric from the time event of another cgroup: perf's */
+	assert_string_equal(csv_fields[1][6], "");
+	assert_int_equal(o.ev_hide, 0);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -381,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_csv_separator_in_key),
 		cmocka_unit_test(test_csv_number_with_separator),
 		cmocka_unit_test(test_csv_energy),
+		cmocka_unit_test(test_csv_paired),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
