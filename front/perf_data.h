@@ -5,7 +5,7 @@
  * lib/perf/include/perf/event.h), the subset stat needs: the file header
  * with its attrs and their ids, the features perf stat report reads
  * (hostname, OS release, version, arch, CPUs, command line, event names,
- * "contains stat data"), and the records of the data section: event
+ * the CPU and NUMA topology, "contains stat data"), and the records of the data section: event
  * updates (a clock's unit and scale), the thread and CPU maps, the stat
  * config, a stat per counter per CPU/thread and a round (interval or
  * final). Little-endian, as the host: perf reads a file of the other
@@ -57,6 +57,8 @@ enum {
 	HEADER_NRCPUS = 7,
 	HEADER_CMDLINE = 11,
 	HEADER_EVENT_DESC = 12,
+	HEADER_CPU_TOPOLOGY = 13,	/* perf stat report --per-socket/die/core */
+	HEADER_NUMA_TOPOLOGY = 14,	/* and --per-node */
 	HEADER_STAT = 19,	/* no contents: "contains stat data" */
 };
 /* a string in a feature: __u32 len (with its NUL, padded to NAME_ALIGN),
@@ -169,6 +171,12 @@ struct perf_data_event {
 	__u64 *ids;		/* [nr_ids] */
 };
 
+/* A CPU's place, as HEADER_CPU_TOPOLOGY and HEADER_NUMA_TOPOLOGY say:
+ * -1 for an offline CPU's (perf's) */
+struct perf_data_place {
+	int socket, die, core, node;
+};
+
 /* One file's description: what the header and the maps say. */
 struct perf_data_desc {
 	int nr_events;
@@ -178,6 +186,10 @@ struct perf_data_desc {
 	int nr_threads;		/* 1 for both of emon-perf's modes */
 	int pid;		/* the thread map's first, -1 system-wide */
 	int aggr_mode;		/* AGGR_* */
+	/* HEADER_NRCPUS's CPUs (0 when not said: the writer takes this
+	 * machine's) and the places of as many, NULL without a topology */
+	int nr_cpus_avail, nr_cpus_online;
+	struct perf_data_place *place;
 	__u64 interval_ms;	/* 0: no -I */
 	bool scale;
 	char *cmdline;		/* the command line, words joined by spaces */

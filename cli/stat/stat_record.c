@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include "cli/stat/stat.h"
 #include "common/array.h"
+#include "common/cpu_topo.h"
 #include "common/log.h"
 #include "common/version.h"
 #include "front/errors.h"
@@ -216,6 +217,38 @@ static int rec_env(struct perf_data_desc *d, char **argv, int argc)
 	return 0;
 }
 
+/* perf's aggregation mode of the file: what its report prints unless
+ * told otherwise */
+static int rec_aggr_mode(unsigned int aggr)
+{
+	return aggr & (1u << SCOPE_CPU) ? AGGR_NONE :
+	       aggr & (1u << SCOPE_SOCKET) ? AGGR_SOCKET :
+	       aggr & (1u << SCOPE_DIE) ? AGGR_DIE :
+	       aggr & (1u << SCOPE_CORE) ? AGGR_CORE :
+	       aggr & (1u << SCOPE_NODE) ? AGGR_NODE : AGGR_GLOBAL;
+}
+
+/*
+ * Each possible CPU's socket, die, core and node from sysfs, as perf
+ * writes them for its report's --per-socket, --per-die, --per-core and
+ * --per-node (an offline CPU's -1, perf's).
+ */
+static int rec_places(struct perf_data_desc *d, int ncpus)
+{
+	d->nr_cpus_avail = ncpus < PERF_DATA_MAX_CPUS ? ncpus : PERF_DATA_MAX_CPUS;
+	d->place = calloc(d->nr_cpus_avail ?: 1, sizeof(*d->place));
+	if (!d->place)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < d->nr_cpus_avail; cpu++) {
+		struct cpu_place p;
+
+		if (cpu_place__read(NULL, cpu, &p))
+			p = (struct cpu_place){ -1, -1, -1, -1 };
+		d->place[cpu] = (struct perf_data_place){ p.pkg, p.die, p.core, p.node };
+	}
+	return 0;
+}
+
 /* The run's events and CPUs, the file created: before counting starts. */
 static int rec_hook(struct front_run *st, void *arg)
 {
@@ -226,7 +259,7 @@ static int rec_hook(struct front_run *st, void *arg)
 	r->st = st;
 	r->task = st->sc.command_mode;
 	r->interval = st->o.interval_ms > 0;
-	d->aggr_mode = st->o.aggr ? AGGR_NONE : AGGR_GLOBAL;
+	d->aggr_mode = rec_aggr_mode(st->o.aggr);
 	d->interval_ms = st->o.interval_ms;
 	d->scale = true;
 	d->pid = -1;
@@ -237,6 +270,8 @@ static int rec_hook(struct front_run *st, void *arg)
 			continue;
 		d->cpus[d->nr_cpus++] = cpu;
 	}
+	if (!r->task && rec_places(d, st->src->meta.ncpus))
+		return cli__exit_status(-ENOMEM);
 	for (int i = 0; i < st->out.nr_events; i++) {
 		const struct pmu_event *pe = &st->events.ev[i];
 		struct perf_data_event *e;
@@ -275,23 +310,30 @@ static int rec_hook(struct front_run *st, void *arg)
 /* What perf stat record does that this one does not: one line, exit 2. */
 static int rec_check(const struct front_opts *o)
 {
-	const char *what = o->tg.repeat > 1 ? "-r" :
+	const unsigned int aggr = o->aggr & ~(1u << SCOPE_THREAD);
+	const char *what = o->tg.repeat > 1 ? "-r (perf 6.1 refuses it too: "
+					       "\"Cannot use -r option with perf stat record\")" :
 			   o->nr_cgroups ? "-G" :
 			   o->by ? "--by" :
-			   o->aggr & ~(1u << SCOPE_CPU) ? "--per-socket, --per-die and --per-core" :
 			   o->tg.nr_pids ? "-p" :
 			   o->tg.nr_tids ? "-t" :
 			   o->tg.per_thread ? "--per-thread" :
 			   o->append ? "--append" : NULL;
 
-	if (!what && (o->aggr & (1u << SCOPE_CPU)) && !o->all_cpus) {
-		pr_err("stat record: -A needs -a or -C, as perf's");
+	if (!what && (aggr & (aggr - 1))) {
+		pr_err("stat record: one of -A, --per-socket, --per-die, --per-core and --per-node, "
+		       "the file's one aggregation");
+		return -EINVAL;
+	}
+	if (!what && aggr && !o->all_cpus) {
+		pr_err("stat record: %s needs -a or -C, as perf's",
+		       aggr & (1u << SCOPE_CPU) ? "-A" : "an aggregation (--per-socket...)");
 		return -EINVAL;
 	}
 	if (!what)
 		return 0;
-	pr_err("stat record: %s is not recorded (what it records: -a, -C, -A, -I and a command)",
-	       what);
+	pr_err("stat record: %s is not recorded (what it records: -a, -C, -A, --per-socket, "
+	       "--per-die, --per-core, --per-node, -I and a command)", what);
 	return -EINVAL;
 }
 
@@ -320,9 +362,11 @@ int stat__record(int argc, char **argv, char **full_argv, int full_argc)
 		goto out;
 	}
 	if (!st->o.cmd || st->o.all_cpus) {
-		/* system-wide: a stat per CPU, from the CPU rows */
+		/* system-wide: a stat per CPU, from the CPU rows; the rows
+		 * printed those of the aggregation, the system's without */
 		r->hide_cpu = !(st->o.aggr & (1u << SCOPE_CPU));
-		st->o.by = 1u << SCOPE_CPU | (r->hide_cpu ? 1u << SCOPE_SYSTEM : 0);
+		st->o.by = 1u << SCOPE_CPU | st->o.aggr |
+			   (st->o.aggr ? 0 : 1u << SCOPE_SYSTEM);
 	}
 	ret = stat__run_with(st, rec_hook, r);
 	if (!ret && r->err)
