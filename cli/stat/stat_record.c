@@ -311,23 +311,31 @@ static int rec_hook(struct front_run *st, void *arg)
 static int rec_check(const struct front_opts *o)
 {
 	const unsigned int aggr = o->aggr & ~(1u << SCOPE_THREAD);
-	const char *what = o->tg.repeat > 1 ? "-r (perf 6.1 refuses it too: "
-					       "\"Cannot use -r option with perf stat record\")" :
+	const char *what = o->tg.repeat > 1 ? "-r" :
 			   o->nr_cgroups ? "-G" :
 			   o->by ? "--by" :
 			   o->tg.nr_pids ? "-p" :
 			   o->tg.nr_tids ? "-t" :
 			   o->tg.per_thread ? "--per-thread" :
 			   o->append ? "--append" : NULL;
+	const char *flag = aggr & (1u << SCOPE_CPU) ? "-A" :
+			   aggr & (1u << SCOPE_SOCKET) ? "--per-socket" :
+			   aggr & (1u << SCOPE_DIE) ? "--per-die" :
+			   aggr & (1u << SCOPE_CORE) ? "--per-core" : "--per-node";
 
+	if (what && o->tg.repeat > 1) {
+		pr_err("stat record: -r is not recorded (perf 6.1's: \"Cannot use -r option "
+		       "with perf stat record\")");
+		return -EINVAL;
+	}
 	if (!what && (aggr & (aggr - 1))) {
 		pr_err("stat record: one of -A, --per-socket, --per-die, --per-core and --per-node, "
 		       "the file's one aggregation");
 		return -EINVAL;
 	}
+	/* perf's refuses -A so, and records nothing with --per-socket */
 	if (!what && aggr && !o->all_cpus) {
-		pr_err("stat record: %s needs -a or -C, as perf's",
-		       aggr & (1u << SCOPE_CPU) ? "-A" : "an aggregation (--per-socket...)");
+		pr_err("stat record: %s needs -a or -C, as perf's", flag);
 		return -EINVAL;
 	}
 	if (!what)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * A perf.data made of the input, read by front/perf_data_read.c and
- * printed by `emon-perf stat report -i FILE` (and with -x,). The file is
+ * printed by `emon-perf stat report -i FILE` (and with -x,, and with
+ * --per-core or --per-node: the topology's groups). The file is
  * a memfd opened by its /proc/self/fd path, so nothing touches the disk.
  *
  * Promises: the reader returns 0, -EINVAL with why set, or -ENOMEM; a
@@ -54,6 +55,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ret = stat__report(3, argv);
 	FUZZ_ASSERT(ret == 0 || ret == 2 || ret == 1);
 	argv[3] = "-x,";
+	ret = stat__report(4, argv);
+	FUZZ_ASSERT(ret == 0 || ret == 2 || ret == 1);
+	/* the file's CPU topology's groups */
+	argv[3] = size && data[0] & 1 ? "--per-core" : "--per-node";
 	ret = stat__report(4, argv);
 	FUZZ_ASSERT(ret == 0 || ret == 2 || ret == 1);
 	close(fd);

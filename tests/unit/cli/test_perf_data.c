@@ -2,14 +2,19 @@
 /*
  * front/perf_data.c: the layouts' sizes are perf 6.1's (a file perf
  * reads is byte for byte these), a file written then read back gives the
- * same events, names, units, CPUs, config, rounds and counts, and a
- * truncated or foreign file is refused with where it went wrong.
+ * same events, names, units, CPUs, config, rounds and counts (and the
+ * CPUs' places of the topology features, their lists perf's), a
+ * truncated or foreign file is refused with where it went wrong, and
+ * stat report's --per-socket needs the topology.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "cli/stat/stat.h"
 #include "front/perf_data.h"
 #include "helpers.h"
 
@@ -47,6 +52,13 @@ static void fill(struct perf_data_desc *d, bool task)
 	d->aggr_mode = task ? AGGR_GLOBAL : AGGR_NONE;
 	d->interval_ms = task ? 0 : 100;
 	d->scale = true;
+	/* 6 CPUs: S0 has 0-2 (0 and 1 one core), S1 3-5 on die 1, 4 offline */
+	d->nr_cpus_avail = task ? 0 : 6;
+	d->nr_cpus_online = 5;
+	d->place = task ? NULL : calloc(6, sizeof(*d->place));
+	for (int c = 0; !task && c < 6; c++)
+		d->place[c] = c == 4 ? (struct perf_data_place){ -1, -1, -1, -1 } :
+			      (struct perf_data_place){ c / 3, c / 3, c == 1 ? 0 : c, c / 3 };
 	d->cmdline = calloc(1, 64);
 	memcpy(d->cmdline, "emon-perf\0stat\0record\0--\0sleep\0" "1\0", 33);
 	snprintf(d->hostname, sizeof(d->hostname), "host");
@@ -104,6 +116,19 @@ static void round_trip(bool task)
 	assert_string_equal(f.d.cmdline, "emon-perf stat record -- sleep 1");
 	assert_string_equal(f.d.hostname, "host");
 	assert_string_equal(f.d.version, "emon-perf test");
+	if (task) {
+		assert_null(f.d.place);
+	} else {
+		assert_int_equal(f.d.nr_cpus_avail, 6);
+		assert_int_equal(f.d.nr_cpus_online, 5);
+		assert_non_null(f.d.place);
+		for (int c = 0; c < 6; c++) {
+			assert_int_equal(f.d.place[c].socket, d.place[c].socket);
+			assert_int_equal(f.d.place[c].die, d.place[c].die);
+			assert_int_equal(f.d.place[c].core, d.place[c].core);
+			assert_int_equal(f.d.place[c].node, d.place[c].node);
+		}
+	}
 	assert_int_equal(f.nr_rounds, 2);
 	for (int k = 0; k < 2; k++) {
 		const struct perf_data_round *r = &f.rounds[k];
@@ -136,6 +161,87 @@ static void test_round_trip_task(void **state)
 {
 	(void)state;
 	round_trip(true);
+}
+
+static char *slurp(const char *path, long *size)
+{
+	FILE *in = fopen(path, "r");
+	char *buf;
+
+	assert_non_null(in);
+	fseek(in, 0, SEEK_END);
+	*size = ftell(in);
+	rewind(in);
+	buf = malloc(*size + 1);
+	assert_int_equal(fread(buf, 1, *size, in), *size);
+	buf[*size] = '\0';
+	fclose(in);
+	return buf;
+}
+
+/* a string of a feature: __u32 len (64), the string, NULs to 64 */
+static bool has_string(const char *buf, long size, const char *s)
+{
+	char want[4 + 64] = { 64 };
+
+	snprintf(want + 4, 64, "%s", s);
+	return memmem(buf, size, want, sizeof(want)) != NULL;
+}
+
+/* stat report's exit status, its output (stderr) thrown away */
+static int report_quiet(int argc, char **argv)
+{
+	int saved = dup(2), null = open("/dev/null", O_WRONLY), ret;
+
+	fflush(stderr);
+	dup2(null, 2);
+	ret = stat__report(argc, argv);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(null);
+	return ret;
+}
+
+/*
+ * perf's sibling lists, which perf report --header prints: a package's
+ * and a die's CPUs ("0-2", "3,5": the offline 4 in none), a core's ("0-1",
+ * "2"), a node's (perf's numa list); and stat report's --per-socket of a
+ * file without the topology: exit 2.
+ */
+static void test_topology(void **state)
+{
+	char path[] = "/tmp/emon-perf-data-XXXXXX";
+	char *argv[] = { "report", "--per-socket", "-i", path, NULL };
+	int fd = mkstemp(path);
+	struct perf_data_desc d;
+	long size;
+	char *buf;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	fill(&d, false);
+	write_file(path, &d);
+	buf = slurp(path, &size);
+	assert_true(has_string(buf, size, "0-2"));
+	assert_true(has_string(buf, size, "3,5"));
+	assert_true(has_string(buf, size, "0-1"));
+	assert_true(has_string(buf, size, "2"));
+	assert_false(has_string(buf, size, "3-5"));
+	free(buf);
+	assert_int_equal(report_quiet(4, argv), 0);
+	perf_data__desc_free(&d);
+	/* no topology */
+	fill(&d, false);
+	free(d.place);
+	d.place = NULL;
+	write_file(path, &d);
+	assert_int_equal(report_quiet(4, argv), 2);
+	argv[1] = "-A";
+	assert_int_equal(report_quiet(4, argv), 0);
+	perf_data__desc_free(&d);
+	unlink(path);
 }
 
 /* every cut of a good file is refused, and says where */
@@ -191,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip_cpus),
 		cmocka_unit_test(test_round_trip_task),
 		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_topology),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
