@@ -61,10 +61,11 @@ static __u64 ev_id(const struct perf_data_desc *d, int ev, int idx)
 
 static int write_maps(struct perf_data_writer *w, const struct perf_data_desc *d)
 {
+	int nt = d->threads ? d->nr_threads : 1;
 	struct perf_record_thread_map tm = {
 		.header = { PERF_RECORD_THREAD_MAP, 0, sizeof(tm) +
-			    sizeof(struct perf_record_thread_map_entry) },
-		.nr = 1,
+			    nt * sizeof(struct perf_record_thread_map_entry) },
+		.nr = nt,
 	};
 	struct perf_record_thread_map_entry te = { .pid = (__u64)(__s64)d->pid };
 	struct perf_record_cpu_map cm = { .header = { PERF_RECORD_CPU_MAP, 0, 0 } };
@@ -73,7 +74,14 @@ static int write_maps(struct perf_data_writer *w, const struct perf_data_desc *d
 	bool range = d->nr_cpus > 0;
 
 	w_bytes(w, &tm, sizeof(tm));
-	w_bytes(w, &te, sizeof(te));
+	for (int i = 0; i < nt; i++) {
+		if (d->threads) {
+			te.pid = (__u64)(__s64)d->threads[i].tid;
+			memcpy(te.comm, d->threads[i].comm, sizeof(te.comm));
+			te.comm[sizeof(te.comm) - 1] = '\0';
+		}
+		w_bytes(w, &te, sizeof(te));
+	}
 	for (int i = 1; i < d->nr_cpus; i++)
 		range &= d->cpus[i] == d->cpus[0] + i;
 	if (range) {			/* __u8 any_cpu, __u8 pad, start, end */
@@ -185,18 +193,34 @@ int perf_data__describe(struct perf_data_writer *w, const struct perf_data_desc 
 	return w->err;
 }
 
+int perf_data__defer(struct perf_data_writer *w)
+{
+	w->body = tmpfile();
+	return w->body ? 0 : -errno;
+}
+
+/* a stat or a round: to the file, or deferred */
+static void w_body(struct perf_data_writer *w, const void *p, size_t n)
+{
+	FILE *f = w->f;
+
+	w->f = w->body ?: f;
+	w_bytes(w, p, n);
+	w->f = f;
+}
+
 void perf_data__stat(struct perf_data_writer *w, const struct perf_data_desc *d,
 		     int ev, int idx, __u64 val, __u64 ena, __u64 run)
 {
 	struct perf_record_stat s = {
 		.header = { PERF_RECORD_STAT, 0, sizeof(s) },
-		.id = ev_id(d, ev, idx),
+		.id = ev_id(d, ev, d->nr_cpus ? idx : 0),
 		.cpu = d->nr_cpus ? (__u32)d->cpus[idx] : (__u32)-1,
-		.thread = 0,
+		.thread = d->nr_cpus ? 0 : idx,
 		.val = val, .ena = ena, .run = run,
 	};
 
-	w_bytes(w, &s, sizeof(s));
+	w_body(w, &s, sizeof(s));
 }
 
 void perf_data__round(struct perf_data_writer *w, int type, __u64 time_ns)
@@ -207,7 +231,26 @@ void perf_data__round(struct perf_data_writer *w, int type, __u64 time_ns)
 		.time = time_ns,
 	};
 
-	w_bytes(w, &r, sizeof(r));
+	w_body(w, &r, sizeof(r));
+}
+
+/* the deferred stats after the describing records */
+static void copy_body(struct perf_data_writer *w, const struct perf_data_desc *d)
+{
+	char buf[65536];
+	size_t n;
+
+	perf_data__describe(w, d);
+	if (!w->err && fflush(w->body))
+		w->err = -errno;
+	if (!w->err)
+		rewind(w->body);
+	while (!w->err && (n = fread(buf, 1, sizeof(buf), w->body)) > 0)
+		w_bytes(w, buf, n);
+	if (!w->err && ferror(w->body))
+		w->err = -EIO;
+	fclose(w->body);
+	w->body = NULL;
 }
 
 /* "0-3,8": the CPUs below n whose place has key k */
@@ -409,6 +452,8 @@ int perf_data__finish(struct perf_data_writer *w, const struct perf_data_desc *d
 	};
 	int n = d->nr_cpus ?: 1, err;
 
+	if (w->body)
+		copy_body(w, d);
 	h.attrs.offset = sizeof(h) + (__u64)d->nr_events * n * sizeof(__u64);
 	h.attrs.size = (__u64)d->nr_events * sizeof(struct perf_file_attr);
 	h.data.offset = w->data_start;
@@ -434,6 +479,8 @@ void perf_data__desc_free(struct perf_data_desc *d)
 	d->cmdline = NULL;
 	free(d->place);
 	d->place = NULL;
+	free(d->threads);
+	d->threads = NULL;
 }
 
 void perf_data__free(struct perf_data_file *f)

@@ -399,7 +399,7 @@ static int add_stat(struct rd *r, const struct perf_record_stat *s)
 	if (array__grow(&r->pend, &r->pend_cap, r->nr_pend + 1, sizeof(*r->pend)))
 		return -ENOMEM;
 	o = &r->pend[r->nr_pend++];
-	*o = (struct perf_data_stat){ e, idx, s->val, s->ena, s->run };
+	*o = (struct perf_data_stat){ e, idx, (int)s->thread, s->val, s->ena, s->run };
 	return 0;
 }
 
@@ -446,18 +446,27 @@ static int read_record(struct rd *r, __u64 off, const struct perf_event_header *
 		break;
 	}
 	case PERF_RECORD_THREAD_MAP: {
-		__u64 nr, pid;
+		struct perf_record_thread_map_entry te;
+		__u64 nr;
 
 		if (eh->size < 16)
 			return -1;
 		memcpy(&nr, p + 8, 8);
-		if (nr > (eh->size - 16u) / sizeof(struct perf_record_thread_map_entry))
+		if (nr > (eh->size - 16u) / sizeof(te) || nr > PERF_DATA_MAX_THREADS)
 			return -1;
+		free(d->threads);
+		d->threads = calloc(nr ?: 1, sizeof(*d->threads));
+		if (!d->threads)
+			return -ENOMEM;
 		d->nr_threads = nr;
-		if (nr) {
-			memcpy(&pid, p + 16, 8);
-			d->pid = (int)pid;
+		for (__u64 i = 0; i < nr; i++) {
+			memcpy(&te, p + 16 + i * sizeof(te), sizeof(te));
+			d->threads[i].tid = (int)te.pid;
+			memcpy(d->threads[i].comm, te.comm, sizeof(te.comm));
+			d->threads[i].comm[sizeof(te.comm) - 1] = '\0';
 		}
+		if (nr)
+			d->pid = d->threads[0].tid;
 		break;
 	}
 	case PERF_RECORD_CPU_MAP:
@@ -601,8 +610,10 @@ int perf_data__read(struct perf_data_file *f, const char *path)
 	/* a later CPU map may have taken a stat's CPU away */
 	for (int k = 0; !err && k < f->nr_rounds; k++)
 		for (int j = 0; !err && j < f->rounds[k].nr; j++)
-			if (f->rounds[k].st[j].idx >= (f->d.nr_cpus ?: 1))
-				err = bad(&r, "a stat of a CPU its CPU map lacks (round %llu)",
+			if (f->rounds[k].st[j].idx >= (f->d.nr_cpus ?: 1) ||
+			    f->rounds[k].st[j].thread < 0 ||
+			    f->rounds[k].st[j].thread >= (f->d.nr_cpus ? 1 : f->d.nr_threads ?: 1))
+				err = bad(&r, "a stat of a CPU or thread its maps lack (round %llu)",
 					  (unsigned long long)k);
 	for (int e = 0; !err && e < f->d.nr_events; e++)
 		if (!f->d.ev[e].scale)

@@ -5,7 +5,11 @@
  * as `perf stat record` writes it: system-wide, a stat per event per CPU
  * (the CPU rows, built for the file and printed only with -A); for a
  * command, one per event (the CPU "-1", the command's pid the thread
- * map). Each stat is the count since the start (perf's counters are
+ * map); -p's and -t's total as the first of their thread map's;
+ * --per-thread's per thread, deferred to the end (front/perf_data.h), the
+ * thread map every thread that had a row. With --per-socket... the CPU
+ * rows still, the aggregation and the topology in the file for perf's
+ * report to group them. Each stat is the count since the start (perf's counters are
  * cumulative, its report takes each round's difference), a round after
  * each -I print, or one final round with the run's time.
  *
@@ -42,10 +46,13 @@ struct record {
 	const char *path;
 	const struct output_ops *inner;
 	bool hide_cpu;		/* CPU rows for the file only (no -A) */
-	bool task;		/* a command's counters */
+	bool task;		/* a command's, -p's or -t's counters */
+	bool per_thread;	/* --per-thread: a cell per thread */
 	bool described;
 	bool interval;
-	struct cum *cum;	/* [event][CPU map index] */
+	struct cum *cum;	/* [cell][event]: the CPU map's, or threads */
+	size_t cum_cap, thr_cap;
+	int nr_cells;
 	int map[EMON_MAX_EVENTS];	/* output event -> desc event, -1 */
 	struct row *tmp;
 	size_t tmp_cap;
@@ -77,9 +84,10 @@ static void rec_describe(struct record *r)
 	if (r->described)
 		return;
 	r->described = true;
-	if (r->task)
+	if (r->task && !r->d.threads)
 		r->d.pid = r->st->cmd.pid ?: -1;
-	if (!r->err)
+	/* --per-thread's: at the end, with every thread */
+	if (!r->err && !r->w.body)
 		r->err = perf_data__describe(&r->w, &r->d);
 }
 
@@ -99,11 +107,41 @@ static __u64 rec_ena(const struct row_values *rv, const struct row *rw, double d
 	return (__u64)(rv->v[rv->time_idx].value + 0.5);
 }
 
-/* One row's events into the running totals of CPU map index idx. */
+/*
+ * --per-thread's thread of a row (COMM-TID): its index in the thread
+ * map, a new one added with its cell; -1 for the map-full row, or out
+ * of memory (r->err).
+ */
+static int thread_index(struct record *r, const struct row *rw)
+{
+	struct perf_data_desc *d = &r->d;
+	char *end;
+	long tid = strtol(rw->key, &end, 10);
+	int i;
+
+	if (*end || end == rw->key)
+		return -1;
+	for (i = 0; i < d->nr_threads; i++)
+		if (d->threads[i].tid == tid)
+			return i;
+	if (i == PERF_DATA_MAX_THREADS ||
+	    array__grow(&d->threads, &r->thr_cap, i + 1, sizeof(*d->threads)) ||
+	    array__grow(&r->cum, &r->cum_cap, (size_t)(i + 1) * d->nr_events + 1,
+			sizeof(*r->cum))) {
+		r->err = r->err ?: -ENOMEM;
+		return -1;
+	}
+	d->threads[i] = (struct perf_data_thread){ .tid = tid };
+	snprintf(d->threads[i].comm, sizeof(d->threads[i].comm), "%s", rw->comm ?: "");
+	memset(&r->cum[(size_t)i * d->nr_events], 0, d->nr_events * sizeof(*r->cum));
+	d->nr_threads = ++r->nr_cells;
+	return i;
+}
+
+/* One row's events into the running totals of cell idx. */
 static void rec_row(struct record *r, const struct output *o, const struct row *rw,
 		    int idx, double dt)
 {
-	int n = r->d.nr_cpus ?: 1;
 	struct row_values rv;
 
 	row_values__init(&rv, o, rw);
@@ -115,7 +153,7 @@ static void rec_row(struct record *r, const struct output *o, const struct row *
 
 		if (r->map[i] < 0)
 			continue;
-		c = &r->cum[r->map[i] * n + idx];
+		c = &r->cum[(size_t)idx * r->d.nr_events + r->map[i]];
 		ec = &rw->counts.c[o->ev[i].grouped && o->ev[i].lead_idx >= 0 ?
 				   o->ev[i].lead_idx : o->ev[i].bpf_idx];
 		ena = ec->enabled ?: rec_ena(&rv, rw, dt);
@@ -131,7 +169,7 @@ static void rec_interval(struct output *o, double t, double dt,
 			 const struct row *rows, int n)
 {
 	struct record *r = rec_now;
-	int m = 0, nc = r->d.nr_cpus ?: 1;
+	int m = 0;
 
 	rec_describe(r);
 	for (int i = 0; i < n; i++) {
@@ -140,14 +178,16 @@ static void rec_interval(struct output *o, double t, double dt,
 
 		if (!r->task && rw->scope == SCOPE_CPU)
 			idx = cpu_index(&r->d, rw->key);
-		else if (r->task && rw->scope == SCOPE_COMMAND)
+		else if (r->task && !r->per_thread && rw->scope == SCOPE_COMMAND)
 			idx = 0;
+		else if (r->per_thread && rw->scope == SCOPE_THREAD)
+			idx = thread_index(r, rw);
 		if (idx >= 0)
 			rec_row(r, o, rw, idx, dt);
 	}
 	for (int e = 0; e < r->d.nr_events; e++)
-		for (int idx = 0; idx < nc; idx++) {
-			const struct cum *c = &r->cum[e * nc + idx];
+		for (int idx = 0; idx < r->nr_cells; idx++) {
+			const struct cum *c = &r->cum[(size_t)idx * r->d.nr_events + e];
 
 			perf_data__stat(&r->w, &r->d, e, idx, c->val, c->ena, c->run);
 		}
@@ -249,6 +289,33 @@ static int rec_places(struct perf_data_desc *d, int ncpus)
 	return 0;
 }
 
+/* -p's processes or -t's threads, the thread map (their total is the
+ * first's stat, perf's report sums them), with their names */
+static int rec_targets(struct perf_data_desc *d, const struct targets *tg)
+{
+	int n = tg->nr_pids ?: tg->nr_tids;
+
+	d->threads = calloc(n, sizeof(*d->threads));
+	if (!d->threads)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		struct perf_data_thread *t = &d->threads[i];
+		char path[64];
+		FILE *f;
+
+		t->tid = tg->nr_pids ? tg->pids[i] : tg->tids[i];
+		snprintf(path, sizeof(path), "/proc/%d/comm", t->tid);
+		f = fopen(path, "re");
+		if (f && fgets(t->comm, sizeof(t->comm), f))
+			t->comm[strcspn(t->comm, "\n")] = '\0';
+		if (f)
+			fclose(f);
+	}
+	d->nr_threads = n;
+	d->pid = d->threads[0].tid;
+	return 0;
+}
+
 /* The run's events and CPUs, the file created: before counting starts. */
 static int rec_hook(struct front_run *st, void *arg)
 {
@@ -257,9 +324,10 @@ static int rec_hook(struct front_run *st, void *arg)
 	int err;
 
 	r->st = st;
-	r->task = st->sc.command_mode;
+	r->task = st->sc.command_mode || st->o.tg.nr_pids || st->o.tg.nr_tids;
+	r->per_thread = st->o.tg.per_thread;
 	r->interval = st->o.interval_ms > 0;
-	d->aggr_mode = rec_aggr_mode(st->o.aggr);
+	d->aggr_mode = r->per_thread ? AGGR_THREAD : rec_aggr_mode(st->o.aggr);
 	d->interval_ms = st->o.interval_ms;
 	d->scale = true;
 	d->pid = -1;
@@ -293,10 +361,14 @@ static int rec_hook(struct front_run *st, void *arg)
 			e->scale = 1e-6;
 		}
 	}
-	r->cum = calloc((size_t)d->nr_events * (d->nr_cpus ?: 1) + 1, sizeof(*r->cum));
-	if (!r->cum)
+	r->nr_cells = r->per_thread ? 0 : d->nr_cpus ?: 1;
+	if (array__grow(&r->cum, &r->cum_cap, (size_t)d->nr_events * r->nr_cells + 1,
+			sizeof(*r->cum)) ||
+	    (r->task && !st->sc.command_mode && !r->per_thread && rec_targets(d, &st->o.tg)))
 		return cli__exit_status(-ENOMEM);
+	memset(r->cum, 0, r->cum_cap * sizeof(*r->cum));
 	err = perf_data__create(&r->w, r->path, d);
+	err = err ?: r->per_thread ? perf_data__defer(&r->w) : 0;
 	if (err)
 		return cli__fail(-EINVAL, "cannot write '%s': %s", r->path, strerror(-err));
 	r->inner = st->out.ops;
@@ -314,9 +386,6 @@ static int rec_check(const struct front_opts *o)
 	const char *what = o->tg.repeat > 1 ? "-r" :
 			   o->nr_cgroups ? "-G" :
 			   o->by ? "--by" :
-			   o->tg.nr_pids ? "-p" :
-			   o->tg.nr_tids ? "-t" :
-			   o->tg.per_thread ? "--per-thread" :
 			   o->append ? "--append" : NULL;
 	const char *flag = aggr & (1u << SCOPE_CPU) ? "-A" :
 			   aggr & (1u << SCOPE_SOCKET) ? "--per-socket" :
@@ -326,6 +395,12 @@ static int rec_check(const struct front_opts *o)
 	if (what && o->tg.repeat > 1) {
 		pr_err("stat record: -r is not recorded (perf 6.1's: \"Cannot use -r option "
 		       "with perf stat record\")");
+		return -EINVAL;
+	}
+	/* perf 6.1 records it, and its report of the file fails */
+	if (!what && o->tg.per_thread && !o->tg.nr_pids && !o->tg.nr_tids) {
+		pr_err("stat record: --per-thread needs -p or -t (perf 6.1's own record of "
+		       "-a --per-thread: its report fails, \"failed to process type: 0\")");
 		return -EINVAL;
 	}
 	if (!what && (aggr & (aggr - 1))) {
@@ -341,7 +416,8 @@ static int rec_check(const struct front_opts *o)
 	if (!what)
 		return 0;
 	pr_err("stat record: %s is not recorded (what it records: -a, -C, -A, --per-socket, "
-	       "--per-die, --per-core, --per-node, -I and a command)", what);
+	       "--per-die, --per-core, --per-node, -p, -t, --per-thread, -I and a command)",
+	       what);
 	return -EINVAL;
 }
 
@@ -369,7 +445,7 @@ int stat__record(int argc, char **argv, char **full_argv, int full_argc)
 		ret = cli__exit_status(ret);
 		goto out;
 	}
-	if (!st->o.cmd || st->o.all_cpus) {
+	if ((!st->o.cmd || st->o.all_cpus) && !st->o.tg.nr_pids && !st->o.tg.nr_tids) {
 		/* system-wide: a stat per CPU, from the CPU rows; the rows
 		 * printed those of the aggregation, the system's without */
 		r->hide_cpu = !(st->o.aggr & (1u << SCOPE_CPU));
@@ -384,6 +460,8 @@ int stat__record(int argc, char **argv, char **full_argv, int full_argc)
 out:
 	if (r && r->w.f)	/* a run that failed before its end */
 		fclose(r->w.f);
+	if (r && r->w.body)
+		fclose(r->w.body);
 	if (st)
 		front_run__cleanup(st);
 	if (r) {

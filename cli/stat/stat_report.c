@@ -28,7 +28,9 @@ struct report {
 	struct perf_data_file f;
 	struct output out;
 	char names[EMON_MAX_EVENTS][PERF_DATA_NAME_LEN];
-	char keys[PERF_DATA_MAX_CPUS][32];
+	int ncell;		/* counters: the CPUs, or a task's threads */
+	char (*keys)[32];	/* [ncell] */
+	struct row *sorted;	/* --per-thread's rows, by count */
 	char target[512];
 	int aggr;		/* AGGR_*: the file's, or the one asked for */
 	int nr_rows;
@@ -155,15 +157,17 @@ static int report_events(struct report *r)
 	return 0;
 }
 
-/* One round's rows, r->nr_rows of them: each CPU's stats into its row. */
+/* One round's rows, r->nr_rows of them: each CPU's or thread's stats
+ * into its row. */
 static void report_round(struct report *r, const struct perf_data_round *rd)
 {
 	const struct perf_data_desc *d = &r->f.d;
-	int nc = d->nr_cpus ?: 1, ne = d->nr_events, nr = r->nr_rows;
+	int nc = r->ncell, ne = d->nr_events, nr = r->nr_rows;
 
 	for (int j = 0; j < rd->nr; j++) {
 		const struct perf_data_stat *s = &rd->st[j];
-		struct perf_record_stat *p = &r->now[s->ev * nc + s->idx];
+		struct perf_record_stat *p = &r->now[s->ev * nc +
+						     (d->nr_cpus ? s->idx : s->thread)];
 
 		p->val = s->val;
 		p->ena = s->ena;
@@ -182,6 +186,13 @@ static void report_round(struct report *r, const struct perf_data_round *rd)
 			c->enabled += a->ena - (delta ? b->ena : 0);
 			c->running += a->run - (delta ? b->run : 0);
 		}
+	for (int k = 0; k < nr; k++) {
+		/* a thread that never ran (perf's main thread in a join):
+		 * <not counted>, as stat's --per-thread rows */
+		r->rows[k].not_run = r->rows[k].scope == SCOPE_THREAD;
+		for (int e = 0; e < ne; e++)
+			r->rows[k].not_run &= !r->rows[k].counts.c[e].running;
+	}
 	for (int k = 0; k < nr; k++)
 		for (int e = 0; e < ne; e++) {
 			struct emon_count *c = &r->rows[k].counts.c[e];
@@ -234,12 +245,15 @@ static int report_rows(struct report *r)
 		[AGGR_CORE] = SCOPE_CORE, [AGGR_NODE] = SCOPE_NODE,
 	};
 	struct perf_data_place g[PERF_DATA_MAX_CPUS];
-	int nc = d->nr_cpus ?: 1, n = 0;
-	bool groups = d->nr_cpus && r->aggr != AGGR_NONE && r->aggr != AGGR_GLOBAL;
+	int nc = r->ncell, n = 0;
+	bool groups = d->nr_cpus && r->aggr != AGGR_NONE && r->aggr != AGGR_GLOBAL &&
+		      r->aggr != AGGR_THREAD;
 
 	r->grp = calloc(nc, sizeof(*r->grp));
 	r->rows = calloc(nc, sizeof(*r->rows));
-	if (!r->grp || !r->rows)
+	r->sorted = calloc(nc, sizeof(*r->sorted));
+	r->keys = calloc(nc, sizeof(*r->keys));
+	if (!r->grp || !r->rows || !r->sorted || !r->keys)
 		return -ENOMEM;
 	if (!d->nr_cpus || r->aggr == AGGR_GLOBAL || r->aggr != AGGR_NONE) {
 		struct row *rw = &r->rows[0];
@@ -255,6 +269,16 @@ static int report_rows(struct report *r)
 			snprintf(r->keys[k], sizeof(r->keys[k]), "%d", d->cpus[k]);
 			r->rows[k] = (struct row){ .scope = SCOPE_CPU, .key = r->keys[k],
 						   .nr_cpus = 1 };
+			r->grp[k] = k;
+		}
+		r->nr_rows = nc;
+	}
+	if (!d->nr_cpus && r->aggr == AGGR_THREAD && d->threads) {
+		/* perf's --per-thread: COMM-TID */
+		for (int k = 0; k < nc; k++) {
+			snprintf(r->keys[k], sizeof(r->keys[k]), "%d", d->threads[k].tid);
+			r->rows[k] = (struct row){ .scope = SCOPE_THREAD, .key = r->keys[k],
+						   .comm = d->threads[k].comm };
 			r->grp[k] = k;
 		}
 		r->nr_rows = nc;
@@ -308,10 +332,29 @@ static int report_rows(struct report *r)
 	return 0;
 }
 
+/* a thread row's order, stat --per-thread's: its first event's count,
+ * the largest first, uncounted last, then by tid */
+static double thread_sort(const struct row *rw)
+{
+	const struct emon_count *c = &rw->counts.c[0];
+
+	return rw->not_run ? -2 : !c->running ? -1 : (double)c->counter;
+}
+
+static int thread_cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	double u = thread_sort(x), v = thread_sort(y);
+
+	if (u != v)
+		return u < v ? 1 : -1;
+	return atoi(x->key) < atoi(y->key) ? -1 : atoi(x->key) > atoi(y->key);
+}
+
 static int report_print(struct report *r)
 {
 	const struct perf_data_desc *d = &r->f.d;
-	int nc = d->nr_cpus ?: 1;
+	int nc = r->ncell;
 	double t_prev = 0, t = 0;
 
 	r->now = calloc((size_t)d->nr_events * nc, sizeof(*r->now));
@@ -324,7 +367,10 @@ static int report_print(struct report *r)
 
 		t = rd->time / 1e9;
 		report_round(r, rd);
-		r->out.ops->interval(&r->out, t, t - t_prev, r->rows, r->nr_rows);
+		memcpy(r->sorted, r->rows, r->nr_rows * sizeof(*r->rows));
+		if (r->rows[0].scope == SCOPE_THREAD)
+			qsort(r->sorted, r->nr_rows, sizeof(*r->sorted), thread_cmp);
+		r->out.ops->interval(&r->out, t, t - t_prev, r->sorted, r->nr_rows);
 		t_prev = t;
 	}
 	r->out.ops->end(&r->out, t);
@@ -364,8 +410,9 @@ int stat__report(int argc, char **argv)
 	r->out.ncpus = r->f.d.nr_cpus ?: 1;
 	if (r->aggr < 0)
 		r->aggr = r->f.d.aggr_mode;
-	if (r->aggr == AGGR_THREAD || r->aggr == AGGR_UNSET || r->aggr > AGGR_NODE ||
-	    r->aggr < 0) {
+	r->ncell = r->f.d.nr_cpus ?: r->f.d.nr_threads ?: 1;
+	if ((r->aggr == AGGR_THREAD && (r->f.d.nr_cpus || !r->f.d.threads)) ||
+	    r->aggr == AGGR_UNSET || r->aggr > AGGR_NODE || r->aggr < 0) {
 		pr_warn("%s: recorded with perf's aggregation mode %d: printed for the whole %s",
 			r->input, r->aggr, r->f.d.nr_cpus ? "system" : "command");
 		r->aggr = AGGR_GLOBAL;
@@ -384,6 +431,8 @@ out:
 	perf_data__free(&r->f);
 	free(r->grp);
 	free(r->rows);
+	free(r->sorted);
+	free(r->keys);
 	free(r->now);
 	free(r->prev);
 	free(r);

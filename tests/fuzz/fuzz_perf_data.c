@@ -8,7 +8,8 @@
  * Promises: the reader returns 0, -EINVAL with why set, or -ENOMEM; a
  * file read has 1 to 64 events and at least one round, and every stat of
  * a round names one of its events and a CPU of its CPU map (the first for
- * a task's); stat report's exit status is 0, 2 (bad input) or 1 (memory).
+ * a task's), and a thread of its thread map (the first for a CPU's);
+ * stat report's exit status is 0, 2 (bad input) or 1 (memory).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,6 +37,8 @@ static void check_read(const char *path)
 
 			FUZZ_ASSERT(s->ev >= 0 && s->ev < f.d.nr_events);
 			FUZZ_ASSERT(s->idx >= 0 && s->idx < (f.d.nr_cpus ?: 1));
+			FUZZ_ASSERT(s->thread >= 0 &&
+				    s->thread < (f.d.nr_cpus ? 1 : f.d.nr_threads ?: 1));
 		}
 	perf_data__free(&f);
 }

@@ -14,12 +14,16 @@
 #    CPUs' wall time), and -A's file reported --per-socket/die/core/node
 #    by both: the sums of its CPUs' counts by sysfs' topology; perf's own
 #    --per-socket file, and its --per-core;
+#  - -p, -p --per-thread and -t -I of a process of two threads: the same
+#    with perf's report, the thread rows the process's threads, each
+#    task-clock at most its threads' schedstat runtime's growth;
 #  - perf stat record's own files (a command's, -a -I): stat report
 #    prints perf stat report's counts, and the command's task-clock
 #    against its getrusage again;
 #  - the default file name perf.data, kept as perf.data.old by the next;
 #  - a truncated or foreign file: one line naming it, exit 2; what stat
-#    record refuses (-G, -r, --per-socket without -a, two aggregations).
+#    record refuses (-G, -r, --per-socket without -a, two aggregations,
+#    -a --per-thread).
 . "$(dirname "$0")/lib.sh"
 command -v perf >/dev/null || skip "perf not installed"
 perf stat -e task-clock -o /dev/null -- true 2>/dev/null || skip "perf stat does not run here"
@@ -42,6 +46,7 @@ counts() {
 import re, sys
 path, kind = sys.argv[1], sys.argv[2]
 AGG = r"S\d+(?:-D\d+(?:-C\d+)?)?|N\d+"
+THR = r"[^\s,]+-\d+"		# --per-thread's COMM-TID
 for l in open(path):
 	l = l.rstrip("\n")
 	if not l.strip() or l.lstrip().startswith("#"):
@@ -50,7 +55,7 @@ for l in open(path):
 		f = [x.strip() for x in l.split(",")]
 		# [time,][CPUn,|S0-D0,NR,]value,unit,event,...: 7 fields, + the
 		# time with -I, + the CPU with -A, + 2 with --per-*
-		a = 1 if any(x.startswith("CPU") for x in f[:2]) else \
+		a = 1 if any(x.startswith("CPU") or re.fullmatch(THR, x) for x in f[:2]) else \
 			2 if any(re.fullmatch(AGG, x) for x in f[:2]) else 0
 		t = f[0] if len(f) == 8 + a else ""
 		i = bool(t)
@@ -58,7 +63,7 @@ for l in open(path):
 		i += a
 		print(f"{t}|{cpu}|{f[i + 2]} {f[i].replace(',', '')}")
 		continue
-	m = re.match(r"\s*(\d+\.\d+\s+)?(CPU\d+\s+|(?:" + AGG + r")\s+\d+\s+)?(<not counted>|<not supported>|[\d,]+(?:\.\d+)?)\s+(?:msec\s+)?(\S+)(\s+CPU\d+)?", l)
+	m = re.match(r"\s*(\d+\.\d+\s+)?(CPU\d+\s+|(?:" + AGG + r")\s+\d+\s+|" + THR + r"\s+)?(<not counted>|<not supported>|[\d,]+(?:\.\d+)?)\s+(?:msec\s+)?(\S+)(\s+CPU\d+)?", l)
 	if not m or m.group(4) == "seconds":
 		continue
 	t = (m.group(1) or "").strip()
@@ -237,6 +242,81 @@ for agg in "" --per-core; do
 	same "$TMP/ps.e" "$TMP/ps.p" "perf stat record --per-socket${agg:+, report $agg}: stat report and perf stat report"
 done
 
+# 2c. -p, -t and --per-thread: a process of two threads that burn (one
+# CPU between them, Python's lock); perf stat report of each file prints
+# emon-perf's counts, --per-thread's rows are the process's threads, and
+# each count is at most the CPU time its threads' schedstat grew by
+# across the record (+ 2 ms)
+"$PY3" -c 'import threading, time
+def b():
+	t = time.time()
+	while time.time() - t < 8: pass
+ts = [threading.Thread(target=b) for _ in range(2)]
+[x.start() for x in ts]
+[x.join() for x in ts]' &
+TP=$!
+BG_PIDS+=("$TP")
+for _ in $(seq 50); do [ "$(ls "/proc/$TP/task" 2>/dev/null | wc -l)" -ge 3 ] && break; sleep 0.02; done
+# runtimes FILE: "TID ns" of each of TP's threads (schedstat's runtime)
+runtimes() { for t in $(ls "/proc/$TP/task" | sort -n); do echo "$t $(cut -d' ' -f1 "/proc/$TP/task/$t/schedstat")"; done >"$1"; }
+# at_most COUNTS BEFORE AFTER [TID]: each thread's task-clock (the sum
+# of the file's, with no thread in the key) <= its runtime's growth + 2 ms
+at_most() {
+	"$PY3" - "$@" <<'PY'
+import sys
+b = dict(map(int, l.split()) for l in open(sys.argv[2]))
+a = dict(map(int, l.split()) for l in open(sys.argv[3]))
+grow = {t: a[t] - b[t] for t in a if t in b}
+only = int(sys.argv[4]) if len(sys.argv) > 4 else None
+tc, bad = {}, 0
+for l in open(sys.argv[1]):
+	key, v = l.split(None, 1)
+	_, thr, ev = key.split("|")
+	if ev == "task-clock" and not v.startswith("<"):
+		t = int(thr.rsplit("-", 1)[1]) if thr else only
+		tc[t] = tc.get(t, 0.0) + float(v) * 1e6
+for t, ns in tc.items():
+	want = sum(grow.values()) if t is None else grow.get(t, 0)
+	ok = ns <= want + 2e6
+	print(f"      {t or 'all'}: task-clock {ns / 1e6:.2f} ms, runtime grew {want / 1e6:.2f} ms{'' if ok else '  <-'}")
+	bad += not ok
+sys.exit(bad or not tc)
+PY
+}
+runtimes "$TMP/rt.0"
+"$EMON" stat record -o "$TMP/pt.data" -x, -e task-clock,context-switches -p "$TP" --per-thread -- sleep 0.5 2>"$TMP/pt.emon"
+runtimes "$TMP/rt.1"
+perf stat report -i "$TMP/pt.data" 2>"$TMP/pt.perf" >&2
+counts "$TMP/pt.emon" csv | sort >"$TMP/pt.e"
+counts "$TMP/pt.perf" text | sort >"$TMP/pt.p"
+same "$TMP/pt.e" "$TMP/pt.p" "-p --per-thread: perf stat report -i and emon-perf's own text"
+"$EMON" stat report -x, -i "$TMP/pt.data" 2>"$TMP/pt.rep"
+check "-p --per-thread: stat report -x, prints emon-perf's own lines ($(grep -c , "$TMP/pt.rep"))" \
+	same_csv "$TMP/pt.emon" "$TMP/pt.rep"
+check "-p --per-thread: its rows are the process's threads ($(cut -d' ' -f1 "$TMP/rt.1" | tr '\n' ' '))" \
+	[ "$(sed 's/.*-\([0-9]*\)|.*/\1/' "$TMP/pt.e" | sort -nu)" = "$(cut -d' ' -f1 "$TMP/rt.1")" ]
+check "-p --per-thread: each thread's task-clock within its runtime's growth" \
+	at_most "$TMP/pt.e" "$TMP/rt.0" "$TMP/rt.1"
+runtimes "$TMP/rt.0"
+"$EMON" stat record -o "$TMP/pp.data" -x, -e task-clock,context-switches -p "$TP" -- sleep 0.4 2>"$TMP/pp.emon"
+runtimes "$TMP/rt.1"
+perf stat report -i "$TMP/pp.data" 2>"$TMP/pp.perf" >&2
+counts "$TMP/pp.emon" csv >"$TMP/pp.e"
+counts "$TMP/pp.perf" text >"$TMP/pp.p"
+same "$TMP/pp.e" "$TMP/pp.p" "-p: perf stat report -i and emon-perf's own text"
+check "-p: task-clock within the threads' runtimes' growth" at_most "$TMP/pp.e" "$TMP/rt.0" "$TMP/rt.1"
+TT=$(tail -1 "$TMP/rt.1" | cut -d' ' -f1)
+runtimes "$TMP/rt.0"
+"$EMON" stat record -o "$TMP/tt.data" -x, -e task-clock,context-switches -t "$TT" -I 200 -- sleep 0.5 2>"$TMP/tt.emon"
+runtimes "$TMP/rt.1"
+perf stat report -i "$TMP/tt.data" 2>"$TMP/tt.perf" >&2
+counts "$TMP/tt.emon" csv >"$TMP/tt.e"
+counts "$TMP/tt.perf" text >"$TMP/tt.p"
+same "$TMP/tt.e" "$TMP/tt.p" "-t $TT -I 200: perf stat report -i and emon-perf's own text"
+check "-t $TT: its intervals' task-clock within its runtime's growth" \
+	at_most "$TMP/tt.e" "$TMP/rt.0" "$TMP/rt.1" "$TT"
+kill "$TP" 2>/dev/null
+
 # 3. perf stat record's own files
 eval "perf stat record -o \"$TMP/p.data\" -e task-clock,context-switches -- $(burner 0.3)" \
 	>"$TMP/p.out" 2>/dev/null
@@ -272,7 +352,7 @@ for f in "$TMP/cut.data" "$TMP/junk.data" "$TMP/none.data"; do
 	check "stat report -i ${f##*/}: exit 2 ($rc), one line naming it: $(cat "$TMP/bad.err")" \
 		bash -c '[ "$1" -eq 2 ] && [ "$(wc -l <"$2")" -eq 1 ] && grep -qF "$3" "$2"' _ "$rc" "$TMP/bad.err" "$f"
 done
-for args in "-G / -a" "--per-socket" "-a -A --per-core" "-r 2"; do
+for args in "-G / -a" "--per-socket" "-a -A --per-core" "-r 2" "-a --per-thread"; do
 	# shellcheck disable=SC2086
 	"$EMON" stat record -o "$TMP/g.data" $args -- true 2>"$TMP/bad.err"
 	rc=$?

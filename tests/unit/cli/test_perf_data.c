@@ -244,6 +244,83 @@ static void test_topology(void **state)
 	unlink(path);
 }
 
+/*
+ * --per-thread's: the stats deferred until the end, when the thread map
+ * is known; read back, each stat is of its thread (the CPU "-1"), the map
+ * has the tids and comms, and stat report prints a row per thread; a
+ * stat of a thread the map lacks is refused.
+ */
+static void test_threads(void **state)
+{
+	char path[] = "/tmp/emon-perf-data-XXXXXX";
+	char *argv[] = { "report", "-i", path, NULL };
+	int fd = mkstemp(path);
+	struct perf_data_writer w;
+	struct perf_data_desc d;
+	struct perf_data_file f;
+	long size;
+	char *buf;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	fill(&d, true);
+	d.aggr_mode = AGGR_THREAD;
+	assert_int_equal(perf_data__create(&w, path, &d), 0);
+	assert_int_equal(perf_data__defer(&w), 0);
+	/* a thread seen later joins the map; the map is written first */
+	d.threads = calloc(3, sizeof(*d.threads));
+	for (int t = 0; t < 3; t++) {
+		d.threads[t].tid = 100 + t;
+		snprintf(d.threads[t].comm, sizeof(d.threads[t].comm), "thr %d", t);
+		d.nr_threads = t + 1;
+		for (int e = 0; e < d.nr_events; e++)
+			for (int i = 0; i <= t; i++)
+				perf_data__stat(&w, &d, e, i, 10 * i + e + t, 1000, i == 2 ? 0 : 1000);
+		perf_data__round(&w, PERF_STAT_ROUND_TYPE__FINAL, 1000);
+	}
+	assert_int_equal(perf_data__finish(&w, &d), 0);
+	assert_int_equal(perf_data__read(&f, path), 0);
+	assert_int_equal(f.d.nr_threads, 3);
+	assert_int_equal(f.d.pid, 100);
+	assert_int_equal(f.d.aggr_mode, AGGR_THREAD);
+	assert_int_equal(f.d.threads[2].tid, 102);
+	assert_string_equal(f.d.threads[1].comm, "thr 1");
+	assert_int_equal(f.nr_rounds, 3);
+	assert_int_equal(f.rounds[2].nr, 2 * 3);
+	for (int j = 0; j < f.rounds[2].nr; j++) {
+		const struct perf_data_stat *st = &f.rounds[2].st[j];
+
+		assert_int_equal(st->idx, 0);
+		assert_int_equal(st->val, 10 * st->thread + st->ev + 2);
+		assert_int_equal(st->run, st->thread == 2 ? 0 : 1000);
+	}
+	perf_data__free(&f);
+	assert_int_equal(report_quiet(3, argv), 0);
+	/* the map cut to 2 threads: thread 2's stats name none of it */
+	buf = slurp(path, &size);
+	for (long off = 0; off + 16 < size; off += 8) {
+		__u32 type;
+		__u64 nr;
+
+		memcpy(&type, buf + off, 4);
+		memcpy(&nr, buf + off + 8, 8);
+		if (type == PERF_RECORD_THREAD_MAP && nr == 3) {
+			nr = 2;
+			memcpy(buf + off + 8, &nr, 8);
+			break;
+		}
+	}
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, buf, size), size);
+	close(fd);
+	assert_int_equal(perf_data__read(&f, path), -EINVAL);
+	assert_non_null(strstr(f.why, "thread"));
+	free(buf);
+	perf_data__desc_free(&d);
+	unlink(path);
+}
+
 /* every cut of a good file is refused, and says where */
 static void test_truncated(void **state)
 {
@@ -298,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip_task),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_topology),
+		cmocka_unit_test(test_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
