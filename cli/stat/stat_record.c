@@ -398,6 +398,11 @@ static int rec_check(const struct front_opts *o)
 		return -EINVAL;
 	}
 	/* perf 6.1 records it, and its report of the file fails */
+	if (what && o->nr_cgroups) {
+		pr_err("stat record: -G is not recorded (perf 6.1's file of -G names no cgroup: "
+		       "its report prints the counts without them)");
+		return -EINVAL;
+	}
 	if (!what && o->tg.per_thread && !o->tg.nr_pids && !o->tg.nr_tids) {
 		pr_err("stat record: --per-thread needs -p or -t (perf 6.1's own record of "
 		       "-a --per-thread: its report fails, \"failed to process type: 0\")");

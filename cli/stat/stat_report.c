@@ -108,12 +108,52 @@ static int report_one(void *ctx, int c, const char *arg)
 	}
 }
 
-/* what the file's counters were for, as stat's header names it */
+/* the value of option word w ("-p", "--pid") at *p: "-p 1", "-p1",
+ * "--pid=1", "--pid 1" */
+static const char *opt_value(const char *p, const char *shrt, const char *lng)
+{
+	size_t n = strlen(lng);
+
+	if (!strncmp(p, shrt, 2))
+		return p[2] ? p + 2 : NULL;
+	if (!strncmp(p, lng, n) && (p[n] == '=' || !p[n]))
+		return p[n] ? p + n + 1 : NULL;
+	return "";
+}
+
+/*
+ * What the file's counters were for, as stat's header names it: -p's
+ * "process id", -t's "thread id" and -C's "CPU(s)" from the recorded
+ * command line's words (before "--"), else the command, or "system wide".
+ */
 static void report_target(struct report *r)
 {
 	const struct perf_data_desc *d = &r->f.d;
 	const char *dash = d->cmdline ? strstr(d->cmdline, " -- ") : NULL;
+	static const char *const opt[][3] = {
+		{ "-p", "--pid", "process id " }, { "-t", "--tid", "thread id " },
+		{ "-C", "--cpu", "" },
+	};
+	char words[sizeof(r->target)], *save = NULL, *w, *next = NULL;
 
+	snprintf(words, sizeof(words), "%.*s", dash ? (int)(dash - d->cmdline) :
+		 (int)sizeof(words), d->cmdline ? d->cmdline : "");
+	for (w = strtok_r(words, " ", &save); w; w = next) {
+		next = strtok_r(NULL, " ", &save);
+		for (int i = 0; i < 3; i++) {
+			const char *v = opt_value(w, opt[i][0], opt[i][1]);
+
+			if (v && !*v)
+				continue;
+			v = v ?: next;
+			if (!v)
+				break;
+			snprintf(r->target, sizeof(r->target), "%s%s", i == 2 ? "CPU(s) " : "", v);
+			r->out.target_what = opt[i][2][0] ? opt[i][2] : NULL;
+			r->out.target = r->target;
+			return;
+		}
+	}
 	if (d->nr_cpus) {
 		r->out.target = "system wide";
 		return;
@@ -197,7 +237,11 @@ static void report_round(struct report *r, const struct perf_data_round *rd)
 		for (int e = 0; e < ne; e++) {
 			struct emon_count *c = &r->rows[k].counts.c[e];
 
-			/* perf's scaling: val * ena / run */
+			/* perf's scaling: val * ena / run; perf's <not
+			 * counted> for no time at all (perf -G's counter of a
+			 * cgroup that never ran: its ena too is 0) */
+			if (!c->running && !c->enabled)
+				c->enabled = 1;
 			c->unrun = c->running && c->running < c->enabled ?
 				   c->enabled - c->running : 0;
 		}

@@ -17,7 +17,7 @@
 #  - -p, -p --per-thread and -t -I of a process of two threads: the same
 #    with perf's report, the thread rows the process's threads, each
 #    task-clock at most its threads' schedstat runtime's growth;
-#  - perf stat record's own files (a command's, -a -I): stat report
+#  - perf stat record's own files (a command's, -a -I, -G): stat report
 #    prints perf stat report's counts, and the command's task-clock
 #    against its getrusage again;
 #  - the default file name perf.data, kept as perf.data.old by the next;
@@ -334,6 +334,23 @@ perf stat report -i "$TMP/pi.data" 2>"$TMP/pi.perf" >&2
 counts "$TMP/pi.perf" text >"$TMP/pi.p"
 counts "$TMP/pi.rep" text >"$TMP/pi.e"
 same "$TMP/pi.e" "$TMP/pi.p" "perf stat record -a -I 200: stat report -i and perf stat report -i"
+
+# perf's -G (its file names no cgroup): a cgroup with a burner, one
+# that never runs (perf's <not counted>: no enabled time either)
+GA=$(cg_new rec_a)
+GB=$(cg_new rec_b)
+cg_burners 0.4 "$GA"
+burners_joined "$GA"
+perf stat record -o "$TMP/pg.data" -e cpu-clock,cpu-clock -a -G "$GA,$GB" -- sleep 0.3 2>/dev/null
+perf stat report -i "$TMP/pg.data" 2>"$TMP/pg.perf" >&2
+"$EMON" stat report -i "$TMP/pg.data" 2>"$TMP/pg.rep"
+counts "$TMP/pg.perf" text >"$TMP/pg.p"
+counts "$TMP/pg.rep" text >"$TMP/pg.e"
+same "$TMP/pg.e" "$TMP/pg.p" "perf stat record -G A,B: stat report -i and perf stat report -i"
+check "  B's <not counted>" grep -q "<not counted>" "$TMP/pg.e"
+# the target of -p, as stat's header (process id 'PID')
+"$EMON" stat report -i "$TMP/pp.data" 2>"$TMP/pp.txt"
+check "-p: stat report's header names process id '$TP'" grep -qF "process id '$TP'" "$TMP/pp.txt"
 
 # 4. the default name, as perf's
 mkdir -p "$TMP/d"
