@@ -123,7 +123,14 @@ static int thread_index(struct record *r, const struct row *rw)
 		return -1;
 	for (i = 0; i < d->nr_threads; i++)
 		if (d->threads[i].tid == tid)
-			return i;
+			break;
+	/* the map's name: the thread's last while it ran (after an exec,
+	 * the new one); a row that did not run has the start's */
+	if (i < d->nr_threads) {
+		if (rw->comm && !rw->not_run)
+			snprintf(d->threads[i].comm, sizeof(d->threads[i].comm), "%s", rw->comm);
+		return i;
+	}
 	if (i == PERF_DATA_MAX_THREADS ||
 	    array__grow(&d->threads, &r->thr_cap, i + 1, sizeof(*d->threads)) ||
 	    array__grow(&r->cum, &r->cum_cap, (size_t)(i + 1) * d->nr_events + 1,
