@@ -183,7 +183,7 @@ DAEMON_OPTIONS_USAGE
 "system-wide (-a, -C, -A) or a command's, with -I's rounds; its counts go\n"
 "to stderr as well. stat report prints such a file, emon-perf's or perf's.\n"
 "It records --per-socket, --per-die, --per-core, --per-node (with perf's\n"
-"CPU topology), -p, -t and --per-thread too.\n",
+"CPU topology), -p, -t, --per-thread and -G too.\n",
 		EMON_MAX_EVENTS);
 }
 

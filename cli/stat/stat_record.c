@@ -9,7 +9,9 @@
  * --per-thread's per thread, deferred to the end (front/perf_data.h), the
  * thread map every thread that had a row. With --per-socket... the CPU
  * rows still, the aggregation and the topology in the file for perf's
- * report to group them. Each stat is the count since the start (perf's counters are
+ * report to group them. -G's: an event per perf evsel (each event in its
+ * cgroup or none; --for-each-cgroup's copy per cgroup), a cgroup's total
+ * (not kept per CPU) the first CPU's stat. Each stat is the count since the start (perf's counters are
  * cumulative, its report takes each round's difference), a round after
  * each -I print, or one final round with the run's time.
  *
@@ -53,7 +55,10 @@ struct record {
 	struct cum *cum;	/* [cell][event]: the CPU map's, or threads */
 	size_t cum_cap, thr_cap;
 	int nr_cells;
-	int map[EMON_MAX_EVENTS];	/* output event -> desc event, -1 */
+	/* output event i in cgroup c (-1: none) -> desc event, -1:
+	 * map[(c + 1) * EMON_MAX_EVENTS + i] */
+	int *map;
+	bool one_cell[PERF_DATA_MAX_EVENTS];	/* a cgroup's: the first CPU's */
 	struct row *tmp;
 	size_t tmp_cap;
 	int err;
@@ -145,9 +150,10 @@ static int thread_index(struct record *r, const struct row *rw)
 	return i;
 }
 
-/* One row's events into the running totals of cell idx. */
+/* One row's events (map: its cgroup's row of r->map) into the running
+ * totals of cell idx. */
 static void rec_row(struct record *r, const struct output *o, const struct row *rw,
-		    int idx, double dt)
+		    const int *map, int idx, double dt)
 {
 	struct row_values rv;
 
@@ -158,9 +164,9 @@ static void rec_row(struct record *r, const struct output *o, const struct row *
 		struct cum *c;
 		__u64 ena;
 
-		if (r->map[i] < 0)
+		if (map[i] < 0)
 			continue;
-		c = &r->cum[(size_t)idx * r->d.nr_events + r->map[i]];
+		c = &r->cum[(size_t)idx * r->d.nr_events + map[i]];
 		ec = &rw->counts.c[o->ev[i].grouped && o->ev[i].lead_idx >= 0 ?
 				   o->ev[i].lead_idx : o->ev[i].bpf_idx];
 		ena = ec->enabled ?: rec_ena(&rv, rw, dt);
@@ -172,6 +178,18 @@ static void rec_row(struct record *r, const struct output *o, const struct row *
 	}
 }
 
+/* -G's row: its cgroup's row of r->map into *map, and cell 0 (the total
+ * as the first CPU's stat); -1 for a cgroup not of -G */
+static int cgroup_map(const struct record *r, const struct row *rw, const int **map)
+{
+	for (int c = 0; rw->key && c < r->st->o.nr_cgroups; c++)
+		if (!strcmp(rw->key, r->st->o.cgroups[c])) {
+			*map = r->map + (size_t)(c + 1) * EMON_MAX_EVENTS;
+			return 0;
+		}
+	return -1;
+}
+
 static void rec_interval(struct output *o, double t, double dt,
 			 const struct row *rows, int n)
 {
@@ -181,19 +199,22 @@ static void rec_interval(struct output *o, double t, double dt,
 	rec_describe(r);
 	for (int i = 0; i < n; i++) {
 		const struct row *rw = &rows[i];
+		const int *map = r->map;
 		int idx = -1;
 
 		if (!r->task && rw->scope == SCOPE_CPU)
 			idx = cpu_index(&r->d, rw->key);
+		else if (!r->task && rw->scope == SCOPE_CGROUP)
+			idx = cgroup_map(r, rw, &map);
 		else if (r->task && !r->per_thread && rw->scope == SCOPE_COMMAND)
 			idx = 0;
 		else if (r->per_thread && rw->scope == SCOPE_THREAD)
 			idx = thread_index(r, rw);
 		if (idx >= 0)
-			rec_row(r, o, rw, idx, dt);
+			rec_row(r, o, rw, map, idx, dt);
 	}
 	for (int e = 0; e < r->d.nr_events; e++)
-		for (int idx = 0; idx < r->nr_cells; idx++) {
+		for (int idx = 0; idx < (r->one_cell[e] ? 1 : r->nr_cells); idx++) {
 			const struct cum *c = &r->cum[(size_t)idx * r->d.nr_events + e];
 
 			perf_data__stat(&r->w, &r->d, e, idx, c->val, c->ena, c->run);
@@ -296,6 +317,22 @@ static int rec_places(struct perf_data_desc *d, int ncpus)
 	return 0;
 }
 
+/* a file event of pe, as perf's attr: its counts with times */
+static void rec_event(struct perf_data_event *e, const struct pmu_event *pe)
+{
+	snprintf(e->name, sizeof(e->name), "%s", pe->name);
+	e->attr = pe->attr;
+	e->attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			      PERF_FORMAT_TOTAL_TIME_RUNNING;
+	e->attr.sample_type = PERF_SAMPLE_IDENTIFIER;
+	e->attr.inherit = 1;
+	e->scale = 1;
+	if (pe->is_time) {
+		snprintf(e->unit, sizeof(e->unit), "msec");
+		e->scale = 1e-6;
+	}
+}
+
 /* -p's processes or -t's threads, the thread map (their total is the
  * first's stat, perf's report sums them), with their names */
 static int rec_targets(struct perf_data_desc *d, const struct targets *tg)
@@ -347,27 +384,27 @@ static int rec_hook(struct front_run *st, void *arg)
 	}
 	if (!r->task && rec_places(d, st->src->meta.ncpus))
 		return cli__exit_status(-ENOMEM);
-	for (int i = 0; i < st->out.nr_events; i++) {
-		const struct pmu_event *pe = &st->events.ev[i];
-		struct perf_data_event *e;
+	r->map = malloc((st->o.nr_cgroups + 1) * sizeof(int[EMON_MAX_EVENTS]));
+	if (!r->map)
+		return cli__exit_status(-ENOMEM);
+	memset(r->map, 0xff, (st->o.nr_cgroups + 1) * sizeof(int[EMON_MAX_EVENTS]));
+	/* perf's evsels: -G after -e, each event in its cgroup or none;
+	 * --for-each-cgroup, each cgroup's copy of every event */
+	for (int c = st->o.nr_cgroups && !st->o.cg_paired ? 0 : -1;
+	     c < (st->o.cg_paired ? 0 : st->o.nr_cgroups); c++)
+		for (int i = 0; i < st->out.nr_events; i++) {
+			int cg = st->o.cg_paired ? st->o.cg_of[i] - 1 : c;
 
-		r->map[i] = -1;
-		if (!st->out.ev[i].supported)
-			continue;
-		r->map[i] = d->nr_events;
-		e = &d->ev[d->nr_events++];
-		snprintf(e->name, sizeof(e->name), "%s", pe->name);
-		e->attr = pe->attr;
-		e->attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-				      PERF_FORMAT_TOTAL_TIME_RUNNING;
-		e->attr.sample_type = PERF_SAMPLE_IDENTIFIER;
-		e->attr.inherit = 1;
-		e->scale = 1;
-		if (pe->is_time) {
-			snprintf(e->unit, sizeof(e->unit), "msec");
-			e->scale = 1e-6;
+			if (!st->out.ev[i].supported)
+				continue;
+			if (d->nr_events == PERF_DATA_MAX_EVENTS)
+				return cli__fail(-EINVAL, "stat record: over %d events in all "
+						 "(each cgroup's copy of each counts)",
+						 PERF_DATA_MAX_EVENTS);
+			r->map[(cg + 1) * EMON_MAX_EVENTS + i] = d->nr_events;
+			r->one_cell[d->nr_events] = cg >= 0;
+			rec_event(&d->ev[d->nr_events++], &st->events.ev[i]);
 		}
-	}
 	r->nr_cells = r->per_thread ? 0 : d->nr_cpus ?: 1;
 	if (array__grow(&r->cum, &r->cum_cap, (size_t)d->nr_events * r->nr_cells + 1,
 			sizeof(*r->cum)) ||
@@ -391,7 +428,6 @@ static int rec_check(const struct front_opts *o)
 {
 	const unsigned int aggr = o->aggr & ~(1u << SCOPE_THREAD);
 	const char *what = o->tg.repeat > 1 ? "-r" :
-			   o->nr_cgroups ? "-G" :
 			   o->by ? "--by" :
 			   o->append ? "--append" : NULL;
 	const char *flag = aggr & (1u << SCOPE_CPU) ? "-A" :
@@ -405,9 +441,9 @@ static int rec_check(const struct front_opts *o)
 		return -EINVAL;
 	}
 	/* perf 6.1 records it, and its report of the file fails */
-	if (what && o->nr_cgroups) {
-		pr_err("stat record: -G is not recorded (perf 6.1's file of -G names no cgroup: "
-		       "its report prints the counts without them)");
+	if (!what && o->nr_cgroups && aggr) {
+		pr_err("stat record: -G with %s: emon-perf keeps a cgroup's counts whole, "
+		       "not per CPU", flag);
 		return -EINVAL;
 	}
 	if (!what && o->tg.per_thread && !o->tg.nr_pids && !o->tg.nr_tids) {
@@ -428,7 +464,7 @@ static int rec_check(const struct front_opts *o)
 	if (!what)
 		return 0;
 	pr_err("stat record: %s is not recorded (what it records: -a, -C, -A, --per-socket, "
-	       "--per-die, --per-core, --per-node, -p, -t, --per-thread, -I and a command)",
+	       "--per-die, --per-core, --per-node, -p, -t, --per-thread, -G, -I and a command)",
 	       what);
 	return -EINVAL;
 }
@@ -457,12 +493,17 @@ int stat__record(int argc, char **argv, char **full_argv, int full_argc)
 		ret = cli__exit_status(ret);
 		goto out;
 	}
-	if ((!st->o.cmd || st->o.all_cpus) && !st->o.tg.nr_pids && !st->o.tg.nr_tids) {
+	if ((!st->o.cmd || st->o.all_cpus || st->o.nr_cgroups) && !st->o.tg.nr_pids &&
+	    !st->o.tg.nr_tids) {
 		/* system-wide: a stat per CPU, from the CPU rows; the rows
-		 * printed those of the aggregation, the system's without */
+		 * printed those of the aggregation, the system's without
+		 * (-G's: its cgroups', and the system's for an event of
+		 * none) */
 		r->hide_cpu = !(st->o.aggr & (1u << SCOPE_CPU));
 		st->o.by = 1u << SCOPE_CPU | st->o.aggr |
-			   (st->o.aggr ? 0 : 1u << SCOPE_SYSTEM);
+			   (st->o.aggr || (st->o.nr_cgroups && !st->o.cg_sys) ?
+			    0 : 1u << SCOPE_SYSTEM) |
+			   (st->o.nr_cgroups ? 1u << SCOPE_CGROUP : 0);
 	}
 	ret = stat__run_with(st, rec_hook, r);
 	if (!ret && r->err)
@@ -479,6 +520,7 @@ out:
 	if (r) {
 		perf_data__desc_free(&r->d);
 		free(r->cum);
+		free(r->map);
 		free(r->tmp);
 	}
 	free(r);

@@ -14,6 +14,9 @@
 #    CPUs' wall time), and -A's file reported --per-socket/die/core/node
 #    by both: the sums of its CPUs' counts by sysfs' topology; perf's own
 #    --per-socket file, and its --per-core;
+#  - -G A,B -I over three events (perf's pairs, one of no cgroup), a
+#    burner in A: the same with perf's report (no cgroup names in its
+#    file), B <not counted>, A's cpu-clock under its cpu.stat growth;
 #  - -p, -p --per-thread and -t -I of a process of two threads: the same
 #    with perf's report, the thread rows the process's threads, each
 #    task-clock at most its threads' schedstat runtime's growth;
@@ -22,8 +25,8 @@
 #    against its getrusage again;
 #  - the default file name perf.data, kept as perf.data.old by the next;
 #  - a truncated or foreign file: one line naming it, exit 2; what stat
-#    record refuses (-G, -r, --per-socket without -a, two aggregations,
-#    -a --per-thread).
+#    record refuses (-G with -A, -r, --per-socket without -a, two
+#    aggregations, -a --per-thread).
 . "$(dirname "$0")/lib.sh"
 command -v perf >/dev/null || skip "perf not installed"
 perf stat -e task-clock -o /dev/null -- true 2>/dev/null || skip "perf stat does not run here"
@@ -317,6 +320,31 @@ check "-t $TT: its intervals' task-clock within its runtime's growth" \
 	at_most "$TMP/tt.e" "$TMP/rt.0" "$TMP/rt.1" "$TT"
 kill "$TP" 2>/dev/null
 
+# 2d. -G A,B over three events, -I 200: A's cpu-clock, B's context
+# switches, page-faults of no cgroup (system-wide), as perf's pairs; a
+# burner in A, B idle. perf stat report prints emon-perf's counts (with
+# no cgroup: its file names none), B's <not counted>; A's cpu-clock at
+# most A's cpu.stat growth across the record (+ 2 ms)
+GA=$(cg_new rec_a)
+GB=$(cg_new rec_b)
+cg_burners 3 "$GA"
+burners_joined "$GA"
+u0=$(cg_usage_ns "$GA")
+"$EMON" stat record -o "$TMP/g2.data" -e cpu-clock,context-switches,page-faults -G "$GA,$GB" -I 200 -- sleep 0.5 2>"$TMP/g2.emon"
+u1=$(cg_usage_ns "$GA")
+perf stat report -i "$TMP/g2.data" 2>"$TMP/g2.perf" >&2
+"$EMON" stat report -i "$TMP/g2.data" 2>"$TMP/g2.rep"
+counts "$TMP/g2.emon" text >"$TMP/g2.e"
+counts "$TMP/g2.perf" text >"$TMP/g2.p"
+counts "$TMP/g2.rep" text >"$TMP/g2.r"
+same "$TMP/g2.e" "$TMP/g2.p" "-G A,B -I 200: perf stat report -i and emon-perf's own text"
+same "$TMP/g2.r" "$TMP/g2.p" "-G A,B -I 200: stat report -i and perf stat report -i"
+check "-G A,B: B's context switches <not counted> each interval" \
+	bash -c '! grep "context-switches" "$1" | grep -qv "<not counted>"' _ "$TMP/g2.e"
+check "-G A,B: A's cpu-clock $(field "$TMP/g2.e" cpu-clock) ms, at most its cpu.stat growth $(((u1 - u0) / 1000000)) ms + 2" \
+	awk -v c="$(field "$TMP/g2.e" cpu-clock)" -v u=$((u1 - u0)) 'BEGIN { exit !(c > 0 && c * 1e6 <= u + 2e6) }'
+kill "${BURNERS[@]}" 2>/dev/null
+
 # 3. perf stat record's own files
 eval "perf stat record -o \"$TMP/p.data\" -e task-clock,context-switches -- $(burner 0.3)" \
 	>"$TMP/p.out" 2>/dev/null
@@ -337,8 +365,6 @@ same "$TMP/pi.e" "$TMP/pi.p" "perf stat record -a -I 200: stat report -i and per
 
 # perf's -G (its file names no cgroup): a cgroup with a burner, one
 # that never runs (perf's <not counted>: no enabled time either)
-GA=$(cg_new rec_a)
-GB=$(cg_new rec_b)
 cg_burners 0.4 "$GA"
 burners_joined "$GA"
 perf stat record -o "$TMP/pg.data" -e cpu-clock,cpu-clock -a -G "$GA,$GB" -- sleep 0.3 2>/dev/null
@@ -369,7 +395,7 @@ for f in "$TMP/cut.data" "$TMP/junk.data" "$TMP/none.data"; do
 	check "stat report -i ${f##*/}: exit 2 ($rc), one line naming it: $(cat "$TMP/bad.err")" \
 		bash -c '[ "$1" -eq 2 ] && [ "$(wc -l <"$2")" -eq 1 ] && grep -qF "$3" "$2"' _ "$rc" "$TMP/bad.err" "$f"
 done
-for args in "-G / -a" "--per-socket" "-a -A --per-core" "-r 2" "-a --per-thread"; do
+for args in "-G / -a -A" "--per-socket" "-a -A --per-core" "-r 2" "-a --per-thread"; do
 	# shellcheck disable=SC2086
 	"$EMON" stat record -o "$TMP/g.data" $args -- true 2>"$TMP/bad.err"
 	rc=$?

@@ -188,10 +188,11 @@ static bool has_string(const char *buf, long size, const char *s)
 	return memmem(buf, size, want, sizeof(want)) != NULL;
 }
 
-/* stat report's exit status, its output (stderr) thrown away */
-static int report_quiet(int argc, char **argv)
+/* stat report's exit status, its output (stderr) to out or thrown away */
+static int report_to(int argc, char **argv, const char *out)
 {
-	int saved = dup(2), null = open("/dev/null", O_WRONLY), ret;
+	int saved = dup(2), null = open(out ?: "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	int ret;
 
 	fflush(stderr);
 	dup2(null, 2);
@@ -201,6 +202,11 @@ static int report_quiet(int argc, char **argv)
 	close(saved);
 	close(null);
 	return ret;
+}
+
+static int report_quiet(int argc, char **argv)
+{
+	return report_to(argc, argv, NULL);
 }
 
 /*
@@ -321,6 +327,44 @@ static void test_threads(void **state)
 	unlink(path);
 }
 
+/*
+ * -G's file: a cgroup's event has its total as the first CPU's stat and
+ * none on the others; one whose cgroup never ran has ena and run 0 (as
+ * perf's): stat report -x, sums the one, and the other is <not counted>.
+ */
+static void test_cgroup_stats(void **state)
+{
+	char path[] = "/tmp/emon-perf-data-XXXXXX", out[64];
+	char *argv[] = { "report", "-x,", "-i", path, NULL };
+	int fd = mkstemp(path);
+	struct perf_data_writer w;
+	struct perf_data_desc d;
+	long size;
+	char *buf;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(out, sizeof(out), "%s.out", path);
+	fill(&d, false);
+	d.interval_ms = 0;
+	d.aggr_mode = AGGR_GLOBAL;
+	assert_int_equal(perf_data__create(&w, path, &d), 0);
+	assert_int_equal(perf_data__describe(&w, &d), 0);
+	perf_data__stat(&w, &d, 0, 0, 0, 0, 0);
+	perf_data__stat(&w, &d, 1, 0, 4242, 1000, 1000);
+	perf_data__round(&w, PERF_STAT_ROUND_TYPE__FINAL, 1000000);
+	assert_int_equal(perf_data__finish(&w, &d), 0);
+	assert_int_equal(report_to(4, argv, out), 0);
+	buf = slurp(out, &size);
+	assert_non_null(strstr(buf, "<not counted>,msec,cpu-clock,"));
+	assert_non_null(strstr(buf, "4242,,\"{my,odd}:name\",1000,"));
+	free(buf);
+	perf_data__desc_free(&d);
+	unlink(out);
+	unlink(path);
+}
+
 /* every cut of a good file is refused, and says where */
 static void test_truncated(void **state)
 {
@@ -376,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_topology),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_cgroup_stats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
