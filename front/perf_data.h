@@ -5,11 +5,12 @@
  * lib/perf/include/perf/event.h), the subset stat needs: the file header
  * with its attrs and their ids, the features perf stat report reads
  * (hostname, OS release, version, arch, CPUs, command line, event names,
- * the CPU and NUMA topology, "contains stat data"), and the records of the data section: event
- * updates (a clock's unit and scale), the thread and CPU maps, the stat
- * config, a stat per counter per CPU/thread and a round (interval or
- * final); --per-thread's stats deferred until the thread map is known. Little-endian, as the host: perf reads a file of the other
- * endianness by swapping; this reader refuses one.
+ * the CPU and NUMA topology, "contains stat data"), and the records of
+ * the data section: event updates (a clock's unit and scale), the thread
+ * and CPU maps, the stat config, a stat per counter per CPU/thread and a
+ * round (interval or final); --per-thread's stats deferred until the
+ * thread map is known. Little-endian, as the host: perf reads a file of
+ * the other endianness by swapping; this reader refuses one.
  *
  * The names are perf's, so that the layouts can be checked against its
  * headers field by field.

@@ -11,9 +11,10 @@
  * rows still, the aggregation and the topology in the file for perf's
  * report to group them. -G's: an event per perf evsel (each event in its
  * cgroup or none; --for-each-cgroup's copy per cgroup), a cgroup's total
- * (not kept per CPU) the first CPU's stat. Each stat is the count since the start (perf's counters are
- * cumulative, its report takes each round's difference), a round after
- * each -I print, or one final round with the run's time.
+ * (not kept per CPU) the first CPU's stat. Each stat is the count since
+ * the start (perf's counters are cumulative, its report takes each
+ * round's difference), a round after each -I print, or one final round
+ * with the run's time.
  *
  * The counts in the file are emon-perf's own as it printed them: val is
  * the scaled count, ena = run the time the event was enabled, so perf
