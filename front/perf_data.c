@@ -61,10 +61,11 @@ static __u64 ev_id(const struct perf_data_desc *d, int ev, int idx)
 
 static int write_maps(struct perf_data_writer *w, const struct perf_data_desc *d)
 {
+	int nt = d->threads ? d->nr_threads : 1;
 	struct perf_record_thread_map tm = {
 		.header = { PERF_RECORD_THREAD_MAP, 0, sizeof(tm) +
-			    sizeof(struct perf_record_thread_map_entry) },
-		.nr = 1,
+			    nt * sizeof(struct perf_record_thread_map_entry) },
+		.nr = nt,
 	};
 	struct perf_record_thread_map_entry te = { .pid = (__u64)(__s64)d->pid };
 	struct perf_record_cpu_map cm = { .header = { PERF_RECORD_CPU_MAP, 0, 0 } };
@@ -73,7 +74,14 @@ static int write_maps(struct perf_data_writer *w, const struct perf_data_desc *d
 	bool range = d->nr_cpus > 0;
 
 	w_bytes(w, &tm, sizeof(tm));
-	w_bytes(w, &te, sizeof(te));
+	for (int i = 0; i < nt; i++) {
+		if (d->threads) {
+			te.pid = (__u64)(__s64)d->threads[i].tid;
+			memcpy(te.comm, d->threads[i].comm, sizeof(te.comm));
+			te.comm[sizeof(te.comm) - 1] = '\0';
+		}
+		w_bytes(w, &te, sizeof(te));
+	}
 	for (int i = 1; i < d->nr_cpus; i++)
 		range &= d->cpus[i] == d->cpus[0] + i;
 	if (range) {			/* __u8 any_cpu, __u8 pad, start, end */
@@ -185,18 +193,34 @@ int perf_data__describe(struct perf_data_writer *w, const struct perf_data_desc 
 	return w->err;
 }
 
+int perf_data__defer(struct perf_data_writer *w)
+{
+	w->body = tmpfile();
+	return w->body ? 0 : -errno;
+}
+
+/* a stat or a round: to the file, or deferred */
+static void w_body(struct perf_data_writer *w, const void *p, size_t n)
+{
+	FILE *f = w->f;
+
+	w->f = w->body ?: f;
+	w_bytes(w, p, n);
+	w->f = f;
+}
+
 void perf_data__stat(struct perf_data_writer *w, const struct perf_data_desc *d,
 		     int ev, int idx, __u64 val, __u64 ena, __u64 run)
 {
 	struct perf_record_stat s = {
 		.header = { PERF_RECORD_STAT, 0, sizeof(s) },
-		.id = ev_id(d, ev, idx),
+		.id = ev_id(d, ev, d->nr_cpus ? idx : 0),
 		.cpu = d->nr_cpus ? (__u32)d->cpus[idx] : (__u32)-1,
-		.thread = 0,
+		.thread = d->nr_cpus ? 0 : idx,
 		.val = val, .ena = ena, .run = run,
 	};
 
-	w_bytes(w, &s, sizeof(s));
+	w_body(w, &s, sizeof(s));
 }
 
 void perf_data__round(struct perf_data_writer *w, int type, __u64 time_ns)
@@ -207,22 +231,164 @@ void perf_data__round(struct perf_data_writer *w, int type, __u64 time_ns)
 		.time = time_ns,
 	};
 
-	w_bytes(w, &r, sizeof(r));
+	w_body(w, &r, sizeof(r));
+}
+
+/* the deferred stats after the describing records */
+static void copy_body(struct perf_data_writer *w, const struct perf_data_desc *d)
+{
+	char buf[65536];
+	size_t n;
+
+	perf_data__describe(w, d);
+	if (!w->err && fflush(w->body))
+		w->err = -errno;
+	if (!w->err)
+		rewind(w->body);
+	while (!w->err && (n = fread(buf, 1, sizeof(buf), w->body)) > 0)
+		w_bytes(w, buf, n);
+	if (!w->err && ferror(w->body))
+		w->err = -EIO;
+	fclose(w->body);
+	w->body = NULL;
+}
+
+/* "0-3,8": the CPUs below n whose place has key k */
+static void w_cpu_list(struct perf_data_writer *w, const struct perf_data_desc *d,
+		       int n, long (*key)(const struct perf_data_place *), long k)
+{
+	char buf[8192];
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int c = 0; c < n && len < sizeof(buf) - 32; c++) {
+		int e = c;
+
+		if (key(&d->place[c]) != k)
+			continue;
+		while (e + 1 < n && key(&d->place[e + 1]) == k)
+			e++;
+		len += snprintf(buf + len, sizeof(buf) - len, "%s%d", len ? "," : "", c);
+		if (e > c)
+			len += snprintf(buf + len, sizeof(buf) - len, "-%d", e);
+		c = e;
+	}
+	w_string(w, buf);
+}
+
+static long key_socket(const struct perf_data_place *p)
+{
+	return p->socket < 0 ? -1 : p->socket;
+}
+
+static long key_die(const struct perf_data_place *p)
+{
+	return p->socket < 0 ? -1 : (long)p->socket << 20 | p->die;
+}
+
+static long key_core(const struct perf_data_place *p)
+{
+	return p->socket < 0 ? -1 : ((long)p->socket << 20 | p->die) << 20 | p->core;
+}
+
+static long key_node(const struct perf_data_place *p)
+{
+	return p->node;
+}
+
+/* one list per distinct key, in the order of their first CPUs (perf's) */
+static void w_lists(struct perf_data_writer *w, const struct perf_data_desc *d, int n,
+		    long (*key)(const struct perf_data_place *))
+{
+	__u32 nr = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (int c = 0; c < n; c++) {
+			long k = key(&d->place[c]);
+			int first = 0;
+
+			while (key(&d->place[first]) != k)
+				first++;
+			if (k < 0 || first != c)
+				continue;
+			if (pass)
+				w_cpu_list(w, d, n, key, k);
+			else
+				nr++;
+		}
+		if (!pass)
+			w_bytes(w, &nr, sizeof(nr));
+	}
+}
+
+/*
+ * header.c's write_cpu_topology: the package and core lists, each CPU's
+ * core and socket id, the die lists and each CPU's die id; then
+ * write_numa_topology's nodes, each with its CPUs (memory not said: 0).
+ */
+static void write_topology(struct perf_data_writer *w, const struct perf_data_desc *d,
+			   int n, bool numa)
+{
+	if (numa) {
+		__u32 nr = 0;
+		__u64 mem[2] = { 0, 0 };
+		int max = -1;
+
+		for (int c = 0; c < n; c++)
+			max = d->place[c].node > max ? d->place[c].node : max;
+		/* the nodes with CPUs, in id order; then each */
+		for (int pass = 0; pass < 2; pass++) {
+			for (__u32 node = 0; (int)node <= max; node++) {
+				int c = 0;
+
+				while (c < n && d->place[c].node != (int)node)
+					c++;
+				if (c == n)
+					continue;
+				nr += !pass;
+				if (!pass)
+					continue;
+				w_bytes(w, &node, sizeof(node));
+				w_bytes(w, mem, sizeof(mem));
+				w_cpu_list(w, d, n, key_node, node);
+			}
+			if (!pass)
+				w_bytes(w, &nr, sizeof(nr));
+		}
+		return;
+	}
+	w_lists(w, d, n, key_socket);
+	w_lists(w, d, n, key_core);
+	for (int c = 0; c < n; c++) {
+		__s32 id[2] = { d->place[c].core, d->place[c].socket };
+
+		w_bytes(w, id, sizeof(id));
+	}
+	w_lists(w, d, n, key_die);
+	for (int c = 0; c < n; c++)
+		w_bytes(w, &d->place[c].die, sizeof(__s32));
 }
 
 static void write_features(struct perf_data_writer *w, const struct perf_data_desc *d,
 			   struct perf_file_header *h)
 {
-	static const int feats[] = { HEADER_HOSTNAME, HEADER_OSRELEASE, HEADER_VERSION,
-				     HEADER_ARCH, HEADER_NRCPUS, HEADER_CMDLINE,
-				     HEADER_EVENT_DESC, HEADER_STAT };
-	enum { NF = sizeof(feats) / sizeof(feats[0]) };
-	struct perf_file_section sec[NF] = { { 0 } };
+	static const int all[] = { HEADER_HOSTNAME, HEADER_OSRELEASE, HEADER_VERSION,
+				   HEADER_ARCH, HEADER_NRCPUS, HEADER_CMDLINE,
+				   HEADER_EVENT_DESC, HEADER_CPU_TOPOLOGY,
+				   HEADER_NUMA_TOPOLOGY, HEADER_STAT };
+	enum { NA = sizeof(all) / sizeof(all[0]) };
+	struct perf_file_section sec[NA] = { { 0 } };
+	int feats[NA], nf = 0;
 	__u64 table = w_pos(w);
-	long cpus = sysconf(_SC_NPROCESSORS_CONF), online = sysconf(_SC_NPROCESSORS_ONLN);
+	long cpus = d->nr_cpus_avail ?: sysconf(_SC_NPROCESSORS_CONF);
+	long online = d->nr_cpus_online ?: sysconf(_SC_NPROCESSORS_ONLN);
 
-	w_zero(w, sizeof(sec));
-	for (int i = 0; i < NF; i++) {
+	for (int i = 0; i < NA; i++)
+		if (d->place || (all[i] != HEADER_CPU_TOPOLOGY &&
+				 all[i] != HEADER_NUMA_TOPOLOGY))
+			feats[nf++] = all[i];
+	w_zero(w, nf * sizeof(sec[0]));
+	for (int i = 0; i < nf; i++) {
 		__u32 nr, sz = sizeof(struct perf_event_attr);
 		const char *s = NULL, *p;
 
@@ -247,6 +413,11 @@ static void write_features(struct perf_data_writer *w, const struct perf_data_de
 			for (p = d->cmdline; p && *p; p += strlen(p) + 1)
 				w_string(w, p);
 			break;
+		case HEADER_CPU_TOPOLOGY:
+		case HEADER_NUMA_TOPOLOGY:
+			write_topology(w, d, d->nr_cpus_avail,
+				       feats[i] == HEADER_NUMA_TOPOLOGY);
+			break;
 		case HEADER_EVENT_DESC:
 			nr = d->nr_events;
 			w_bytes(w, &nr, sizeof(nr));
@@ -269,7 +440,7 @@ static void write_features(struct perf_data_writer *w, const struct perf_data_de
 	}
 	if (!w->err && (fseek(w->f, table, SEEK_SET) < 0))
 		w->err = -errno;
-	w_bytes(w, sec, sizeof(sec));
+	w_bytes(w, sec, nf * sizeof(sec[0]));
 }
 
 int perf_data__finish(struct perf_data_writer *w, const struct perf_data_desc *d)
@@ -281,6 +452,8 @@ int perf_data__finish(struct perf_data_writer *w, const struct perf_data_desc *d
 	};
 	int n = d->nr_cpus ?: 1, err;
 
+	if (w->body)
+		copy_body(w, d);
 	h.attrs.offset = sizeof(h) + (__u64)d->nr_events * n * sizeof(__u64);
 	h.attrs.size = (__u64)d->nr_events * sizeof(struct perf_file_attr);
 	h.data.offset = w->data_start;
@@ -304,6 +477,10 @@ void perf_data__desc_free(struct perf_data_desc *d)
 	}
 	free(d->cmdline);
 	d->cmdline = NULL;
+	free(d->place);
+	d->place = NULL;
+	free(d->threads);
+	d->threads = NULL;
 }
 
 void perf_data__free(struct perf_data_file *f)

@@ -5,11 +5,12 @@
  * lib/perf/include/perf/event.h), the subset stat needs: the file header
  * with its attrs and their ids, the features perf stat report reads
  * (hostname, OS release, version, arch, CPUs, command line, event names,
- * "contains stat data"), and the records of the data section: event
- * updates (a clock's unit and scale), the thread and CPU maps, the stat
- * config, a stat per counter per CPU/thread and a round (interval or
- * final). Little-endian, as the host: perf reads a file of the other
- * endianness by swapping; this reader refuses one.
+ * the CPU and NUMA topology, "contains stat data"), and the records of
+ * the data section: event updates (a clock's unit and scale), the thread
+ * and CPU maps, the stat config, a stat per counter per CPU/thread and a
+ * round (interval or final); --per-thread's stats deferred until the
+ * thread map is known. Little-endian, as the host: perf reads a file of
+ * the other endianness by swapping; this reader refuses one.
  *
  * The names are perf's, so that the layouts can be checked against its
  * headers field by field.
@@ -57,6 +58,8 @@ enum {
 	HEADER_NRCPUS = 7,
 	HEADER_CMDLINE = 11,
 	HEADER_EVENT_DESC = 12,
+	HEADER_CPU_TOPOLOGY = 13,	/* perf stat report --per-socket/die/core */
+	HEADER_NUMA_TOPOLOGY = 14,	/* and --per-node */
 	HEADER_STAT = 19,	/* no contents: "contains stat data" */
 };
 /* a string in a feature: __u32 len (with its NUL, padded to NAME_ALIGN),
@@ -169,15 +172,37 @@ struct perf_data_event {
 	__u64 *ids;		/* [nr_ids] */
 };
 
+/* A CPU's place, as HEADER_CPU_TOPOLOGY and HEADER_NUMA_TOPOLOGY say:
+ * -1 for an offline CPU's (perf's) */
+struct perf_data_place {
+	int socket, die, core, node;
+};
+
+/* A thread map's entry: perf's tid and comm */
+struct perf_data_thread {
+	int tid;
+	char comm[16];
+};
+
+#define PERF_DATA_MAX_THREADS 65536
+
 /* One file's description: what the header and the maps say. */
 struct perf_data_desc {
 	int nr_events;
 	struct perf_data_event ev[PERF_DATA_MAX_EVENTS];
 	int nr_cpus;		/* 0: a task's counters (the CPU map "-1") */
 	int cpus[PERF_DATA_MAX_CPUS];
-	int nr_threads;		/* 1 for both of emon-perf's modes */
+	/* the thread map: threads[nr_threads], or (NULL) one entry, pid;
+	 * a task's stat is of a thread of it (-p, -t, --per-thread), a
+	 * CPU's of the first */
+	int nr_threads;
+	struct perf_data_thread *threads;
 	int pid;		/* the thread map's first, -1 system-wide */
 	int aggr_mode;		/* AGGR_* */
+	/* HEADER_NRCPUS's CPUs (0 when not said: the writer takes this
+	 * machine's) and the places of as many, NULL without a topology */
+	int nr_cpus_avail, nr_cpus_online;
+	struct perf_data_place *place;
 	__u64 interval_ms;	/* 0: no -I */
 	bool scale;
 	char *cmdline;		/* the command line, words joined by spaces */
@@ -188,6 +213,7 @@ struct perf_data_desc {
 /* Writing: one file, records appended, the header written at the end. */
 struct perf_data_writer {
 	FILE *f;
+	FILE *body;		/* perf_data__defer's: the stats until the end */
 	const char *path;
 	__u64 data_start;
 	int err;		/* the first failure, -errno */
@@ -203,7 +229,12 @@ int perf_data__create(struct perf_data_writer *w, const char *path,
 /* The records that describe the run, first in the data (the command's
  * pid known by then): event updates, thread and CPU maps, stat config. */
 int perf_data__describe(struct perf_data_writer *w, const struct perf_data_desc *d);
-/* One counter's stat: event ev on the CPU map's idx (0 for a task's). */
+/* The stats and rounds to a temporary file until perf_data__finish,
+ * which writes the describing records first: a thread map known at the
+ * end (--per-thread's threads, the ones that started later too). */
+int perf_data__defer(struct perf_data_writer *w);
+/* One counter's stat: event ev on the CPU map's idx, or for a task's
+ * counters (no CPU map) the thread map's idx. */
 void perf_data__stat(struct perf_data_writer *w, const struct perf_data_desc *d,
 		     int ev, int idx, __u64 val, __u64 ena, __u64 run);
 void perf_data__round(struct perf_data_writer *w, int type, __u64 time_ns);
@@ -215,6 +246,7 @@ int perf_data__finish(struct perf_data_writer *w, const struct perf_data_desc *d
 struct perf_data_stat {
 	int ev;			/* index into desc.ev */
 	int idx;		/* CPU map index (0 for a task's) */
+	int thread;		/* thread map index (0 for a CPU's) */
 	__u64 val, ena, run;
 };
 struct perf_data_round {

@@ -133,6 +133,113 @@ static int read_event_desc(struct rd *r, __u64 off, __u64 end)
 	return 0;
 }
 
+/* "0-3,8" within [off, end): each CPU below the file's nr_cpus_avail
+ * gets node; -1 for a list that is not one */
+static int read_node_cpus(struct rd *r, __u64 *off, __u64 end, int node)
+{
+	struct perf_data_desc *d = &r->f->d;
+	char list[4096];
+	const char *p = list;
+
+	if (read_string(r, off, end, list, sizeof(list)))
+		return -1;
+	while (*p) {
+		char *e;
+		long a = strtol(p, &e, 10), b = a;
+
+		if (e == p || a < 0)
+			return -1;
+		if (*e == '-') {
+			p = e + 1;
+			b = strtol(p, &e, 10);
+			if (e == p || b < a)
+				return -1;
+		}
+		for (long c = a; c <= b && c < d->nr_cpus_avail; c++)
+			d->place[c].node = node;
+		p = *e == ',' ? e + 1 : e;
+		if (*e && *e != ',')
+			return -1;
+	}
+	return 0;
+}
+
+static int alloc_places(struct perf_data_desc *d)
+{
+	if (d->place)
+		return 0;
+	d->place = calloc(d->nr_cpus_avail ?: 1, sizeof(*d->place));
+	if (!d->place)
+		return -ENOMEM;
+	for (int c = 0; c < d->nr_cpus_avail; c++)
+		d->place[c] = (struct perf_data_place){ -1, -1, -1, -1 };
+	return 0;
+}
+
+/* "nr strings": skipped; -1 when they do not fit */
+static int skip_strings(struct rd *r, __u64 *off, __u64 end)
+{
+	__u32 nr;
+
+	if (*off + 4 > end)
+		return -1;
+	memcpy(&nr, r->buf + *off, 4);
+	*off += 4;
+	for (__u32 i = 0; i < nr; i++)
+		if (read_string(r, off, end, NULL, 0))
+			return -1;
+	return 0;
+}
+
+/*
+ * header.c's process_cpu_topology (each CPU's core and socket id after
+ * the package and core lists, then the die lists and ids where written)
+ * and process_numa_topology (each node's CPUs): the places of the
+ * HEADER_NRCPUS's CPUs, which come first in the file.
+ */
+static int read_topology(struct rd *r, __u64 off, __u64 end, bool numa)
+{
+	struct perf_data_desc *d = &r->f->d;
+	int n = d->nr_cpus_avail, err = alloc_places(d);
+	__u32 nr, v[2];
+
+	if (err || !n)
+		return err ?: -1;
+	if (numa) {
+		if (off + 4 > end)
+			return -1;
+		memcpy(&nr, r->buf + off, 4);
+		off += 4;
+		for (__u32 i = 0; i < nr; i++) {
+			if (end - off < 20)
+				return -1;
+			memcpy(v, r->buf + off, 4);
+			off += 20;
+			if ((int)v[0] < 0 || read_node_cpus(r, &off, end, v[0]))
+				return -1;
+		}
+		return 0;
+	}
+	if (skip_strings(r, &off, end) || skip_strings(r, &off, end) ||
+	    (end - off) / 8 < (__u64)n)
+		return -1;
+	for (int c = 0; c < n; c++, off += 8) {
+		memcpy(v, r->buf + off, 8);
+		d->place[c].core = v[0];
+		d->place[c].socket = v[1];
+		d->place[c].die = (int)v[1] < 0 ? -1 : 0;
+	}
+	if (off == end)		/* before dies (perf 5.2) */
+		return 0;
+	if (skip_strings(r, &off, end) || (end - off) / 4 < (__u64)n)
+		return -1;
+	for (int c = 0; c < n; c++, off += 4) {
+		memcpy(v, r->buf + off, 4);
+		d->place[c].die = v[0];
+	}
+	return 0;
+}
+
 static int read_features(struct rd *r, const struct perf_file_header *h)
 {
 	struct perf_data_desc *d = &r->f->d;
@@ -172,6 +279,20 @@ static int read_features(struct rd *r, const struct perf_file_header *h)
 			break;
 		case HEADER_EVENT_DESC:
 			err = read_event_desc(r, off, end);
+			break;
+		case HEADER_NRCPUS:	/* __u32 avail, online */
+			if (end - off < 8)
+				return bad(r, "a bad feature at offset %llu", s.offset);
+			memcpy(&d->nr_cpus_avail, r->buf + off, 4);
+			memcpy(&d->nr_cpus_online, r->buf + off + 4, 4);
+			/* more: no topology read */
+			if (d->nr_cpus_avail < 0 || d->nr_cpus_avail > PERF_DATA_MAX_CPUS)
+				d->nr_cpus_avail = 0;
+			break;
+		case HEADER_CPU_TOPOLOGY:
+		case HEADER_NUMA_TOPOLOGY:
+			if (d->nr_cpus_avail)
+				err = read_topology(r, off, end, bit == HEADER_NUMA_TOPOLOGY);
 			break;
 		}
 		if (err == -ENOMEM)
@@ -278,7 +399,7 @@ static int add_stat(struct rd *r, const struct perf_record_stat *s)
 	if (array__grow(&r->pend, &r->pend_cap, r->nr_pend + 1, sizeof(*r->pend)))
 		return -ENOMEM;
 	o = &r->pend[r->nr_pend++];
-	*o = (struct perf_data_stat){ e, idx, s->val, s->ena, s->run };
+	*o = (struct perf_data_stat){ e, idx, (int)s->thread, s->val, s->ena, s->run };
 	return 0;
 }
 
@@ -325,18 +446,27 @@ static int read_record(struct rd *r, __u64 off, const struct perf_event_header *
 		break;
 	}
 	case PERF_RECORD_THREAD_MAP: {
-		__u64 nr, pid;
+		struct perf_record_thread_map_entry te;
+		__u64 nr;
 
 		if (eh->size < 16)
 			return -1;
 		memcpy(&nr, p + 8, 8);
-		if (nr > (eh->size - 16u) / sizeof(struct perf_record_thread_map_entry))
+		if (nr > (eh->size - 16u) / sizeof(te) || nr > PERF_DATA_MAX_THREADS)
 			return -1;
+		free(d->threads);
+		d->threads = calloc(nr ?: 1, sizeof(*d->threads));
+		if (!d->threads)
+			return -ENOMEM;
 		d->nr_threads = nr;
-		if (nr) {
-			memcpy(&pid, p + 16, 8);
-			d->pid = (int)pid;
+		for (__u64 i = 0; i < nr; i++) {
+			memcpy(&te, p + 16 + i * sizeof(te), sizeof(te));
+			d->threads[i].tid = (int)te.pid;
+			memcpy(d->threads[i].comm, te.comm, sizeof(te.comm));
+			d->threads[i].comm[sizeof(te.comm) - 1] = '\0';
 		}
+		if (nr)
+			d->pid = d->threads[0].tid;
 		break;
 	}
 	case PERF_RECORD_CPU_MAP:
@@ -480,8 +610,10 @@ int perf_data__read(struct perf_data_file *f, const char *path)
 	/* a later CPU map may have taken a stat's CPU away */
 	for (int k = 0; !err && k < f->nr_rounds; k++)
 		for (int j = 0; !err && j < f->rounds[k].nr; j++)
-			if (f->rounds[k].st[j].idx >= (f->d.nr_cpus ?: 1))
-				err = bad(&r, "a stat of a CPU its CPU map lacks (round %llu)",
+			if (f->rounds[k].st[j].idx >= (f->d.nr_cpus ?: 1) ||
+			    f->rounds[k].st[j].thread < 0 ||
+			    f->rounds[k].st[j].thread >= (f->d.nr_cpus ? 1 : f->d.nr_threads ?: 1))
+				err = bad(&r, "a stat of a CPU or thread its maps lack (round %llu)",
 					  (unsigned long long)k);
 	for (int e = 0; !err && e < f->d.nr_events; e++)
 		if (!f->d.ev[e].scale)

@@ -181,7 +181,9 @@ DAEMON_OPTIONS_USAGE
 "stat record writes the counts to a perf.data (FILE, default perf.data) as\n"
 "perf stat record does, for 'perf stat report -i FILE' and stat report:\n"
 "system-wide (-a, -C, -A) or a command's, with -I's rounds; its counts go\n"
-"to stderr as well. stat report prints such a file, emon-perf's or perf's.\n",
+"to stderr as well. stat report prints such a file, emon-perf's or perf's.\n"
+"It records --per-socket, --per-die, --per-core, --per-node (with perf's\n"
+"CPU topology), -p, -t, --per-thread and -G too.\n",
 		EMON_MAX_EVENTS);
 }
 

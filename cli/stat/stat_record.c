@@ -5,9 +5,16 @@
  * as `perf stat record` writes it: system-wide, a stat per event per CPU
  * (the CPU rows, built for the file and printed only with -A); for a
  * command, one per event (the CPU "-1", the command's pid the thread
- * map). Each stat is the count since the start (perf's counters are
- * cumulative, its report takes each round's difference), a round after
- * each -I print, or one final round with the run's time.
+ * map); -p's and -t's total as the first of their thread map's;
+ * --per-thread's per thread, deferred to the end (front/perf_data.h), the
+ * thread map every thread that had a row. With --per-socket... the CPU
+ * rows still, the aggregation and the topology in the file for perf's
+ * report to group them. -G's: an event per perf evsel (each event in its
+ * cgroup or none; --for-each-cgroup's copy per cgroup), a cgroup's total
+ * (not kept per CPU) the first CPU's stat. Each stat is the count since
+ * the start (perf's counters are cumulative, its report takes each
+ * round's difference), a round after each -I print, or one final round
+ * with the run's time.
  *
  * The counts in the file are emon-perf's own as it printed them: val is
  * the scaled count, ena = run the time the event was enabled, so perf
@@ -25,6 +32,7 @@
 #include <unistd.h>
 #include "cli/stat/stat.h"
 #include "common/array.h"
+#include "common/cpu_topo.h"
 #include "common/log.h"
 #include "common/version.h"
 #include "front/errors.h"
@@ -41,11 +49,17 @@ struct record {
 	const char *path;
 	const struct output_ops *inner;
 	bool hide_cpu;		/* CPU rows for the file only (no -A) */
-	bool task;		/* a command's counters */
+	bool task;		/* a command's, -p's or -t's counters */
+	bool per_thread;	/* --per-thread: a cell per thread */
 	bool described;
 	bool interval;
-	struct cum *cum;	/* [event][CPU map index] */
-	int map[EMON_MAX_EVENTS];	/* output event -> desc event, -1 */
+	struct cum *cum;	/* [cell][event]: the CPU map's, or threads */
+	size_t cum_cap, thr_cap;
+	int nr_cells;
+	/* output event i in cgroup c (-1: none) -> desc event, -1:
+	 * map[(c + 1) * EMON_MAX_EVENTS + i] */
+	int *map;
+	bool one_cell[PERF_DATA_MAX_EVENTS];	/* a cgroup's: the first CPU's */
 	struct row *tmp;
 	size_t tmp_cap;
 	int err;
@@ -76,9 +90,10 @@ static void rec_describe(struct record *r)
 	if (r->described)
 		return;
 	r->described = true;
-	if (r->task)
+	if (r->task && !r->d.threads)
 		r->d.pid = r->st->cmd.pid ?: -1;
-	if (!r->err)
+	/* --per-thread's: at the end, with every thread */
+	if (!r->err && !r->w.body)
 		r->err = perf_data__describe(&r->w, &r->d);
 }
 
@@ -98,11 +113,49 @@ static __u64 rec_ena(const struct row_values *rv, const struct row *rw, double d
 	return (__u64)(rv->v[rv->time_idx].value + 0.5);
 }
 
-/* One row's events into the running totals of CPU map index idx. */
-static void rec_row(struct record *r, const struct output *o, const struct row *rw,
-		    int idx, double dt)
+/*
+ * --per-thread's thread of a row (COMM-TID): its index in the thread
+ * map, a new one added with its cell; -1 for the map-full row, or out
+ * of memory (r->err).
+ */
+static int thread_index(struct record *r, const struct row *rw)
 {
-	int n = r->d.nr_cpus ?: 1;
+	struct perf_data_desc *d = &r->d;
+	char *end;
+	long tid = strtol(rw->key, &end, 10);
+	int i;
+
+	if (*end || end == rw->key)
+		return -1;
+	for (i = 0; i < d->nr_threads; i++)
+		if (d->threads[i].tid == tid)
+			break;
+	/* the map's name: the thread's last while it ran (after an exec,
+	 * the new one); a row that did not run has the start's */
+	if (i < d->nr_threads) {
+		if (rw->comm && !rw->not_run)
+			snprintf(d->threads[i].comm, sizeof(d->threads[i].comm), "%s", rw->comm);
+		return i;
+	}
+	if (i == PERF_DATA_MAX_THREADS ||
+	    array__grow(&d->threads, &r->thr_cap, i + 1, sizeof(*d->threads)) ||
+	    array__grow(&r->cum, &r->cum_cap, (size_t)(i + 1) * d->nr_events + 1,
+			sizeof(*r->cum))) {
+		r->err = r->err ?: -ENOMEM;
+		return -1;
+	}
+	d->threads[i] = (struct perf_data_thread){ .tid = tid };
+	snprintf(d->threads[i].comm, sizeof(d->threads[i].comm), "%s", rw->comm ?: "");
+	memset(&r->cum[(size_t)i * d->nr_events], 0, d->nr_events * sizeof(*r->cum));
+	d->nr_threads = ++r->nr_cells;
+	return i;
+}
+
+/* One row's events (map: its cgroup's row of r->map) into the running
+ * totals of cell idx. */
+static void rec_row(struct record *r, const struct output *o, const struct row *rw,
+		    const int *map, int idx, double dt)
+{
 	struct row_values rv;
 
 	row_values__init(&rv, o, rw);
@@ -112,9 +165,9 @@ static void rec_row(struct record *r, const struct output *o, const struct row *
 		struct cum *c;
 		__u64 ena;
 
-		if (r->map[i] < 0)
+		if (map[i] < 0)
 			continue;
-		c = &r->cum[r->map[i] * n + idx];
+		c = &r->cum[(size_t)idx * r->d.nr_events + map[i]];
 		ec = &rw->counts.c[o->ev[i].grouped && o->ev[i].lead_idx >= 0 ?
 				   o->ev[i].lead_idx : o->ev[i].bpf_idx];
 		ena = ec->enabled ?: rec_ena(&rv, rw, dt);
@@ -126,27 +179,44 @@ static void rec_row(struct record *r, const struct output *o, const struct row *
 	}
 }
 
+/* -G's row: its cgroup's row of r->map into *map, and cell 0 (the total
+ * as the first CPU's stat); -1 for a cgroup not of -G */
+static int cgroup_map(const struct record *r, const struct row *rw, const int **map)
+{
+	for (int c = 0; rw->key && c < r->st->o.nr_cgroups; c++)
+		if (!strcmp(rw->key, r->st->o.cgroups[c])) {
+			*map = r->map + (size_t)(c + 1) * EMON_MAX_EVENTS;
+			return 0;
+		}
+	return -1;
+}
+
 static void rec_interval(struct output *o, double t, double dt,
 			 const struct row *rows, int n)
 {
 	struct record *r = rec_now;
-	int m = 0, nc = r->d.nr_cpus ?: 1;
+	int m = 0;
 
 	rec_describe(r);
 	for (int i = 0; i < n; i++) {
 		const struct row *rw = &rows[i];
+		const int *map = r->map;
 		int idx = -1;
 
 		if (!r->task && rw->scope == SCOPE_CPU)
 			idx = cpu_index(&r->d, rw->key);
-		else if (r->task && rw->scope == SCOPE_COMMAND)
+		else if (!r->task && rw->scope == SCOPE_CGROUP)
+			idx = cgroup_map(r, rw, &map);
+		else if (r->task && !r->per_thread && rw->scope == SCOPE_COMMAND)
 			idx = 0;
+		else if (r->per_thread && rw->scope == SCOPE_THREAD)
+			idx = thread_index(r, rw);
 		if (idx >= 0)
-			rec_row(r, o, rw, idx, dt);
+			rec_row(r, o, rw, map, idx, dt);
 	}
 	for (int e = 0; e < r->d.nr_events; e++)
-		for (int idx = 0; idx < nc; idx++) {
-			const struct cum *c = &r->cum[e * nc + idx];
+		for (int idx = 0; idx < (r->one_cell[e] ? 1 : r->nr_cells); idx++) {
+			const struct cum *c = &r->cum[(size_t)idx * r->d.nr_events + e];
 
 			perf_data__stat(&r->w, &r->d, e, idx, c->val, c->ena, c->run);
 		}
@@ -216,6 +286,81 @@ static int rec_env(struct perf_data_desc *d, char **argv, int argc)
 	return 0;
 }
 
+/* perf's aggregation mode of the file: what its report prints unless
+ * told otherwise */
+static int rec_aggr_mode(unsigned int aggr)
+{
+	return aggr & (1u << SCOPE_CPU) ? AGGR_NONE :
+	       aggr & (1u << SCOPE_SOCKET) ? AGGR_SOCKET :
+	       aggr & (1u << SCOPE_DIE) ? AGGR_DIE :
+	       aggr & (1u << SCOPE_CORE) ? AGGR_CORE :
+	       aggr & (1u << SCOPE_NODE) ? AGGR_NODE : AGGR_GLOBAL;
+}
+
+/*
+ * Each possible CPU's socket, die, core and node from sysfs, as perf
+ * writes them for its report's --per-socket, --per-die, --per-core and
+ * --per-node (an offline CPU's -1, perf's).
+ */
+static int rec_places(struct perf_data_desc *d, int ncpus)
+{
+	d->nr_cpus_avail = ncpus < PERF_DATA_MAX_CPUS ? ncpus : PERF_DATA_MAX_CPUS;
+	d->place = calloc(d->nr_cpus_avail ?: 1, sizeof(*d->place));
+	if (!d->place)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < d->nr_cpus_avail; cpu++) {
+		struct cpu_place p;
+
+		if (cpu_place__read(NULL, cpu, &p))
+			p = (struct cpu_place){ -1, -1, -1, -1 };
+		d->place[cpu] = (struct perf_data_place){ p.pkg, p.die, p.core, p.node };
+	}
+	return 0;
+}
+
+/* a file event of pe, as perf's attr: its counts with times */
+static void rec_event(struct perf_data_event *e, const struct pmu_event *pe)
+{
+	snprintf(e->name, sizeof(e->name), "%s", pe->name);
+	e->attr = pe->attr;
+	e->attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			      PERF_FORMAT_TOTAL_TIME_RUNNING;
+	e->attr.sample_type = PERF_SAMPLE_IDENTIFIER;
+	e->attr.inherit = 1;
+	e->scale = 1;
+	if (pe->is_time) {
+		snprintf(e->unit, sizeof(e->unit), "msec");
+		e->scale = 1e-6;
+	}
+}
+
+/* -p's processes or -t's threads, the thread map (their total is the
+ * first's stat, perf's report sums them), with their names */
+static int rec_targets(struct perf_data_desc *d, const struct targets *tg)
+{
+	int n = tg->nr_pids ?: tg->nr_tids;
+
+	d->threads = calloc(n, sizeof(*d->threads));
+	if (!d->threads)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		struct perf_data_thread *t = &d->threads[i];
+		char path[64];
+		FILE *f;
+
+		t->tid = tg->nr_pids ? tg->pids[i] : tg->tids[i];
+		snprintf(path, sizeof(path), "/proc/%d/comm", t->tid);
+		f = fopen(path, "re");
+		if (f && fgets(t->comm, sizeof(t->comm), f))
+			t->comm[strcspn(t->comm, "\n")] = '\0';
+		if (f)
+			fclose(f);
+	}
+	d->nr_threads = n;
+	d->pid = d->threads[0].tid;
+	return 0;
+}
+
 /* The run's events and CPUs, the file created: before counting starts. */
 static int rec_hook(struct front_run *st, void *arg)
 {
@@ -224,9 +369,10 @@ static int rec_hook(struct front_run *st, void *arg)
 	int err;
 
 	r->st = st;
-	r->task = st->sc.command_mode;
+	r->task = st->sc.command_mode || st->o.tg.nr_pids || st->o.tg.nr_tids;
+	r->per_thread = st->o.tg.per_thread;
 	r->interval = st->o.interval_ms > 0;
-	d->aggr_mode = st->o.aggr ? AGGR_NONE : AGGR_GLOBAL;
+	d->aggr_mode = r->per_thread ? AGGR_THREAD : rec_aggr_mode(st->o.aggr);
 	d->interval_ms = st->o.interval_ms;
 	d->scale = true;
 	d->pid = -1;
@@ -237,31 +383,37 @@ static int rec_hook(struct front_run *st, void *arg)
 			continue;
 		d->cpus[d->nr_cpus++] = cpu;
 	}
-	for (int i = 0; i < st->out.nr_events; i++) {
-		const struct pmu_event *pe = &st->events.ev[i];
-		struct perf_data_event *e;
-
-		r->map[i] = -1;
-		if (!st->out.ev[i].supported)
-			continue;
-		r->map[i] = d->nr_events;
-		e = &d->ev[d->nr_events++];
-		snprintf(e->name, sizeof(e->name), "%s", pe->name);
-		e->attr = pe->attr;
-		e->attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-				      PERF_FORMAT_TOTAL_TIME_RUNNING;
-		e->attr.sample_type = PERF_SAMPLE_IDENTIFIER;
-		e->attr.inherit = 1;
-		e->scale = 1;
-		if (pe->is_time) {
-			snprintf(e->unit, sizeof(e->unit), "msec");
-			e->scale = 1e-6;
-		}
-	}
-	r->cum = calloc((size_t)d->nr_events * (d->nr_cpus ?: 1) + 1, sizeof(*r->cum));
-	if (!r->cum)
+	if (!r->task && rec_places(d, st->src->meta.ncpus))
 		return cli__exit_status(-ENOMEM);
+	r->map = malloc((st->o.nr_cgroups + 1) * sizeof(int[EMON_MAX_EVENTS]));
+	if (!r->map)
+		return cli__exit_status(-ENOMEM);
+	memset(r->map, 0xff, (st->o.nr_cgroups + 1) * sizeof(int[EMON_MAX_EVENTS]));
+	/* perf's evsels: -G after -e, each event in its cgroup or none;
+	 * --for-each-cgroup, each cgroup's copy of every event */
+	for (int c = st->o.nr_cgroups && !st->o.cg_paired ? 0 : -1;
+	     c < (st->o.cg_paired ? 0 : st->o.nr_cgroups); c++)
+		for (int i = 0; i < st->out.nr_events; i++) {
+			int cg = st->o.cg_paired ? st->o.cg_of[i] - 1 : c;
+
+			if (!st->out.ev[i].supported)
+				continue;
+			if (d->nr_events == PERF_DATA_MAX_EVENTS)
+				return cli__fail(-EINVAL, "stat record: over %d events in all "
+						 "(each cgroup's copy of each counts)",
+						 PERF_DATA_MAX_EVENTS);
+			r->map[(cg + 1) * EMON_MAX_EVENTS + i] = d->nr_events;
+			r->one_cell[d->nr_events] = cg >= 0;
+			rec_event(&d->ev[d->nr_events++], &st->events.ev[i]);
+		}
+	r->nr_cells = r->per_thread ? 0 : d->nr_cpus ?: 1;
+	if (array__grow(&r->cum, &r->cum_cap, (size_t)d->nr_events * r->nr_cells + 1,
+			sizeof(*r->cum)) ||
+	    (r->task && !st->sc.command_mode && !r->per_thread && rec_targets(d, &st->o.tg)))
+		return cli__exit_status(-ENOMEM);
+	memset(r->cum, 0, r->cum_cap * sizeof(*r->cum));
 	err = perf_data__create(&r->w, r->path, d);
+	err = err ?: r->per_thread ? perf_data__defer(&r->w) : 0;
 	if (err)
 		return cli__fail(-EINVAL, "cannot write '%s': %s", r->path, strerror(-err));
 	r->inner = st->out.ops;
@@ -275,22 +427,45 @@ static int rec_hook(struct front_run *st, void *arg)
 /* What perf stat record does that this one does not: one line, exit 2. */
 static int rec_check(const struct front_opts *o)
 {
+	const unsigned int aggr = o->aggr & ~(1u << SCOPE_THREAD);
 	const char *what = o->tg.repeat > 1 ? "-r" :
-			   o->nr_cgroups ? "-G" :
 			   o->by ? "--by" :
-			   o->aggr & ~(1u << SCOPE_CPU) ? "--per-socket, --per-die and --per-core" :
-			   o->tg.nr_pids ? "-p" :
-			   o->tg.nr_tids ? "-t" :
-			   o->tg.per_thread ? "--per-thread" :
 			   o->append ? "--append" : NULL;
+	const char *flag = aggr & (1u << SCOPE_CPU) ? "-A" :
+			   aggr & (1u << SCOPE_SOCKET) ? "--per-socket" :
+			   aggr & (1u << SCOPE_DIE) ? "--per-die" :
+			   aggr & (1u << SCOPE_CORE) ? "--per-core" : "--per-node";
 
-	if (!what && (o->aggr & (1u << SCOPE_CPU)) && !o->all_cpus) {
-		pr_err("stat record: -A needs -a or -C, as perf's");
+	if (what && o->tg.repeat > 1) {
+		pr_err("stat record: -r is not recorded (perf 6.1's: \"Cannot use -r option "
+		       "with perf stat record\")");
+		return -EINVAL;
+	}
+	/* perf 6.1 records it, and its report of the file fails */
+	if (!what && o->nr_cgroups && aggr) {
+		pr_err("stat record: -G with %s: emon-perf keeps a cgroup's counts whole, "
+		       "not per CPU", flag);
+		return -EINVAL;
+	}
+	if (!what && o->tg.per_thread && !o->tg.nr_pids && !o->tg.nr_tids) {
+		pr_err("stat record: --per-thread needs -p or -t (perf 6.1's own record of "
+		       "-a --per-thread: its report fails, \"failed to process type: 0\")");
+		return -EINVAL;
+	}
+	if (!what && (aggr & (aggr - 1))) {
+		pr_err("stat record: one of -A, --per-socket, --per-die, --per-core and --per-node, "
+		       "the file's one aggregation");
+		return -EINVAL;
+	}
+	/* perf's refuses -A so, and records nothing with --per-socket */
+	if (!what && aggr && !o->all_cpus) {
+		pr_err("stat record: %s needs -a or -C, as perf's", flag);
 		return -EINVAL;
 	}
 	if (!what)
 		return 0;
-	pr_err("stat record: %s is not recorded (what it records: -a, -C, -A, -I and a command)",
+	pr_err("stat record: %s is not recorded (what it records: -a, -C, -A, --per-socket, "
+	       "--per-die, --per-core, --per-node, -p, -t, --per-thread, -G, -I and a command)",
 	       what);
 	return -EINVAL;
 }
@@ -319,10 +494,17 @@ int stat__record(int argc, char **argv, char **full_argv, int full_argc)
 		ret = cli__exit_status(ret);
 		goto out;
 	}
-	if (!st->o.cmd || st->o.all_cpus) {
-		/* system-wide: a stat per CPU, from the CPU rows */
+	if ((!st->o.cmd || st->o.all_cpus || st->o.nr_cgroups) && !st->o.tg.nr_pids &&
+	    !st->o.tg.nr_tids) {
+		/* system-wide: a stat per CPU, from the CPU rows; the rows
+		 * printed those of the aggregation, the system's without
+		 * (-G's: its cgroups', and the system's for an event of
+		 * none) */
 		r->hide_cpu = !(st->o.aggr & (1u << SCOPE_CPU));
-		st->o.by = 1u << SCOPE_CPU | (r->hide_cpu ? 1u << SCOPE_SYSTEM : 0);
+		st->o.by = 1u << SCOPE_CPU | st->o.aggr |
+			   (st->o.aggr || (st->o.nr_cgroups && !st->o.cg_sys) ?
+			    0 : 1u << SCOPE_SYSTEM) |
+			   (st->o.nr_cgroups ? 1u << SCOPE_CGROUP : 0);
 	}
 	ret = stat__run_with(st, rec_hook, r);
 	if (!ret && r->err)
@@ -332,11 +514,14 @@ int stat__record(int argc, char **argv, char **full_argv, int full_argc)
 out:
 	if (r && r->w.f)	/* a run that failed before its end */
 		fclose(r->w.f);
+	if (r && r->w.body)
+		fclose(r->w.body);
 	if (st)
 		front_run__cleanup(st);
 	if (r) {
 		perf_data__desc_free(&r->d);
 		free(r->cum);
+		free(r->map);
 		free(r->tmp);
 	}
 	free(r);

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * A perf.data made of the input, read by front/perf_data_read.c and
- * printed by `emon-perf stat report -i FILE` (and with -x,). The file is
+ * printed by `emon-perf stat report -i FILE` (and with -x,, and with
+ * --per-core or --per-node: the topology's groups). The file is
  * a memfd opened by its /proc/self/fd path, so nothing touches the disk.
  *
  * Promises: the reader returns 0, -EINVAL with why set, or -ENOMEM; a
  * file read has 1 to 64 events and at least one round, and every stat of
  * a round names one of its events and a CPU of its CPU map (the first for
- * a task's); stat report's exit status is 0, 2 (bad input) or 1 (memory).
+ * a task's), and a thread of its thread map (the first for a CPU's);
+ * stat report's exit status is 0, 2 (bad input) or 1 (memory).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +37,8 @@ static void check_read(const char *path)
 
 			FUZZ_ASSERT(s->ev >= 0 && s->ev < f.d.nr_events);
 			FUZZ_ASSERT(s->idx >= 0 && s->idx < (f.d.nr_cpus ?: 1));
+			FUZZ_ASSERT(s->thread >= 0 &&
+				    s->thread < (f.d.nr_cpus ? 1 : f.d.nr_threads ?: 1));
 		}
 	perf_data__free(&f);
 }
@@ -54,6 +58,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ret = stat__report(3, argv);
 	FUZZ_ASSERT(ret == 0 || ret == 2 || ret == 1);
 	argv[3] = "-x,";
+	ret = stat__report(4, argv);
+	FUZZ_ASSERT(ret == 0 || ret == 2 || ret == 1);
+	/* the file's CPU topology's groups */
+	argv[3] = size && data[0] & 1 ? "--per-core" : "--per-node";
 	ret = stat__report(4, argv);
 	FUZZ_ASSERT(ret == 0 || ret == 2 || ret == 1);
 	close(fd);

@@ -10,11 +10,23 @@
 #  - a system-wide record (-a -I, and -A): the same with perf's report,
 #    and each interval's cpu-clock is the CPUs' wall time of its window
 #    (within 2%: the switch-derived clock covers each CPU's whole window);
-#  - perf stat record's own files (a command's, -a -I): stat report
+#  - perf's aggregations: --per-core -I recorded (the same, a core's
+#    CPUs' wall time), and -A's file reported --per-socket/die/core/node
+#    by both: the sums of its CPUs' counts by sysfs' topology; perf's own
+#    --per-socket file, and its --per-core;
+#  - -G A,B -I over three events (perf's pairs, one of no cgroup), a
+#    burner in A: the same with perf's report (no cgroup names in its
+#    file), B <not counted>, A's cpu-clock under its cpu.stat growth;
+#  - -p, -p --per-thread and -t -I of a process of two threads: the same
+#    with perf's report, the thread rows the process's threads, each
+#    task-clock at most its threads' schedstat runtime's growth;
+#  - perf stat record's own files (a command's, -a -I, -G): stat report
 #    prints perf stat report's counts, and the command's task-clock
 #    against its getrusage again;
 #  - the default file name perf.data, kept as perf.data.old by the next;
-#  - a truncated or foreign file: one line naming it, exit 2.
+#  - a truncated or foreign file: one line naming it, exit 2; what stat
+#    record refuses (-G with -A, -r, --per-socket without -a, two
+#    aggregations, -a --per-thread).
 . "$(dirname "$0")/lib.sh"
 command -v perf >/dev/null || skip "perf not installed"
 perf stat -e task-clock -o /dev/null -- true 2>/dev/null || skip "perf stat does not run here"
@@ -36,27 +48,29 @@ counts() {
 	"$PY3" - "$1" "$2" <<'PY'
 import re, sys
 path, kind = sys.argv[1], sys.argv[2]
+AGG = r"S\d+(?:-D\d+(?:-C\d+)?)?|N\d+"
+THR = r"[^\s,]+-\d+"		# --per-thread's COMM-TID
 for l in open(path):
 	l = l.rstrip("\n")
 	if not l.strip() or l.lstrip().startswith("#"):
 		continue
 	if kind == "csv":
 		f = [x.strip() for x in l.split(",")]
-		# [time,][CPUn,]value,unit,event,...
-		i = 0
-		# 7 fields, + the time with -I, + the CPU with -A
-		t = f[0] if re.fullmatch(r"\d+\.\d+", f[0]) and \
-			len(f) - f[1].startswith("CPU") == 8 else ""
-		i += bool(t)
-		cpu = f[i] if f[i].startswith("CPU") else ""
-		i += bool(cpu)
+		# [time,][CPUn,|S0-D0,NR,]value,unit,event,...: 7 fields, + the
+		# time with -I, + the CPU with -A, + 2 with --per-*
+		a = 1 if any(x.startswith("CPU") or re.fullmatch(THR, x) for x in f[:2]) else \
+			2 if any(re.fullmatch(AGG, x) for x in f[:2]) else 0
+		t = f[0] if len(f) == 8 + a else ""
+		i = bool(t)
+		cpu = f[i] if a == 1 else f"{f[i]}/{f[i + 1]}" if a == 2 else ""
+		i += a
 		print(f"{t}|{cpu}|{f[i + 2]} {f[i].replace(',', '')}")
 		continue
-	m = re.match(r"\s*(\d+\.\d+\s+)?(CPU\d+\s+)?(<not counted>|<not supported>|[\d,]+(?:\.\d+)?)\s+(?:msec\s+)?(\S+)(\s+CPU\d+)?", l)
+	m = re.match(r"\s*(\d+\.\d+\s+)?(CPU\d+\s+|(?:" + AGG + r")\s+\d+\s+|" + THR + r"\s+)?(<not counted>|<not supported>|[\d,]+(?:\.\d+)?)\s+(?:msec\s+)?(\S+)(\s+CPU\d+)?", l)
 	if not m or m.group(4) == "seconds":
 		continue
 	t = (m.group(1) or "").strip()
-	cpu = (m.group(2) or m.group(5) or "").strip()
+	cpu = "/".join((m.group(2) or m.group(5) or "").split())
 	print(f"{t}|{cpu}|{m.group(4)} {m.group(3).replace(',', '')}")
 PY
 }
@@ -143,6 +157,194 @@ counts "$TMP/A.perf" text >"$TMP/A.p"
 same "$TMP/A.e" "$TMP/A.p" "-A: perf stat report -i and emon-perf's own text, CPU for CPU"
 check "-A: a line per CPU per event ($(wc -l <"$TMP/A.e"))" [ "$(wc -l <"$TMP/A.e")" -eq $((2 * NCPU)) ]
 
+# 2b. perf's aggregations: recorded with --per-core -I (its rows printed,
+# each interval's cpu-clock its CPUs' wall time), and the -A file
+# aggregated at report time by perf stat report's and stat report's
+# --per-socket/die/core/node: the sums of -A's CPU counts, grouped by
+# sysfs' topology here
+"$EMON" stat record -o "$TMP/s.data" -x, -e cpu-clock,context-switches -a --per-core -I 200 -- sleep 0.7 2>"$TMP/s.emon"
+perf stat report -i "$TMP/s.data" 2>"$TMP/s.perf" >&2
+counts "$TMP/s.emon" csv >"$TMP/s.e"
+counts "$TMP/s.perf" text >"$TMP/s.p"
+same "$TMP/s.e" "$TMP/s.p" "--per-core -I 200: perf stat report -i and emon-perf's own text"
+"$EMON" stat report -x, -i "$TMP/s.data" 2>"$TMP/s.rep"
+check "--per-core -I 200: stat report -x, prints emon-perf's own lines ($(grep -c , "$TMP/s.rep"))" \
+	same_csv "$TMP/s.emon" "$TMP/s.rep"
+check "--per-core -I 200: each interval's cpu-clock of a core is its CPUs' wall time (2%)" "$PY3" - "$TMP/s.e" <<'PY'
+import sys
+prev, bad, n = {}, 0, 0
+for l in open(sys.argv[1]):
+	key, v = l.split()
+	t, core, ev = key.split("|")
+	if ev != "cpu-clock":
+		continue
+	t, v, nr = float(t), float(v), int(core.split("/")[1])
+	want = (t - prev.get(core, 0.0)) * 1e3 * nr
+	ok = abs(v - want) <= 0.02 * want
+	print(f"      {t:.3f} {core}: {v:.2f} ms, {want:.2f} wall{'' if ok else '  <-'}")
+	bad += not ok
+	n += 1
+	prev[core] = t
+sys.exit(bad or n < 4)
+PY
+# the groups of sysfs' topology: "S0", "S0-D0", "S0-D0-C0", "N0" of each CPU
+topo() {
+	"$PY3" - "$1" <<'PY'
+import glob, os, sys
+for d in sorted(glob.glob("/sys/devices/system/cpu/cpu[0-9]*/topology")):
+	cpu = int(d.split("/")[-2][3:])
+	rd = lambda n: int(open(f"{d}/{n}").read()) if os.path.exists(f"{d}/{n}") else 0
+	s, di, c = rd("physical_package_id"), rd("die_id"), rd("core_id")
+	node = [x for x in os.listdir(os.path.dirname(d)) if x.startswith("node")]
+	g = {"--per-socket": f"S{s}", "--per-die": f"S{s}-D{di}",
+	     "--per-core": f"S{s}-D{di}-C{c}",
+	     "--per-node": f"N{node[0][4:] if node else 0}"}[sys.argv[1]]
+	print(f"CPU{cpu} {g}")
+PY
+}
+for agg in --per-socket --per-die --per-core --per-node; do
+	perf stat report $agg -i "$TMP/A.data" 2>"$TMP/Ag.perf" >&2
+	"$EMON" stat report $agg -i "$TMP/A.data" 2>"$TMP/Ag.rep"
+	counts "$TMP/Ag.perf" text >"$TMP/Ag.p"
+	counts "$TMP/Ag.rep" text >"$TMP/Ag.e"
+	same "$TMP/Ag.e" "$TMP/Ag.p" "-A's file, $agg: stat report and perf stat report"
+	topo "$agg" >"$TMP/Ag.topo"
+	check "-A's file, $agg: the sums of -A's CPU counts by sysfs' topology" \
+		"$PY3" - "$TMP/A.e" "$TMP/Ag.topo" "$TMP/Ag.e" <<'PY'
+import sys
+grp = dict(l.split() for l in open(sys.argv[2]))
+want, nr = {}, {}
+for l in open(sys.argv[1]):
+	key, v = l.split()
+	_, cpu, ev = key.split("|")
+	k = (grp[cpu], ev)
+	want[k] = want.get(k, 0.0) + float(v)
+	nr[k] = nr.get(k, 0) + 1
+got = {}
+for l in open(sys.argv[3]):
+	key, v = l.split()
+	_, g, ev = key.split("|")
+	name, n = g.split("/")
+	got[(name, ev)] = float(v)
+	# the CPUs' printed values, each rounded to 0.01
+	ok = (name, ev) in want and int(n) == nr[(name, ev)] and \
+		abs(float(v) - want[(name, ev)]) <= 0.006 * int(n) + 1e-9
+	print(f"      {name} {ev}: {v} of {n} CPUs, the CPUs' {want.get((name, ev))}{'' if ok else '  <-'}")
+	if not ok:
+		sys.exit(1)
+sys.exit(set(got) != set(want))
+PY
+done
+# perf's own --per-socket record, and its --per-core at report time
+perf stat record -o "$TMP/ps.data" -e cpu-clock,context-switches -a --per-socket -- sleep 0.3 2>/dev/null
+for agg in "" --per-core; do
+	perf stat report $agg -i "$TMP/ps.data" 2>"$TMP/ps.perf" >&2
+	"$EMON" stat report $agg -i "$TMP/ps.data" 2>"$TMP/ps.rep"
+	counts "$TMP/ps.perf" text >"$TMP/ps.p"
+	counts "$TMP/ps.rep" text >"$TMP/ps.e"
+	same "$TMP/ps.e" "$TMP/ps.p" "perf stat record --per-socket${agg:+, report $agg}: stat report and perf stat report"
+done
+
+# 2c. -p, -t and --per-thread: a process of two threads that burn (one
+# CPU between them, Python's lock); perf stat report of each file prints
+# emon-perf's counts, --per-thread's rows are the process's threads, and
+# each count is at most the CPU time its threads' schedstat grew by
+# across the record (+ 2 ms)
+"$PY3" -c 'import threading, time
+def b():
+	t = time.time()
+	while time.time() - t < 8: pass
+ts = [threading.Thread(target=b) for _ in range(2)]
+[x.start() for x in ts]
+[x.join() for x in ts]' &
+TP=$!
+BG_PIDS+=("$TP")
+for _ in $(seq 50); do [ "$(ls "/proc/$TP/task" 2>/dev/null | wc -l)" -ge 3 ] && break; sleep 0.02; done
+# runtimes FILE: "TID ns" of each of TP's threads (schedstat's runtime)
+runtimes() { for t in $(ls "/proc/$TP/task" | sort -n); do echo "$t $(cut -d' ' -f1 "/proc/$TP/task/$t/schedstat")"; done >"$1"; }
+# at_most COUNTS BEFORE AFTER [TID]: each thread's task-clock (the sum
+# of the file's, with no thread in the key) <= its runtime's growth + 2 ms
+at_most() {
+	"$PY3" - "$@" <<'PY'
+import sys
+b = dict(map(int, l.split()) for l in open(sys.argv[2]))
+a = dict(map(int, l.split()) for l in open(sys.argv[3]))
+grow = {t: a[t] - b[t] for t in a if t in b}
+only = int(sys.argv[4]) if len(sys.argv) > 4 else None
+tc, bad = {}, 0
+for l in open(sys.argv[1]):
+	key, v = l.split(None, 1)
+	_, thr, ev = key.split("|")
+	if ev == "task-clock" and not v.startswith("<"):
+		t = int(thr.rsplit("-", 1)[1]) if thr else only
+		tc[t] = tc.get(t, 0.0) + float(v) * 1e6
+for t, ns in tc.items():
+	want = sum(grow.values()) if t is None else grow.get(t, 0)
+	ok = ns <= want + 2e6
+	print(f"      {t or 'all'}: task-clock {ns / 1e6:.2f} ms, runtime grew {want / 1e6:.2f} ms{'' if ok else '  <-'}")
+	bad += not ok
+sys.exit(bad or not tc)
+PY
+}
+runtimes "$TMP/rt.0"
+"$EMON" stat record -o "$TMP/pt.data" -x, -e task-clock,context-switches -p "$TP" --per-thread -- sleep 0.5 2>"$TMP/pt.emon"
+runtimes "$TMP/rt.1"
+perf stat report -i "$TMP/pt.data" 2>"$TMP/pt.perf" >&2
+counts "$TMP/pt.emon" csv | sort >"$TMP/pt.e"
+counts "$TMP/pt.perf" text | sort >"$TMP/pt.p"
+same "$TMP/pt.e" "$TMP/pt.p" "-p --per-thread: perf stat report -i and emon-perf's own text"
+"$EMON" stat report -x, -i "$TMP/pt.data" 2>"$TMP/pt.rep"
+check "-p --per-thread: stat report -x, prints emon-perf's own lines ($(grep -c , "$TMP/pt.rep"))" \
+	same_csv "$TMP/pt.emon" "$TMP/pt.rep"
+check "-p --per-thread: its rows are the process's threads ($(cut -d' ' -f1 "$TMP/rt.1" | tr '\n' ' '))" \
+	[ "$(sed 's/.*-\([0-9]*\)|.*/\1/' "$TMP/pt.e" | sort -nu)" = "$(cut -d' ' -f1 "$TMP/rt.1")" ]
+check "-p --per-thread: each thread's task-clock within its runtime's growth" \
+	at_most "$TMP/pt.e" "$TMP/rt.0" "$TMP/rt.1"
+runtimes "$TMP/rt.0"
+"$EMON" stat record -o "$TMP/pp.data" -x, -e task-clock,context-switches -p "$TP" -- sleep 0.4 2>"$TMP/pp.emon"
+runtimes "$TMP/rt.1"
+perf stat report -i "$TMP/pp.data" 2>"$TMP/pp.perf" >&2
+counts "$TMP/pp.emon" csv >"$TMP/pp.e"
+counts "$TMP/pp.perf" text >"$TMP/pp.p"
+same "$TMP/pp.e" "$TMP/pp.p" "-p: perf stat report -i and emon-perf's own text"
+check "-p: task-clock within the threads' runtimes' growth" at_most "$TMP/pp.e" "$TMP/rt.0" "$TMP/rt.1"
+TT=$(tail -1 "$TMP/rt.1" | cut -d' ' -f1)
+runtimes "$TMP/rt.0"
+"$EMON" stat record -o "$TMP/tt.data" -x, -e task-clock,context-switches -t "$TT" -I 200 -- sleep 0.5 2>"$TMP/tt.emon"
+runtimes "$TMP/rt.1"
+perf stat report -i "$TMP/tt.data" 2>"$TMP/tt.perf" >&2
+counts "$TMP/tt.emon" csv >"$TMP/tt.e"
+counts "$TMP/tt.perf" text >"$TMP/tt.p"
+same "$TMP/tt.e" "$TMP/tt.p" "-t $TT -I 200: perf stat report -i and emon-perf's own text"
+check "-t $TT: its intervals' task-clock within its runtime's growth" \
+	at_most "$TMP/tt.e" "$TMP/rt.0" "$TMP/rt.1" "$TT"
+kill "$TP" 2>/dev/null
+
+# 2d. -G A,B over three events, -I 200: A's cpu-clock, B's context
+# switches, page-faults of no cgroup (system-wide), as perf's pairs; a
+# burner in A, B idle. perf stat report prints emon-perf's counts (with
+# no cgroup: its file names none), B's <not counted>; A's cpu-clock at
+# most A's cpu.stat growth across the record (+ 2 ms)
+GA=$(cg_new rec_a)
+GB=$(cg_new rec_b)
+cg_burners 3 "$GA"
+burners_joined "$GA"
+u0=$(cg_usage_ns "$GA")
+"$EMON" stat record -o "$TMP/g2.data" -e cpu-clock,context-switches,page-faults -G "$GA,$GB" -I 200 -- sleep 0.5 2>"$TMP/g2.emon"
+u1=$(cg_usage_ns "$GA")
+perf stat report -i "$TMP/g2.data" 2>"$TMP/g2.perf" >&2
+"$EMON" stat report -i "$TMP/g2.data" 2>"$TMP/g2.rep"
+counts "$TMP/g2.emon" text >"$TMP/g2.e"
+counts "$TMP/g2.perf" text >"$TMP/g2.p"
+counts "$TMP/g2.rep" text >"$TMP/g2.r"
+same "$TMP/g2.e" "$TMP/g2.p" "-G A,B -I 200: perf stat report -i and emon-perf's own text"
+same "$TMP/g2.r" "$TMP/g2.p" "-G A,B -I 200: stat report -i and perf stat report -i"
+check "-G A,B: B's context switches <not counted> each interval" \
+	bash -c '! grep "context-switches" "$1" | grep -qv "<not counted>"' _ "$TMP/g2.e"
+check "-G A,B: A's cpu-clock $(field "$TMP/g2.e" cpu-clock) ms, at most its cpu.stat growth $(((u1 - u0) / 1000000)) ms + 2" \
+	awk -v c="$(field "$TMP/g2.e" cpu-clock)" -v u=$((u1 - u0)) 'BEGIN { exit !(c > 0 && c * 1e6 <= u + 2e6) }'
+kill "${BURNERS[@]}" 2>/dev/null
+
 # 3. perf stat record's own files
 eval "perf stat record -o \"$TMP/p.data\" -e task-clock,context-switches -- $(burner 0.3)" \
 	>"$TMP/p.out" 2>/dev/null
@@ -161,6 +363,21 @@ counts "$TMP/pi.perf" text >"$TMP/pi.p"
 counts "$TMP/pi.rep" text >"$TMP/pi.e"
 same "$TMP/pi.e" "$TMP/pi.p" "perf stat record -a -I 200: stat report -i and perf stat report -i"
 
+# perf's -G (its file names no cgroup): a cgroup with a burner, one
+# that never runs (perf's <not counted>: no enabled time either)
+cg_burners 0.4 "$GA"
+burners_joined "$GA"
+perf stat record -o "$TMP/pg.data" -e cpu-clock,cpu-clock -a -G "$GA,$GB" -- sleep 0.3 2>/dev/null
+perf stat report -i "$TMP/pg.data" 2>"$TMP/pg.perf" >&2
+"$EMON" stat report -i "$TMP/pg.data" 2>"$TMP/pg.rep"
+counts "$TMP/pg.perf" text >"$TMP/pg.p"
+counts "$TMP/pg.rep" text >"$TMP/pg.e"
+same "$TMP/pg.e" "$TMP/pg.p" "perf stat record -G A,B: stat report -i and perf stat report -i"
+check "  B's <not counted>" grep -q "<not counted>" "$TMP/pg.e"
+# the target of -p, as stat's header (process id 'PID')
+"$EMON" stat report -i "$TMP/pp.data" 2>"$TMP/pp.txt"
+check "-p: stat report's header names process id '$TP'" grep -qF "process id '$TP'" "$TMP/pp.txt"
+
 # 4. the default name, as perf's
 mkdir -p "$TMP/d"
 (cd "$TMP/d" && "$EMON" stat record -e cpu-clock -a -- true 2>/dev/null &&
@@ -178,8 +395,11 @@ for f in "$TMP/cut.data" "$TMP/junk.data" "$TMP/none.data"; do
 	check "stat report -i ${f##*/}: exit 2 ($rc), one line naming it: $(cat "$TMP/bad.err")" \
 		bash -c '[ "$1" -eq 2 ] && [ "$(wc -l <"$2")" -eq 1 ] && grep -qF "$3" "$2"' _ "$rc" "$TMP/bad.err" "$f"
 done
-"$EMON" stat record -o "$TMP/g.data" -G / -a -- true 2>"$TMP/bad.err"
-rc=$?
-check "stat record -G: exit 2 ($rc), one line, no file: $(cat "$TMP/bad.err")" \
-	bash -c '[ "$1" -eq 2 ] && [ "$(wc -l <"$2")" -eq 1 ] && [ ! -e "$3" ]' _ "$rc" "$TMP/bad.err" "$TMP/g.data"
+for args in "-G / -a -A" "--per-socket" "-a -A --per-core" "-r 2" "-a --per-thread"; do
+	# shellcheck disable=SC2086
+	"$EMON" stat record -o "$TMP/g.data" $args -- true 2>"$TMP/bad.err"
+	rc=$?
+	check "stat record $args: exit 2 ($rc), one line, no file: $(cat "$TMP/bad.err")" \
+		bash -c '[ "$1" -eq 2 ] && [ "$(wc -l <"$2")" -eq 1 ] && [ ! -e "$3" ]' _ "$rc" "$TMP/bad.err" "$TMP/g.data"
+done
 finish
