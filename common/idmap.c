@@ -32,6 +32,12 @@ static struct idmap_slot *idmap__find(const struct idmap *m, __u64 a, __u64 b)
 	}
 }
 
+void idmap__prefetch(const struct idmap *m, __u64 a, __u64 b)
+{
+	if (m->cap)
+		__builtin_prefetch(&m->slots[idmap__hash(a, b) & (m->cap - 1)]);
+}
+
 void *idmap__get(const struct idmap *m, __u64 a, __u64 b)
 {
 	struct idmap_slot *s = idmap__find(m, a, b);

@@ -23,6 +23,8 @@ struct idmap {
 };
 
 void *idmap__get(const struct idmap *m, __u64 a, __u64 b);
+/* A hint: a's and b's slot is wanted soon (its cache line fetched). */
+void idmap__prefetch(const struct idmap *m, __u64 a, __u64 b);
 /* Insert or replace; returns 0 or -ENOMEM. val must not be NULL. */
 int idmap__put(struct idmap *m, __u64 a, __u64 b, void *val);
 /* Remove and return the value (NULL if absent). */

@@ -2,6 +2,7 @@
 /* Interval sums: per CPU, cgroup and process, split by package; and the
  * id map underneath. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "engine/attribute.h"
@@ -165,6 +166,51 @@ static void test_aggregate_pid_reuse(void **state)
 	assert_int_equal(a.tree[0]->total.c[0].counter, 16);
 	assert_int_equal(a.tree[1]->total.c[0].counter, 5);
 	aggregate__exit(&a);
+}
+
+/*
+ * Many rows (aggregate__add takes the processes' entries rows ahead of
+ * adding to them): 500 processes, each a row on each of two CPUs, the
+ * CPUs' rows far apart, over two reads; every process gets its own rows'
+ * sum and its name, whatever the rows' order.
+ */
+static void test_aggregate_many(void **state)
+{
+	enum { NP = 500 };
+	struct sess_proc *pr = calloc(2 * NP, sizeof(*pr));
+	struct counts cpu[2] = {}, none[2] = {};
+	struct session_read r = {
+		.cpu = cpu, .ovf_cgrp = none, .ovf_proc = none,
+		.proc = pr, .nr_proc = 2 * NP,
+	};
+	struct aggregate a;
+
+	(void)state;
+	assert_non_null(pr);
+	for (int i = 0; i < 2 * NP; i++) {
+		int k = i < NP ? i : 2 * NP - 1 - i;	/* the second CPU's backwards */
+
+		pr[i] = (struct sess_proc){ .tgid = 1000 + k, .cpu = i >= NP,
+					    .start = 7 * k, .c = mk(k + 1 + (i >= NP) * 10000, 1) };
+		snprintf(pr[i].comm, sizeof(pr[i].comm), "p%d", k);
+	}
+	assert_int_equal(aggregate__init(&a, 2, 1, NULL, 1), 0);
+	for (int read = 1; read <= 2; read++) {
+		assert_int_equal(aggregate__add(&a, &r), 0);
+		assert_int_equal(a.procs.nr, NP);
+		for (int k = 0; k < NP; k++) {
+			struct agg_entry *e = idmap__get(&a.procs, 1000 + k, 7 * k);
+			char name[EMON_COMM_LEN];
+
+			assert_non_null(e);
+			assert_int_equal(e->total.c[0].counter,
+					 (__u64)read * (2 * (k + 1) + 10000));
+			snprintf(name, sizeof(name), "p%d", k);
+			assert_string_equal(e->comm, name);
+		}
+	}
+	aggregate__exit(&a);
+	free(pr);
 }
 
 /* An out-of-range CPU (hot-added after start) counts rather than being
@@ -385,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_aggregate_split),
 		cmocka_unit_test(test_aggregate_unknown_cpu),
 		cmocka_unit_test(test_aggregate_pid_reuse),
+		cmocka_unit_test(test_aggregate_many),
 		cmocka_unit_test(test_aggregate_sched_off),
 		cmocka_unit_test(test_energy_split),
 		cmocka_unit_test(test_energy_scopes),
