@@ -193,6 +193,10 @@ int aggregate__add(struct aggregate *a, const struct session_read *r)
 			__builtin_prefetch(next);
 			__builtin_prefetch((char *)next + 64);
 			__builtin_prefetch(&next->total);
+			__builtin_prefetch(&next->total.c[1]);
+			/* and the row's counts, a line or two past its key */
+			__builtin_prefetch(&p->c);
+			__builtin_prefetch(&p->c.c[1]);
 			ahead[i % AGG_AHEAD] = next;
 		}
 		if (!e)

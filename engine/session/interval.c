@@ -246,6 +246,9 @@ static void take_thrd(struct session_read *r, const void *slot, int nr)
  * Read the used slots of a quiescent buffer straight from the mmap'ed
  * array, zero them for its next turn and hand its slots back: no syscall.
  */
+/* how many slots ahead session__drain hints the next ones */
+#define DRAIN_AHEAD 8
+
 static int session__drain(struct session *s, struct session_read *r,
 			  enum emon_kind kind, __u32 par)
 {
@@ -269,6 +272,19 @@ static int session__drain(struct session *s, struct session_read *r,
 	for (__u32 i = 0; i < n; i++) {
 		const void *slot = base + (size_t)i * a->stride;
 
+		/* slots and rows a few ahead: 20,000 rows of 600 bytes a read
+		 * at 10,000 processes, each row a miss when taken cold */
+		if (i + DRAIN_AHEAD < n) {
+			__builtin_prefetch(slot + DRAIN_AHEAD * a->stride);
+			__builtin_prefetch(slot + DRAIN_AHEAD * a->stride + 64);
+			if (kind == EMON_KIND_PROC) {
+				struct sess_proc *row = &r->proc[r->nr_proc + DRAIN_AHEAD];
+
+				__builtin_prefetch(row, 1);
+				__builtin_prefetch(&row->c, 1);
+				__builtin_prefetch(&row->c.c[1], 1);
+			}
+		}
 		if (kind == EMON_KIND_CGRP)
 			take_cgrp(r, slot, s->nr_events, s->sched);
 		else if (kind == EMON_KIND_PROC)
