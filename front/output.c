@@ -332,6 +332,14 @@ char *output__escape(char *s, size_t size)
 	return s;
 }
 
+const char *output__cgroup_name(const struct output *o, const char *key)
+{
+	for (int i = 0; key && i < o->nr_cg; i++)
+		if (o->cg_names[i] && !strcmp(o->cg_keys[i], key))
+			return o->cg_names[i];
+	return key;
+}
+
 /* Where event i prints with perf -G's pairs: rows [*start, *start + *nr) */
 static void paired__rows(const struct output *o, const struct row *rows,
 			 int n, int i, int *start, int *nr)

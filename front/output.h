@@ -82,6 +82,11 @@ struct output {
 	 */
 	bool cg_paired;
 	const char *ev_cgroup[EMON_MAX_EVENTS];
+	/* -G's cgroups: their keys (normalized paths) and names as given,
+	 * which perf's layouts print (output__cgroup_name) */
+	char *const *cg_keys;
+	char *const *cg_names;
+	int nr_cg;
 	unsigned int ev_hide;
 	bool no_extras;
 };
@@ -92,6 +97,10 @@ extern const struct output_ops output_json_ops;	/* --json-rows */
 extern const struct output_ops output_perf_json_ops;	/* -j */
 /* -q: perf's --quiet, the counts not printed */
 extern const struct output_ops output_none_ops;
+
+/* What perf's layouts print for a cgroup row's key: the -G name that
+ * gave it, as given ("pgA", "pgA/", as perf does), else the key. */
+const char *output__cgroup_name(const struct output *o, const char *key);
 
 /* Does this part print event i (output__paired)? */
 static inline bool output__shows(const struct output *o, int i)

@@ -163,7 +163,8 @@ static void csv_line__head(struct csv_line *l, const struct output *o,
 
 /* What -G's CGROUP field holds for row r, control bytes escaped (no raw
  * one reaches a terminal); NULL: the row has none. */
-static const char *csv__cgroup(const struct row *r, char *buf, size_t size)
+static const char *csv__cgroup(const struct output *o, const struct row *r,
+			       char *buf, size_t size)
 {
 	char label[1024];
 
@@ -172,7 +173,7 @@ static const char *csv__cgroup(const struct row *r, char *buf, size_t size)
 	if (r->scope == SCOPE_CONTAINER && row__cont_label(r, label, sizeof(label)))
 		snprintf(buf, size, "%s %s", r->key, label);
 	else
-		snprintf(buf, size, "%s", r->key ? r->key : "");
+		snprintf(buf, size, "%s", r->key ? output__cgroup_name(o, r->key) : "");
 	return output__escape(buf, size);
 }
 
@@ -323,7 +324,7 @@ static void csv__extras(struct output *o, double t, double dt,
 			const struct row *r)
 {
 	char buf[4096];
-	const char *cgroup = csv__cgroup(r, buf, sizeof(buf));
+	const char *cgroup = csv__cgroup(o, r, buf, sizeof(buf));
 	struct csv_line l;
 
 	csv_line__head(&l, o, r, t);
@@ -356,7 +357,7 @@ static void csv__row(struct output *o, double t, double dt,
 	struct csv_line l;
 	struct row_values rv;
 	char buf[4096];
-	const char *cgroup = csv__cgroup(r, buf, sizeof(buf));
+	const char *cgroup = csv__cgroup(o, r, buf, sizeof(buf));
 	int i;
 
 	if (!cgroup && o->cg_paired)	/* perf -G's event of no cgroup */

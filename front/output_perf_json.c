@@ -131,6 +131,8 @@ static void pj__event(const struct pj_line *l, const char *value,
 		    row__cont_label(r, label, sizeof(label))) {
 			snprintf(buf, sizeof(buf), "%s %s", r->key, label);
 			cg = buf;
+		} else if (r->scope == SCOPE_CGROUP) {
+			cg = output__cgroup_name(l->o, r->key);
 		} else if ((1u << r->scope) & PJ_CGROUP_SCOPES) {
 			cg = r->key;
 		}

@@ -201,6 +201,9 @@ static void text_row__key(struct text_row *tr)
 			snprintf(buf + n, size - n, " (%s)", rt);
 		break;
 	}
+	case SCOPE_CGROUP:	/* a -G name as given, as perf's */
+		snprintf(buf, size, "%s", output__cgroup_name(tr->o, key));
+		break;
 	default:
 		snprintf(buf, size, "%s", key);
 		break;
@@ -525,7 +528,7 @@ static void text__rows(struct output *o, double t, double dt,
 static void text__interval(struct output *o, double t, double dt,
 			   const struct row *rows, int n)
 {
-	struct text_row tr;
+	struct text_row tr = { .o = o };
 	int k, width = KEY_LEN;
 	bool keyed = false;
 

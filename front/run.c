@@ -241,6 +241,9 @@ static void setup_events(struct front_run *st)
 	st->out.nr_events = st->o.hide_events ? 0 : n;
 	/* perf -G after -e: each event's cgroup, NULL: system-wide */
 	st->out.cg_paired = st->o.cg_paired;
+	st->out.cg_keys = st->o.cgroups;
+	st->out.cg_names = st->o.cg_given;
+	st->out.nr_cg = st->o.nr_cgroups;
 	for (int i = 0; st->o.cg_paired && i < st->out.nr_events; i++)
 		st->out.ev_cgroup[i] = st->o.cg_of[i] ? st->o.cgroups[st->o.cg_of[i] - 1] : NULL;
 	st->out.thousands_sep = st->o.no_big_num ? "" : output__locale_thousands_sep();

@@ -29,7 +29,10 @@ int front_opts__daemon(struct front_opts *o, int c, const char *arg)
 
 void front_opts__free(struct front_opts *o)
 {
-	for (int i = 0; i < o->nr_cgroups; i++)
+	for (int i = 0; i < o->nr_cgroups; i++) {
 		free(o->cgroups[i]);
+		free(o->cg_given[i]);
+		o->cg_given[i] = NULL;
+	}
 	o->nr_cgroups = 0;
 }

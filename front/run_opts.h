@@ -16,6 +16,9 @@ struct front_opts {
 	char events[1024];	/* comma list, -e appends */
 	bool all_cpus;
 	char *cgroups[FRONT_MAX_CGROUPS];	/* normalized -G paths */
+	/* each as first given (perf prints a -G name as given: "pgA",
+	 * "pgA/"), NULL where no -G name spelt it */
+	char *cg_given[FRONT_MAX_CGROUPS];
 	int nr_cgroups;
 	/*
 	 * perf's -G after -e (cli/stat/stat_compat.c): the cgroups pair with

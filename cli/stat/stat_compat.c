@@ -216,7 +216,9 @@ static int cgroups__find_add(struct front_opts *o, const char *name)
 		pr_err("too many cgroups for -G: at most %d", FRONT_MAX_CGROUPS);
 		return -1;
 	}
-	if (!(o->cgroups[i] = strdup(norm))) {
+	if (!(o->cgroups[i] = strdup(norm)) || !(o->cg_given[i] = strdup(name))) {
+		free(o->cgroups[i]);
+		o->cgroups[i] = NULL;
 		pr_err("out of memory for -G");
 		return -1;
 	}

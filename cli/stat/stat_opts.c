@@ -283,7 +283,8 @@ static int parse_cgroups(struct front_opts *o, const char *arg)
 		} else if (o->nr_cgroups == FRONT_MAX_CGROUPS) {
 			pr_err("too many cgroups for -G: at most %d", FRONT_MAX_CGROUPS);
 			err = -EINVAL;
-		} else if (!(o->cgroups[o->nr_cgroups++] = strdup(norm))) {
+		} else if (!(o->cgroups[o->nr_cgroups] = strdup(norm)) ||
+			   !(o->cg_given[o->nr_cgroups++] = strdup(tok))) {
 			err = -ENOMEM;
 		}
 	}

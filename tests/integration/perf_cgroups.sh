@@ -13,7 +13,8 @@
 # perf's (its window holds perf's). Then what each refuses: a name past
 # the events (perf: usage, 129; emon-perf: one line, 2), -G beside
 # --for-each-cgroup; and emon-perf's -G before any -e: every event in it
-# (perf refuses it).
+# (perf refuses it). A name is printed as typed (no leading /, a trailing
+# /), as perf prints it, in -x and -j.
 . "$(dirname "$0")/lib.sh"
 command -v perf >/dev/null || skip "perf not installed"
 perf stat -e cpu-clock -- true 2>/dev/null || skip "perf stat does not run here"
@@ -145,6 +146,22 @@ perf stat -a -A -x, -e task-clock,context-switches,page-faults -G "$A,$B" -- sle
 check "-A -G A,B: page-faults (of no cgroup) on perf's CPU lines, and no other event on a CPU line" \
 	bash -c "[ -n \"\$(awk -F, '\$5 == \"\" && NF > 5' '$TMP/p.acsv')\" ] &&
 		diff <(awk -F, '\$5 == \"\" && NF > 5 { print \$1, \$4 }' '$TMP/e.acsv') <(awk -F, '\$5 == \"\" && NF > 5 { print \$1, \$4 }' '$TMP/p.acsv')"
+
+# --- a -G name as typed: perf prints it so ("pgA", "pgA/"), not the path --
+same csv "-G with names as typed (no leading /, a trailing /)" \
+	-e task-clock,context-switches -G "${A#/}/,${B#/}"
+typed_csv() {
+	diff <(printf '%s\n' "${A#/}/" "${B#/}") <(awk -F, '!/^#/ && NF > 4 { print $4 }' "$TMP/e.csv") &&
+		diff <(csv_ec "$TMP/e.csv") <(csv_ec "$TMP/p.csv")
+}
+check "-G names as typed: the -x cgroup fields are them, as perf's" typed_csv
+"$EMON" stat -a -j -e task-clock -G "${A#/}" -- sleep 0.2 2>"$TMP/e.njson"
+perf stat -a -j -e task-clock -G "${A#/}" -- sleep 0.2 2>"$TMP/p.njson"
+typed_json() {
+	diff <(pj_pairs "$TMP/e.njson") <(pj_pairs "$TMP/p.njson") &&
+		grep -q "\"cgroup\" : \"${A#/}\"" "$TMP/e.njson"
+}
+check "-j -G name as typed: perf's cgroup key ('${A#/}')" typed_json
 
 # --- refused --------------------------------------------------------------
 "$EMON" stat -a -x, -e task-clock -G "$A,$B" -- true 2>"$TMP/err"
