@@ -430,7 +430,7 @@ static int rec_check(const struct front_opts *o)
 	const unsigned int aggr = o->aggr & ~(1u << SCOPE_THREAD);
 	const char *what = o->tg.repeat > 1 ? "-r" :
 			   o->by ? "--by" :
-			   o->append ? "--append" : NULL;
+			   NULL;
 	const char *flag = aggr & (1u << SCOPE_CPU) ? "-A" :
 			   aggr & (1u << SCOPE_SOCKET) ? "--per-socket" :
 			   aggr & (1u << SCOPE_DIE) ? "--per-die" :

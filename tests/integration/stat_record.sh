@@ -386,6 +386,16 @@ check "no -o: perf.data, the one before kept as perf.data.old" \
 	[ -s "$TMP/d/perf.data" ] && check "  and perf.data.old" [ -s "$TMP/d/perf.data.old" ]
 check "perf stat report reads it" perf stat report -i "$TMP/d/perf.data"
 
+# --append: perf 6.1 takes it and writes its file anew, and so does this
+aprc=
+for i in 1 2; do
+	"$EMON" stat record -o "$TMP/ap.data" --append -e cpu-clock -a -- true 2>/dev/null
+	aprc="$aprc$? "
+done
+check "stat record --append, twice: exit 0 both ($aprc)" [ "$aprc" = "0 0 " ]
+check "  the file is the last run's alone, as perf's: one cpu-clock count in perf stat report" \
+	[ "$(perf stat report -i "$TMP/ap.data" 2>&1 | grep -cE '^ +[0-9.]+ msec cpu-clock')" -eq 1 ]
+
 # 5. bad input
 head -c 300 "$TMP/a.data" >"$TMP/cut.data"
 head -c 4096 /dev/urandom >"$TMP/junk.data"
