@@ -242,8 +242,9 @@ static int serve_setup(struct serve *sv)
 			     serve_metrics, sv, err, sizeof(err));
 	if (ret)
 		return cli__fail(ret, "cannot serve HTTP on %s: %s", sv->o.listen, err);
-	/* plain (so on loopback): root and a group only, not every local user */
-	if (!webcfg__secured(sv->o.web_config ? &sv->o.web : NULL))
+	/* clients not authenticated (so on loopback; TLS alone included):
+	 * root and a group only, not every local user */
+	if (!webcfg__authenticates(sv->o.web_config ? &sv->o.web : NULL))
 		http__by_uid(sv->http, sv->o.metrics_gid == (gid_t)-2 ? sv->o.admin_gid :
 				       sv->o.metrics_gid);
 	return 0;

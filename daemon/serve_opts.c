@@ -330,12 +330,14 @@ static int serve_opts__web(struct serve_opts *o)
 		}
 		webcfg__warn_readable(&o->web, o->web_config);
 	}
-	/* plain /metrics: loopback only (any local user reads it still) */
-	if (!webcfg__secured(o->web_config ? &o->web : NULL) &&
+	/* /metrics of unauthenticated clients: loopback only, where the
+	 * uid check holds (TLS alone encrypts, it names no client) */
+	if (!webcfg__authenticates(o->web_config ? &o->web : NULL) &&
 	    !http__loopback(&ss)) {
-		pr_err("--listen %s is not loopback: /metrics there needs TLS or "
-		       "basic auth (--web-config FILE), or listen on 127.0.0.1 or [::1]",
-		       o->listen);
+		pr_err("--listen %s is not loopback: /metrics there needs its clients "
+		       "authenticated (--web-config FILE with basic_auth_users, or TLS with "
+		       "client_auth_type RequireAndVerifyClientCert), or listen on "
+		       "127.0.0.1 or [::1]", o->listen);
 		return -EINVAL;
 	}
 	if (o->web.nr_users && !o->web.cert_file)

@@ -570,9 +570,10 @@ void webcfg__free(struct webcfg *w)
 	memset(w, 0, sizeof(*w));
 }
 
-bool webcfg__secured(const struct webcfg *w)
+bool webcfg__authenticates(const struct webcfg *w)
 {
-	return w && (w->cert_file || w->nr_users);
+	return w && (w->nr_users ||
+		     (w->cert_file && w->client_auth == WEBCFG_REQUIRE_AND_VERIFY));
 }
 
 /* A secret in a file that others may read: one warning naming it. */

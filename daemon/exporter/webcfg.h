@@ -103,8 +103,13 @@ int webcfg__parse(struct webcfg *w, const char *text, size_t len,
 /* Read file and parse it: 0, or -errno with one line in err. */
 int webcfg__load(struct webcfg *w, const char *file, char *err, size_t errlen);
 void webcfg__free(struct webcfg *w);
-/* TLS or basic auth on: what makes a non-loopback address safe. */
-bool webcfg__secured(const struct webcfg *w);
+/*
+ * Are /metrics' clients authenticated: basic_auth_users, or TLS with
+ * client_auth_type RequireAndVerifyClientCert? What a non-loopback
+ * address needs, and what lets a loopback one drop its uid check. TLS
+ * alone encrypts: whoever reaches the port reads it all.
+ */
+bool webcfg__authenticates(const struct webcfg *w);
 
 /* Warn (one line each) when file, holding basic_auth_users, or the TLS
  * key file can be read by others than their owner. */

@@ -201,6 +201,20 @@ h=$(hs -tls1_3)
 check "  -tls1_3: a handshake ($h)" [ "${h%% *}" = TLSv1.3 ]
 kill -TERM $DPID
 wait $DPID
+# TLS alone names no client: off loopback it is refused; on loopback the
+# uid check of plain /metrics stays (before: both let anyone read it)
+printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n' >"$W/t.yml"
+timeout 10 "$EMON" serve --socket "$TMP/run/t.sock" --listen 0.0.0.0:$MPORT --web-config "$W/t.yml" 2>"$TMP/bad.err"
+st=$?
+check "TLS alone on 0.0.0.0: exit 2 ($st), one error line asking for authenticated clients (after server.key's mode warning): $(grep -v ': warning: ' "$TMP/bad.err")" \
+	bash -c "[ $st -eq 2 ] && [ \$(grep -vc ': warning: ' '$TMP/bad.err') -eq 1 ] && grep -q 'authenticated' '$TMP/bad.err'"
+tls_serve || exit 1
+c=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$W/ca.crt" "$URL")
+check "TLS alone on loopback: root gets 200 ($c)" [ "$c" = 200 ]
+c=$(runuser -u nobody -- curl -sk -o /dev/null -w '%{http_code}' "$URL")
+check "  nobody gets 403 ($c): the uid check stays" [ "$c" = 403 ]
+kill -TERM $DPID
+wait $DPID
 for bad in "cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA257]" \
 	"cipher_suites: [TLS_RSA_WITH_AES_128_GCM_SHA256]" "curve_preferences: [P256]"; do
 	printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  %s\n' \

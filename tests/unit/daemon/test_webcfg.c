@@ -152,10 +152,29 @@ static void test_fields(void **state)
 	assert_int_equal(w.nr_users, 2);
 	assert_string_equal(w.users[1].name, "bob");
 	assert_string_equal(w.users[1].hash, HASH_B);
-	assert_true(webcfg__secured(&w));
+	assert_true(webcfg__authenticates(&w));	/* its basic auth */
 	webcfg__free(&w);
 	assert_int_equal(webcfg__parse(&w, "", 0, "web.yml", err, sizeof(err)), 0);
-	assert_false(webcfg__secured(&w));
+	assert_false(webcfg__authenticates(&w));
+	webcfg__free(&w);
+	/* TLS alone names no client; TLS that requires a client's
+	 * certificate does, one that only verifies a given one does not */
+	{
+		static const char *const tls[] = {
+			"tls_server_config:\n  cert_file: s.crt\n  key_file: s.key\n",
+			"tls_server_config:\n  cert_file: s.crt\n  key_file: s.key\n"
+			"  client_auth_type: VerifyClientCertIfGiven\n  client_ca_file: ca.crt\n",
+			"tls_server_config:\n  cert_file: s.crt\n  key_file: s.key\n"
+			"  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ca.crt\n",
+		};
+
+		for (int i = 0; i < 3; i++) {
+			assert_int_equal(webcfg__parse(&w, tls[i], strlen(tls[i]), "web.yml",
+						       err, sizeof(err)), 0);
+			assert_int_equal(webcfg__authenticates(&w), i == 2);
+			webcfg__free(&w);
+		}
+	}
 	assert_int_equal(webcfg__load(&w, "/nonexistent/web.yml", err, sizeof(err)),
 			 -ENOENT);
 	assert_non_null(strstr(err, "/nonexistent/web.yml"));
