@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include "common/array.h"
+#include "common/utf8.h"
 #include "front/source.h"
 #include "proto/sock.h"
 
@@ -55,9 +56,12 @@ static void copy_printable(char *dst, size_t dlen, const char *src)
 	size_t i;
 
 	for (i = 0; dlen && i < dlen - 1 && src[i]; i++)
-		dst[i] = (unsigned char)src[i] < 0x20 || src[i] == 0x7f ? '?' : src[i];
+		dst[i] = src[i];
 	if (dlen)
 		dst[i] = '\0';
+	/* C0, DEL and C1 (U+0080-U+009F: U+009B is a CSI to a terminal) */
+	if (dlen)
+		utf8_mask_controls(dst);
 }
 
 /*

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <json-c/json.h>
 #include "common/array.h"
+#include "common/utf8.h"
 #include "cli/report/report.h"
 
 /* The counter a ranking sorts by; RANK_ENERGY has none. */
@@ -114,9 +115,9 @@ bool report__interval_drawn(const struct report *r, int i)
 
 void report__scrub(char *s)
 {
-	for (; s && *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
+	/* C0, DEL and C1 (U+009B is a CSI to a terminal), each byte '?' */
+	if (s)
+		utf8_mask_controls(s);
 }
 
 int report__strset(char **dst, const char *src)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emon_proto.h"
+#include "common/utf8.h"
 #include "engine/aggregate.h"
 #include "engine/snapshot/snapshot.h"
 
@@ -67,8 +68,10 @@ static bool name_ok(const char *s, size_t n)
 
 	if (!end)
 		return false;
-	for (; s < end; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+	/* no C0, DEL or C1 control (U+009B is a CSI to a terminal) */
+	for (const unsigned char *p = (const unsigned char *)s; p < (const unsigned char *)end;
+	     p += utf8_step(p))
+		if (utf8_control_len(p))
 			return false;
 	return true;
 }

@@ -13,8 +13,8 @@
 #    time limit, with no more memory than the bytes that came;
 #  - 1,000,000 entries of no events in a 32 MB answer: refused before
 #    any of it is decoded (it took 1.75 GB);
-#  - an error text and a hello's energy source holding terminal escapes:
-#    no escape byte reaches the terminal.
+#  - an error text and a hello's energy source holding terminal escapes
+#    (ESC, and U+009B, the C1 CSI): no escape byte reaches the terminal.
 . "$(dirname "$0")/lib.sh"
 
 # run_stat NAME ARGS...: stat's status, seconds and peak RSS (KiB) on one line
@@ -36,7 +36,8 @@ PY
 }
 
 # no_escape FILE...: no ESC byte (a terminal escape's first) in them
-no_escape() { ! grep -q "$(printf '\033')" "$@"; }
+# no ESC, nor U+009B (C2 9B in UTF-8), a CSI to a terminal
+no_escape() { ! grep -qs "$(printf '\033')" "$@" && ! grep -qs "$(printf '\302\233')" "$@"; }
 
 # fake MODE: a fake daemon in MODE on $TMP/MODE.sock
 fake() {
@@ -49,7 +50,7 @@ fake() {
 	return 1
 }
 
-for mode in good nan_time past_time future_time trickle zero_events escape_error escape_hello; do
+for mode in good nan_time past_time future_time trickle zero_events escape_error escape_hello escape_hello_c1; do
 	fake "$mode" || { echo "FAIL: the fake daemon ($mode) did not start"; exit 1; }
 	# past_time without --timeout: the loop that spun had no other end
 	to=(--timeout 3000)
@@ -87,4 +88,7 @@ check "  no escape byte on the terminal" no_escape "$TMP"/escape_error.*
 check "escape_hello: a hello with an escape in its energy source is refused" \
 	grep -q "no valid hello" "$TMP/escape_hello.err"
 check "  no escape byte on the terminal" no_escape "$TMP"/escape_hello.*
+check "escape_hello_c1: a hello with U+009B (a C1 CSI) in its energy source is refused" \
+	grep -q "no valid hello" "$TMP/escape_hello_c1.err"
+check "  no escape byte on the terminal" no_escape "$TMP"/escape_hello_c1.*
 finish

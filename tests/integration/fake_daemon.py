@@ -4,7 +4,7 @@
 in mode "good", and in the other modes with one hostile answer each.
     fake_daemon.py SOCKET MODE
 Modes: good, nan_time, past_time, future_time, trickle, zero_events,
-escape_error, escape_hello. Serves until killed."""
+escape_error, escape_hello, escape_hello_c1. Serves until killed."""
 import os
 import socket
 import struct
@@ -27,7 +27,8 @@ def msg(typ, body, tag=0):
 
 
 def hello():
-    source = b"\x1b[31mEVIL\x1b[0m" if mode == "escape_hello" else b""
+    source = {"escape_hello": b"\x1b[31mEVIL\x1b[0m",
+              "escape_hello_c1": b"\xc2\x9b31mEVIL"}.get(mode, b"")
     h = struct.pack("<IIIIIId", os.getpid(), NCPUS, NPKG, 1, 0, 64,
                     time.clock_gettime(time.CLOCK_MONOTONIC))
     h += source.ljust(16, b"\0") + b"".ljust(NAME_LEN, b"\0")
@@ -79,7 +80,7 @@ def serve(c):
         if typ == TRACK_REQ:
             c.sendall(msg(TRACK, struct.pack("<iI", 0, 0), tag))
         elif mode == "escape_error":
-            c.sendall(msg(ERROR, struct.pack("<i", 5) + b"no \x1b]0;pwned\x07 way\0", tag))
+            c.sendall(msg(ERROR, struct.pack("<i", 5) + b"no \x1b]0;pwned\x07 way \xc2\x9b2J\0", tag))
         elif mode == "past_time" or (mode in ("nan_time", "future_time") and seq > 1):
             t = {"nan_time": float("nan"), "past_time": -1e18,
                  "future_time": now + 3600}[mode]

@@ -367,6 +367,16 @@ static void test_html_no_energy_escapes(void **state)
 
 /* Keys, comms and names are any bytes: the text table (a terminal)
  * gets no control byte from them, and the HTML none either. */
+/* report__scrub: C0, DEL and C1 controls masked, other UTF-8 kept */
+static void test_scrub_c1(void **state)
+{
+	char s[] = "a\xc2\x9b[2Jb\x1b" "c\x7f" "d\xc3\xa9";
+
+	(void)state;
+	report__scrub(s);
+	assert_string_equal(s, "a??[2Jb?c?d\xc3\xa9");
+}
+
 static void test_control_bytes(void **state)
 {
 	static const char text[] =
@@ -390,6 +400,7 @@ static void test_control_bytes(void **state)
 			if (out[j] != '\n')
 				assert_false((unsigned char)out[j] < ' ' || out[j] == 0x7f);
 		assert_non_null(strstr(out, "?[")); /* the escape shown as '?' */
+		assert_null(strstr(out, "\xc2\x9b"));	/* nor U+009B, a CSI */
 		html = html_of(&r);
 		assert_null(strchr(html, 0x1b));
 		free(html);
@@ -472,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_html_energy),
 		cmocka_unit_test(test_html_no_energy_escapes),
 		cmocka_unit_test(test_control_bytes),
+		cmocka_unit_test(test_scrub_c1),
 		cmocka_unit_test(test_nice_step),
 		cmocka_unit_test(test_cmd_exit_status),
 	};
