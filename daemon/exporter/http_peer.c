@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <netinet/in.h>
@@ -39,10 +40,62 @@ static int id_end(const struct sockaddr *sa, __be32 addr[4], __be16 *port)
 	return -1;
 }
 
-int http_peer__uid(int conn_fd, const struct sockaddr *client, uid_t *uid)
+/* /proc/net/tcp's address: the 32-bit words in host order, in hex */
+static void addr_hex(const struct sockaddr *sa, char *out, size_t len, int *port)
 {
-	struct sockaddr_storage server;
-	socklen_t len = sizeof(server);
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)sa;
+
+		snprintf(out, len, "%08X", in->sin_addr.s_addr);
+		*port = ntohs(in->sin_port);
+	} else {
+		const struct sockaddr_in6 *in6 = (const void *)sa;
+		__u32 w[4];
+
+		memcpy(w, &in6->sin6_addr, sizeof(w));
+		snprintf(out, len, "%08X%08X%08X%08X", w[0], w[1], w[2], w[3]);
+		*port = ntohs(in6->sin6_port);
+	}
+}
+
+/*
+ * Where the kernel answers no socket diagnostics (no inet_diag/tcp_diag:
+ * a kernel built without them, or a module it cannot load, as in a guest
+ * whose root is another kernel's tree): the client's socket found in
+ * /proc/net/tcp (or tcp6), a walk of every TCP socket of the host.
+ */
+static int peer_uid_proc(const struct sockaddr *client, int server_port, uid_t *uid)
+{
+	const char *file = client->sa_family == AF_INET6 ? "/proc/net/tcp6" : "/proc/net/tcp";
+	char want[40], line[512];
+	int port, ret = -ENOENT;
+	FILE *f;
+
+	addr_hex(client, want, sizeof(want), &port);
+	f = fopen(file, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char local[40], remote[40];
+		unsigned int lport, rport, u;
+
+		/* sl local rem st tx:rx tr:when retr uid ... */
+		if (sscanf(line, " %*u: %39[0-9A-F]:%X %39[0-9A-F]:%X %*X %*X:%*X %*X:%*X %*X %u",
+			   local, &lport, remote, &rport, &u) != 5)
+			continue;
+		if ((int)lport == port && (int)rport == server_port && !strcmp(local, want)) {
+			*uid = u;
+			ret = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+static int peer_uid_diag(const struct sockaddr *client, const struct sockaddr *server,
+			 uid_t *uid)
+{
 	struct {
 		struct nlmsghdr nlh;
 		struct inet_diag_req_v2 r;
@@ -67,11 +120,9 @@ int http_peer__uid(int conn_fd, const struct sockaddr *client, uid_t *uid)
 	int fam, sfam, fd, ret = -ENOENT;
 	ssize_t n;
 
-	if (getsockname(conn_fd, (struct sockaddr *)&server, &len))
-		return -errno;
 	/* the client's socket: its end is the source, ours the destination */
 	fam = id_end(client, req.r.id.idiag_src, &req.r.id.idiag_sport);
-	sfam = id_end((struct sockaddr *)&server, req.r.id.idiag_dst, &req.r.id.idiag_dport);
+	sfam = id_end(server, req.r.id.idiag_dst, &req.r.id.idiag_dport);
 	if (fam < 0 || fam != sfam)
 		return -ENOENT;
 	req.r.sdiag_family = fam;
@@ -113,6 +164,25 @@ int http_peer__uid(int conn_fd, const struct sockaddr *client, uid_t *uid)
 out:
 	close(fd);
 	return ret;
+}
+
+int http_peer__uid(int conn_fd, const struct sockaddr *client, uid_t *uid)
+{
+	struct sockaddr_storage server;
+	socklen_t len = sizeof(server);
+	__be16 port;
+	__be32 addr[4];
+
+	if (client->sa_family != AF_INET && client->sa_family != AF_INET6)
+		return -ENOENT;
+	if (getsockname(conn_fd, (struct sockaddr *)&server, &len))
+		return -errno;
+	if (!peer_uid_diag(client, (struct sockaddr *)&server, uid))
+		return 0;
+	/* no answer from the diagnostics (-ENOENT is also what a kernel
+	 * without tcp_diag says): the socket table's file */
+	id_end((struct sockaddr *)&server, addr, &port);
+	return peer_uid_proc(client, ntohs(port), uid);
 }
 
 bool http_peer__allowed(uid_t uid, gid_t gid)

@@ -5,7 +5,10 @@
  * hash lookup, as ss(8) does for one socket). /proc/net/tcp, read
  * before, is a walk of every TCP socket of the host: 16% of the daemon's
  * CPU at a scrape a second here, and its cost grows with the host's
- * connections. Plain /metrics on loopback serves root and the members of
+ * connections. Where the kernel answers no diagnostics (built without
+ * inet_diag, or tcp_diag not loadable: Debian's 6.1 in a guest whose
+ * root is another kernel's tree) and for a socket it does not find, the
+ * walk of /proc/net/tcp is the fallback. Plain /metrics on loopback serves root and the members of
  * --metrics-group only (docs/security.md): every local user could read
  * it before, energy and other users' processes included.
  */
