@@ -242,13 +242,13 @@ static void take_thrd(struct session_read *r, const void *slot, int nr)
 	counts__window(e->c.c, nr);
 }
 
+/* how many slots ahead session__drain hints the next ones */
+#define DRAIN_AHEAD 8
+
 /*
  * Read the used slots of a quiescent buffer straight from the mmap'ed
  * array, zero them for its next turn and hand its slots back: no syscall.
  */
-/* how many slots ahead session__drain hints the next ones */
-#define DRAIN_AHEAD 8
-
 static int session__drain(struct session *s, struct session_read *r,
 			  enum emon_kind kind, __u32 par)
 {
