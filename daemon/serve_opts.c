@@ -300,10 +300,10 @@ static int serve_opts__one(void *ctx, int c, const char *arg)
 }
 
 /*
- * --listen and --web-config: a bad value or file is bad input. Without
- * TLS or basic auth, an address others can reach serves every local and
- * remote reader: said loudly, not refused (a DaemonSet behind a network
- * policy listens on the node's address).
+ * --listen and --web-config: a bad value or file is bad input, and so is
+ * an address off loopback whose clients the web config does not
+ * authenticate (basic auth, or required client certificates: TLS alone
+ * names no client).
  */
 static int serve_opts__web(struct serve_opts *o)
 {
@@ -338,6 +338,7 @@ static int serve_opts__web(struct serve_opts *o)
 		       "authenticated (--web-config FILE with basic_auth_users, or TLS with "
 		       "client_auth_type RequireAndVerifyClientCert), or listen on "
 		       "127.0.0.1 or [::1]", o->listen);
+		webcfg__free(&o->web);
 		return -EINVAL;
 	}
 	if (o->web.nr_users && !o->web.cert_file)
@@ -449,5 +450,8 @@ int serve_opts__parse(struct serve_opts *o, int argc, char **argv)
 	o->eng.owners = true;	/* each client sees its own: server_peer.c */
 	serve_opts__shares(o);
 	serve_opts__arrays(o);
-	return keep_mask(&o->keep);
+	ret = keep_mask(&o->keep);
+	if (ret)
+		webcfg__free(&o->web);
+	return ret;
 }
