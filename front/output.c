@@ -364,10 +364,15 @@ static void paired__rows(const struct output *o, const struct row *rows,
 			(*nr)++;
 }
 
-void output__paired(struct output *o, double t, double dt,
-		    const struct row *rows, int n, output_rows_fn rows_fn)
+void output__rows(struct output *o, double t, double dt,
+		  const struct row *rows, int n, output_rows_fn rows_fn)
 {
 	int nev = o->nr_events < EMON_MAX_EVENTS ? o->nr_events : EMON_MAX_EVENTS;
+
+	if (!o->cg_paired) {
+		rows_fn(o, t, dt, rows, n);
+		return;
+	}
 
 	for (int i = 0, j; i < nev; i = j) {
 		unsigned int mask = 0;

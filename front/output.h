@@ -76,7 +76,7 @@ struct output {
 	 * perf -G after -e (front_opts' cg_paired): event i prints in the
 	 * cgroup row of key ev_cgroup[i] alone or, NULL, in the other rows
 	 * alone (system, -A's, --per-*'s), in the events' order
-	 * (output__paired); meanwhile ev_hide (1u << i) says which events a
+	 * (output__rows); meanwhile ev_hide (1u << i) says which events a
 	 * part leaves out, and no_extras that a row's lines past its events
 	 * (-M, --sched, energy) wait for its last part.
 	 */
@@ -102,22 +102,23 @@ extern const struct output_ops output_none_ops;
  * gave it, as given ("pgA", "pgA/", as perf does), else the key. */
 const char *output__cgroup_name(const struct output *o, const char *key);
 
-/* Does this part print event i (output__paired)? */
+/* Does this part print event i (output__rows)? */
 static inline bool output__shows(const struct output *o, int i)
 {
 	return !(o->ev_hide & (1u << i));
 }
 
 /*
- * perf -G's pairs: the events in their order, each run of events of the
- * same rows (a cgroup's row; the rows of no cgroup) one part, printed by
- * rows_fn (a format's rows, without its header) with ev_hide and
- * no_extras set; rows no event pairs with are left out.
+ * An interval's rows printed by rows_fn (a format's rows, without its
+ * header): all at once, or with perf -G's pairs (cg_paired) the events
+ * in their order, each run of events of the same rows (a cgroup's row;
+ * the rows of no cgroup) one part, with ev_hide and no_extras set; rows
+ * no event pairs with are left out.
  */
 typedef void (*output_rows_fn)(struct output *o, double t, double dt,
 			       const struct row *rows, int n);
-void output__paired(struct output *o, double t, double dt,
-		    const struct row *rows, int n, output_rows_fn rows_fn);
+void output__rows(struct output *o, double t, double dt,
+		  const struct row *rows, int n, output_rows_fn rows_fn);
 
 /* Derived metrics of one row (NAN where they cannot be computed). */
 struct row_metrics {

@@ -457,10 +457,7 @@ static void csv__rows(struct output *o, double t, double dt,
 static void csv__interval(struct output *o, double t, double dt,
 			  const struct row *rows, int n)
 {
-	if (o->cg_paired)	/* perf -G after -e: event by event */
-		output__paired(o, t, dt, rows, n, csv__rows);
-	else
-		csv__rows(o, t, dt, rows, n);
+	output__rows(o, t, dt, rows, n, csv__rows);
 }
 
 static void csv__end(struct output *o, double elapsed)

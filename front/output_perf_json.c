@@ -361,10 +361,7 @@ static void pj__rows(struct output *o, double t, double dt,
 static void pj__interval(struct output *o, double t, double dt,
 			 const struct row *rows, int n)
 {
-	if (o->cg_paired)	/* perf -G after -e: event by event */
-		output__paired(o, t, dt, rows, n, pj__rows);
-	else
-		pj__rows(o, t, dt, rows, n);
+	output__rows(o, t, dt, rows, n, pj__rows);
 }
 
 static void pj__end(struct output *o, double elapsed)

@@ -553,10 +553,7 @@ static void text__interval(struct output *o, double t, double dt,
 		width = KEY_MAX_LEN;
 	key_width = width;
 	key_shown = keyed;
-	if (o->cg_paired)	/* perf -G after -e: event by event */
-		output__paired(o, t, dt, rows, n, text__rows);
-	else
-		text__rows(o, t, dt, rows, n);
+	output__rows(o, t, dt, rows, n, text__rows);
 }
 
 static void text__end(struct output *o, double elapsed)
