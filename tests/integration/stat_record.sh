@@ -101,6 +101,35 @@ sys.exit(bad)
 PY
 }
 
+# beside_perf TAG WHAT [sort]: Debian's perf stat report of $TMP/TAG.data
+# against emon-perf's own -x output of the run ($TMP/TAG.emon): the same
+# counts (in $TMP/TAG.e and .p, sorted with "sort": perf's thread order
+# is not stat's)
+beside_perf() {
+	local t=$1 order=cat
+	[ "${3:-}" = sort ] && order=sort
+	perf stat report -i "$TMP/$t.data" 2>"$TMP/$t.perf" >&2
+	counts "$TMP/$t.emon" csv | $order >"$TMP/$t.e"
+	counts "$TMP/$t.perf" text | $order >"$TMP/$t.p"
+	same "$TMP/$t.e" "$TMP/$t.p" "$2: perf stat report -i and emon-perf's own text"
+}
+# own_report TAG WHAT: emon-perf's stat report -x, of $TMP/TAG.data prints
+# the run's own -x lines
+own_report() {
+	"$EMON" stat report -x, -i "$TMP/$1.data" 2>"$TMP/$1.rep"
+	check "$2: stat report -x, prints emon-perf's own lines ($(grep -c , "$TMP/$1.rep"))" \
+		same_csv "$TMP/$1.emon" "$TMP/$1.rep"
+}
+# perf_file TAG WHAT: a perf stat record file, $TMP/TAG.data: emon-perf's
+# stat report -i prints perf stat report -i's counts ($TMP/TAG.e, .p)
+perf_file() {
+	perf stat report -i "$TMP/$1.data" 2>"$TMP/$1.perf" >&2
+	"$EMON" stat report -i "$TMP/$1.data" 2>"$TMP/$1.rep"
+	counts "$TMP/$1.perf" text >"$TMP/$1.p"
+	counts "$TMP/$1.rep" text >"$TMP/$1.e"
+	same "$TMP/$1.e" "$TMP/$1.p" "$2: stat report -i and perf stat report -i"
+}
+
 # field FILE EVENT: the sum of EVENT's values (ms for a clock) in FILE
 # (counts' lines)
 field() { awk -v e="$2" '{ split($1, k, "|"); if (k[3] == e) s += $2 } END { printf "%.6f\n", s }' "$1"; }
@@ -112,13 +141,8 @@ for iv in "" "-I 100"; do
 	eval "\"$EMON\" stat record -o \"$TMP/c.data\" -x, -e task-clock,context-switches $iv -- $(burner 0.4)" \
 		>"$TMP/c.out" 2>"$TMP/c.emon"
 	check "$name: stat record exits 0 and writes $TMP/c.data" [ -s "$TMP/c.data" ]
-	perf stat report -i "$TMP/c.data" 2>"$TMP/c.perf" >&2
-	counts "$TMP/c.emon" csv >"$TMP/c.e"
-	counts "$TMP/c.perf" text >"$TMP/c.p"
-	same "$TMP/c.e" "$TMP/c.p" "$name: perf stat report -i and emon-perf's own text"
-	"$EMON" stat report -x, -i "$TMP/c.data" 2>"$TMP/c.rep"
-	check "$name: stat report -x, prints emon-perf's own lines ($(grep -c , "$TMP/c.rep"))" \
-		same_csv "$TMP/c.emon" "$TMP/c.rep"
+	beside_perf c "$name"
+	own_report c "$name"
 	tc=$(field "$TMP/c.e" task-clock)
 	check "$name: task-clock $tc ms, the command's getrusage $(cat "$TMP/c.out") ns" \
 		near_plus "$(awk -v t="$tc" 'BEGIN { printf "%.0f", t * 1e6 }')" "$(cat "$TMP/c.out")" 5 30e6
@@ -126,13 +150,8 @@ done
 
 # 2. system-wide: -a -I, and -A
 "$EMON" stat record -o "$TMP/a.data" -x, -e cpu-clock,context-switches -a -I 200 -- sleep 1 2>"$TMP/a.emon"
-perf stat report -i "$TMP/a.data" 2>"$TMP/a.perf" >&2
-counts "$TMP/a.emon" csv >"$TMP/a.e"
-counts "$TMP/a.perf" text >"$TMP/a.p"
-same "$TMP/a.e" "$TMP/a.p" "-a -I 200: perf stat report -i and emon-perf's own text"
-"$EMON" stat report -x, -i "$TMP/a.data" 2>"$TMP/a.rep"
-check "-a -I 200: stat report -x, prints emon-perf's own lines ($(grep -c , "$TMP/a.rep"))" \
-	same_csv "$TMP/a.emon" "$TMP/a.rep"
+beside_perf a "-a -I 200"
+own_report a "-a -I 200"
 check "-a -I 200: each interval's cpu-clock is $NCPU CPUs' wall time of it (2%)" "$PY3" - "$TMP/a.e" "$NCPU" <<'PY'
 import sys
 prev, bad, n = 0.0, 0, 0
@@ -163,13 +182,8 @@ check "-A: a line per CPU per event ($(wc -l <"$TMP/A.e"))" [ "$(wc -l <"$TMP/A.
 # --per-socket/die/core/node: the sums of -A's CPU counts, grouped by
 # sysfs' topology here
 "$EMON" stat record -o "$TMP/s.data" -x, -e cpu-clock,context-switches -a --per-core -I 200 -- sleep 0.7 2>"$TMP/s.emon"
-perf stat report -i "$TMP/s.data" 2>"$TMP/s.perf" >&2
-counts "$TMP/s.emon" csv >"$TMP/s.e"
-counts "$TMP/s.perf" text >"$TMP/s.p"
-same "$TMP/s.e" "$TMP/s.p" "--per-core -I 200: perf stat report -i and emon-perf's own text"
-"$EMON" stat report -x, -i "$TMP/s.data" 2>"$TMP/s.rep"
-check "--per-core -I 200: stat report -x, prints emon-perf's own lines ($(grep -c , "$TMP/s.rep"))" \
-	same_csv "$TMP/s.emon" "$TMP/s.rep"
+beside_perf s "--per-core -I 200"
+own_report s "--per-core -I 200"
 check "--per-core -I 200: each interval's cpu-clock of a core is its CPUs' wall time (2%)" "$PY3" - "$TMP/s.e" <<'PY'
 import sys
 prev, bad, n = {}, 0, 0
@@ -289,13 +303,8 @@ PY
 runtimes "$TMP/rt.0"
 "$EMON" stat record -o "$TMP/pt.data" -x, -e task-clock,context-switches -p "$TP" --per-thread -- sleep 0.5 2>"$TMP/pt.emon"
 runtimes "$TMP/rt.1"
-perf stat report -i "$TMP/pt.data" 2>"$TMP/pt.perf" >&2
-counts "$TMP/pt.emon" csv | sort >"$TMP/pt.e"
-counts "$TMP/pt.perf" text | sort >"$TMP/pt.p"
-same "$TMP/pt.e" "$TMP/pt.p" "-p --per-thread: perf stat report -i and emon-perf's own text"
-"$EMON" stat report -x, -i "$TMP/pt.data" 2>"$TMP/pt.rep"
-check "-p --per-thread: stat report -x, prints emon-perf's own lines ($(grep -c , "$TMP/pt.rep"))" \
-	same_csv "$TMP/pt.emon" "$TMP/pt.rep"
+beside_perf pt "-p --per-thread" sort
+own_report pt "-p --per-thread"
 check "-p --per-thread: its rows are the process's threads ($(cut -d' ' -f1 "$TMP/rt.1" | tr '\n' ' '))" \
 	[ "$(sed 's/.*-\([0-9]*\)|.*/\1/' "$TMP/pt.e" | sort -nu)" = "$(cut -d' ' -f1 "$TMP/rt.1")" ]
 check "-p --per-thread: each thread's task-clock within its runtime's growth" \
@@ -303,19 +312,13 @@ check "-p --per-thread: each thread's task-clock within its runtime's growth" \
 runtimes "$TMP/rt.0"
 "$EMON" stat record -o "$TMP/pp.data" -x, -e task-clock,context-switches -p "$TP" -- sleep 0.4 2>"$TMP/pp.emon"
 runtimes "$TMP/rt.1"
-perf stat report -i "$TMP/pp.data" 2>"$TMP/pp.perf" >&2
-counts "$TMP/pp.emon" csv >"$TMP/pp.e"
-counts "$TMP/pp.perf" text >"$TMP/pp.p"
-same "$TMP/pp.e" "$TMP/pp.p" "-p: perf stat report -i and emon-perf's own text"
+beside_perf pp "-p"
 check "-p: task-clock within the threads' runtimes' growth" at_most "$TMP/pp.e" "$TMP/rt.0" "$TMP/rt.1"
 TT=$(tail -1 "$TMP/rt.1" | cut -d' ' -f1)
 runtimes "$TMP/rt.0"
 "$EMON" stat record -o "$TMP/tt.data" -x, -e task-clock,context-switches -t "$TT" -I 200 -- sleep 0.5 2>"$TMP/tt.emon"
 runtimes "$TMP/rt.1"
-perf stat report -i "$TMP/tt.data" 2>"$TMP/tt.perf" >&2
-counts "$TMP/tt.emon" csv >"$TMP/tt.e"
-counts "$TMP/tt.perf" text >"$TMP/tt.p"
-same "$TMP/tt.e" "$TMP/tt.p" "-t $TT -I 200: perf stat report -i and emon-perf's own text"
+beside_perf tt "-t $TT -I 200"
 check "-t $TT: its intervals' task-clock within its runtime's growth" \
 	at_most "$TMP/tt.e" "$TMP/rt.0" "$TMP/rt.1" "$TT"
 kill "$TP" 2>/dev/null
@@ -348,31 +351,19 @@ kill "${BURNERS[@]}" 2>/dev/null
 # 3. perf stat record's own files
 eval "perf stat record -o \"$TMP/p.data\" -e task-clock,context-switches -- $(burner 0.3)" \
 	>"$TMP/p.out" 2>/dev/null
-perf stat report -i "$TMP/p.data" 2>"$TMP/p.perf" >&2
-"$EMON" stat report -i "$TMP/p.data" 2>"$TMP/p.rep"
-counts "$TMP/p.perf" text >"$TMP/p.p"
-counts "$TMP/p.rep" text >"$TMP/p.e"
-same "$TMP/p.e" "$TMP/p.p" "perf stat record's command: stat report -i and perf stat report -i"
+perf_file p "perf stat record's command"
 tc=$(field "$TMP/p.e" task-clock)
 check "perf's record: task-clock $tc ms, the command's getrusage $(cat "$TMP/p.out") ns" \
 	near_plus "$(awk -v t="$tc" 'BEGIN { printf "%.0f", t * 1e6 }')" "$(cat "$TMP/p.out")" 5 30e6
 perf stat record -o "$TMP/pi.data" -e cpu-clock,context-switches -a -I 200 -- sleep 0.7 2>/dev/null
-perf stat report -i "$TMP/pi.data" 2>"$TMP/pi.perf" >&2
-"$EMON" stat report -i "$TMP/pi.data" 2>"$TMP/pi.rep"
-counts "$TMP/pi.perf" text >"$TMP/pi.p"
-counts "$TMP/pi.rep" text >"$TMP/pi.e"
-same "$TMP/pi.e" "$TMP/pi.p" "perf stat record -a -I 200: stat report -i and perf stat report -i"
+perf_file pi "perf stat record -a -I 200"
 
 # perf's -G (its file names no cgroup): a cgroup with a burner, one
 # that never runs (perf's <not counted>: no enabled time either)
 cg_burners 0.4 "$GA"
 burners_joined "$GA"
 perf stat record -o "$TMP/pg.data" -e cpu-clock,cpu-clock -a -G "$GA,$GB" -- sleep 0.3 2>/dev/null
-perf stat report -i "$TMP/pg.data" 2>"$TMP/pg.perf" >&2
-"$EMON" stat report -i "$TMP/pg.data" 2>"$TMP/pg.rep"
-counts "$TMP/pg.perf" text >"$TMP/pg.p"
-counts "$TMP/pg.rep" text >"$TMP/pg.e"
-same "$TMP/pg.e" "$TMP/pg.p" "perf stat record -G A,B: stat report -i and perf stat report -i"
+perf_file pg "perf stat record -G A,B"
 check "  B's <not counted>" grep -q "<not counted>" "$TMP/pg.e"
 # the target of -p, as stat's header (process id 'PID')
 "$EMON" stat report -i "$TMP/pp.data" 2>"$TMP/pp.txt"
