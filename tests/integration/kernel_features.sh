@@ -74,10 +74,10 @@ faults() {
 	check "page-faults ($path) = the process's own minor + major faults within 1% + 300 (its exit's) + the untraced slices' share" \
 		"$PY3" -c '
 import sys
-a, b, clock, unt = (float(x) for x in sys.argv[1:])
-tol = 0.01 * b + 300 + (a * unt / clock if clock > 0 else 0)
+a, b, us = (float(x) for x in sys.argv[1:])
+tol = 0.01 * b + 300 + us
 print(f"      {a:.0f} vs {b:.0f}: {abs(a - b):.0f} apart (tolerance {tol:.0f})")
-sys.exit(0 if abs(a - b) <= tol else 1)' "${got:-0}" "$(cat "$TMP/faults")" "${clock:-0}" "$unt"
+sys.exit(0 if abs(a - b) <= tol else 1)' "${got:-0}" "$(cat "$TMP/faults")" "$(untraced_count "$got" "$unt" "$clock")"
 	said=$(grep -c "no bpf_rdonly_cast" "$TMP/pf.err")
 	check "-v names the slower path exactly when it is taken ($said line)" \
 		[ "$said" -eq "$([ "$path" = bpf_perf_event_read ] && echo 1 || echo 0)" ]

@@ -70,8 +70,7 @@ sys.exit(0 if len(c) == 16 and all(v is not None for v in c.values()) else 1)' "
 	# run's own rate per task-clock, are allowed too
 	local pf mf us
 	pf=$(jcommand "$f" page-faults) mf=$(jcommand "$f" minor-faults)
-	us=$("$PY3" -c 'import sys; print(round(float(sys.argv[1]) * float(sys.argv[2]) / max(float(sys.argv[3]), 1)))' \
-		"$pf" "$unt" "$(jcommand "$f" task-clock)")
+	us=$(untraced_count "$pf" "$unt" "$(jcommand "$f" task-clock)")
 	check "$what: page-faults (the 10th) vs rusage's minor + major faults within 2% + 200 (+ $us untraced)" \
 		near_n "$pf" $(($(ru "$r" minflt) + $(ru "$r" majflt))) 2 $((200 + us))
 	check "$what: minor-faults (the 11th) vs rusage's within 2% + 200 (+ $us untraced)" \

@@ -46,7 +46,7 @@ clk=$(awk -F, '$3 == "task-clock" { printf "%.0f\n", $1 * 1e6 }' "$TMP/pf.csv")
 unt=$(untraced_v_ns "$TMP/pf.err")
 own=$(cat "$TMP/pf.out")
 check "page-faults of a command touching 64 MiB: $pf, its getrusage $own (+ 5% + 300 for its exit; - those of $unt ns untraced of $clk)" \
-	"$PY3" -c "import sys; lo = $own - ${pf:-0} * $unt / max(${clk:-1}, 1); sys.exit(not (lo <= ${pf:-0} <= $own * 1.05 + 300))"
+	"$PY3" -c "import sys; sys.exit(not ($own - $(untraced_count "$pf" "$unt" "$clk") <= ${pf:-0} <= $own * 1.05 + 300))"
 
 # rows of emon-perf's own scopes: no <not supported> lines
 "$EMON" stat -a --by system,cgroup,process --timeout 500 -o "$TMP/rows.txt" 2>"$TMP/rows.err"

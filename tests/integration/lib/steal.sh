@@ -47,6 +47,15 @@ print(sum(json.loads(l).get("untraced_ns", 0) for l in open(sys.argv[1])
           if json.loads(l)["scope"] == "system"))' "$1"
 }
 
+# untraced_count COUNT UNTRACED_NS CLOCK_NS: how much of a count went
+# with its untraced time, at the run's own rate (COUNT per CLOCK_NS):
+# a slice after an untraced switch is split by CFS run time, its counts
+# with it, so up to that much may sit in another task (0 without a clock)
+untraced_count() {
+	"$PY3" -c 'import sys; c, u, t = map(float, sys.argv[1:4]); print(round(c * u / t) if t > 0 else 0)' \
+		"${1:-0}" "${2:-0}" "${3:-0}"
+}
+
 # untraced_switches FILE: how many switches went untraced (as above) on any
 # CPU during a run whose emon-perf -v stderr is FILE: the slices that
 # followed one, summed over its reads; 0 when none was said
